@@ -28,7 +28,14 @@ pub struct Token {
 
 impl Token {
     pub fn new(kind: TokenKind, span: Span) -> Self {
-        Token { kind, span, site: span, expansion: None, leading_space: false, at_line_start: false }
+        Token {
+            kind,
+            span,
+            site: span,
+            expansion: None,
+            leading_space: false,
+            at_line_start: false,
+        }
     }
 
     pub fn is_punct(&self, p: Punct) -> bool {
@@ -47,9 +54,16 @@ impl Token {
 pub enum TokenKind {
     Ident(String),
     /// Integer constant. `value` is the magnitude as written (C has no negative literals).
-    Int { value: u64, suffix: IntSuffix, radix: Radix },
+    Int {
+        value: u64,
+        suffix: IntSuffix,
+        radix: Radix,
+    },
     /// Floating constant; `value` is already rounded to f64.
-    Float { value: f64, suffix: FloatSuffix },
+    Float {
+        value: f64,
+        suffix: FloatSuffix,
+    },
     /// Character constant, as its `int` value.
     Char(i64),
     /// String literal with escapes resolved (only `printf` formats and `#include` use them).
