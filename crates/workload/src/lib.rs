@@ -1,1 +1,8 @@
-//! placeholder, filled in by its owner
+//! Workloads: everything needed to run an OpenCL kernel, or a pipeline of kernels,
+//! reproducibly. See `docs/workloads.md` for the file formats.
+
+pub mod number;
+pub mod types;
+
+pub use number::{Number, NumberError};
+pub use types::{ElemType, ScalarType};
