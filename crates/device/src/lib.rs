@@ -1,1 +1,12 @@
-//! placeholder, filled in by its owner
+//! OpenCL devices for clmap: discovery, selection, program builds, launches and timing.
+//!
+//! The OpenCL library is loaded at run time, so the same binary runs on machines without
+//! OpenCL; there every entry point returns [`DeviceError::NoRuntime`] instead of failing to
+//! start. The crate takes OpenCL C source text (or a device binary such as PTX) and raw
+//! argument bytes; it knows nothing of clmap's front end or workload format.
+
+mod cl_codes;
+mod error;
+
+pub use cl_codes::{cl_error_explanation, cl_error_name};
+pub use error::{ClStatus, DeviceError};
