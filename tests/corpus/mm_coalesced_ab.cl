@@ -1,0 +1,35 @@
+// Matrix multiply with tiles of both A and B staged in local memory.
+// Pattern: seed 004, Appendix C ("coalescedABMultiply"). Reproduced with the
+// seed's structure and names; the two tile stores are the "lines 20, 21" that
+// the coalescedABT variant changes.
+
+#ifndef TILE_DIM
+#define TILE_DIM 16
+#endif
+
+__kernel void coalescedABMultiply(const __global float *A,
+                                  const __global float *B,
+                                  __global float *C,
+                                  const int N)
+{
+    __local float ASub[TILE_DIM][TILE_DIM];
+    __local float BSub[TILE_DIM][TILE_DIM];
+    const int localRow = get_local_id(0);
+    const int localCol = get_local_id(1);
+    const int globalRow = get_global_id(0);
+    const int globalCol = get_global_id(1);
+    float acc = 0.0f;
+    const int numTiles = N / TILE_DIM;
+    for (int i = 0; i < numTiles; i++) {
+        const int tiledRow = globalRow * N + i * TILE_DIM + localCol;
+        const int tiledCol = globalCol + (TILE_DIM * i + localRow) * N;
+        ASub[localRow][localCol] = A[tiledRow];
+        BSub[localRow][localCol] = B[tiledCol];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE_DIM; k++) {
+            acc += ASub[localRow][k] * BSub[k][localCol];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[globalRow * N + globalCol] = acc;
+}
