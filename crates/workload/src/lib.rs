@@ -6,3 +6,8 @@ pub mod types;
 
 pub use number::{Number, NumberError};
 pub use types::{ElemType, ScalarType};
+pub mod error;
+pub mod rng;
+pub use error::{Location, WorkloadError};
+pub mod init;
+pub use init::Init;

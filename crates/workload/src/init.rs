@@ -1,0 +1,388 @@
+//! Initial contents of a buffer: the `init = "..."` mini-language and the bytes it produces.
+
+use std::path::{Path, PathBuf};
+
+use crate::number::{Number, NumberError};
+use crate::rng::SplitMix64;
+use crate::types::{ElemType, ScalarType};
+
+/// How a buffer is filled before the first launch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    /// All bytes zero.
+    Zero,
+    /// Contents unspecified (zero bytes in practice, but marked uninitialised so checkers can
+    /// report reads before writes).
+    NoInit,
+    /// Every component set to one value.
+    Fill(Number),
+    /// Component `i` (counting vector components one by one) is `start + i * step`.
+    Range { start: Number, step: Number },
+    /// Uniform random values from SplitMix64; integers in [lo, hi], floats in [lo, hi).
+    Random { seed: u64, lo: Option<Number>, hi: Option<Number> },
+    /// Raw little-endian bytes read from a file (path as resolved at load time).
+    File(PathBuf),
+    /// One value per component, as listed in an Oclgrind `.sim` file.
+    Values(Vec<Number>),
+}
+
+/// The syntax accepted by [`Init::parse`], for error messages.
+pub const INIT_SYNTAX: &str = "zero | noinit | fill(V) | range(START) | range(START, STEP) | \
+                               random(SEED) | random(SEED, LO, HI) | file(PATH)";
+
+/// Default range of `random(SEED)` for integers: [0, 100].
+pub const DEFAULT_RANDOM_INT: (i128, i128) = (0, 100);
+
+impl Init {
+    /// Parses the text of an `init` key. Relative `file(...)` paths are resolved against
+    /// `base_dir`.
+    pub fn parse(text: &str, base_dir: &Path) -> Result<Init, String> {
+        let text = text.trim();
+        match text {
+            "zero" => return Ok(Init::Zero),
+            "noinit" => return Ok(Init::NoInit),
+            _ => {}
+        }
+        let open = text.find('(').ok_or_else(|| expected(text))?;
+        let inner = text
+            .get(open + 1..)
+            .and_then(|rest| rest.strip_suffix(')'))
+            .ok_or_else(|| expected(text))?;
+        let func = text.get(..open).unwrap_or("").trim();
+        if func == "file" {
+            let path = inner.trim().trim_matches('"');
+            if path.is_empty() {
+                return Err("file(PATH) needs a path".to_string());
+            }
+            return Ok(Init::File(base_dir.join(path)));
+        }
+        let args: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let numbers = args
+            .iter()
+            .map(|a| Number::parse(a).ok_or_else(|| format!("`{a}` is not a number in `{text}`")))
+            .collect::<Result<Vec<_>, _>>()?;
+        match (func, numbers.as_slice()) {
+            ("fill", [v]) => Ok(Init::Fill(*v)),
+            ("range", [start]) => Ok(Init::Range { start: *start, step: Number::Int(1) }),
+            ("range", [start, step]) => Ok(Init::Range { start: *start, step: *step }),
+            ("random", [seed]) => Ok(Init::Random { seed: seed_of(*seed)?, lo: None, hi: None }),
+            ("random", [seed, lo, hi]) => {
+                Ok(Init::Random { seed: seed_of(*seed)?, lo: Some(*lo), hi: Some(*hi) })
+            }
+            ("fill" | "range" | "random", _) => {
+                Err(format!("wrong number of arguments in `{text}`; expected {INIT_SYNTAX}"))
+            }
+            _ => Err(expected(text)),
+        }
+    }
+
+    /// Checks that the initialiser can produce `len` elements of `elem` (values fit the type,
+    /// ranges are ordered, explicit lists have the right length). File sizes are checked when
+    /// the data is produced.
+    pub fn check(&self, elem: ElemType, len: u64) -> Result<(), String> {
+        let ty = elem.scalar;
+        let components = len.saturating_mul(u64::from(elem.width));
+        let fits = |n: Number| -> Result<(), String> {
+            n.write_le(ty, &mut Vec::new()).map_err(|e: NumberError| e.to_string())
+        };
+        match self {
+            Init::Zero | Init::NoInit | Init::File(_) => Ok(()),
+            Init::Fill(v) => fits(*v),
+            Init::Values(values) => {
+                if values.len() as u64 != components {
+                    return Err(format!(
+                        "{} values given, {components} expected ({len} x {elem})",
+                        values.len()
+                    ));
+                }
+                values.iter().try_for_each(|v| fits(*v))
+            }
+            Init::Range { start, step } => {
+                fits(*start)?;
+                if components > 0 {
+                    fits(range_value(*start, *step, components - 1, ty))
+                        .map_err(|e| format!("the last value of the range is out of range: {e}"))?;
+                }
+                Ok(())
+            }
+            Init::Random { lo, hi, .. } => {
+                let (lo, hi) = (random_bounds(*lo, *hi, ty))?;
+                match (lo, hi) {
+                    (Number::Int(a), Number::Int(b)) if !ty.is_float() => {
+                        fits(lo)?;
+                        fits(hi)?;
+                        if a > b {
+                            return Err(format!("random range is empty: {a} > {b}"));
+                        }
+                        Ok(())
+                    }
+                    _ if ty.is_float() => {
+                        fits(lo)?;
+                        fits(hi)?;
+                        let (a, b) = (lo.as_f64(), hi.as_f64());
+                        if !(a.is_finite() && b.is_finite() && a < b) {
+                            return Err(format!(
+                                "random range for {ty} must be finite with LO < HI, got [{lo}, {hi})"
+                            ));
+                        }
+                        Ok(())
+                    }
+                    _ => Err(format!("random bounds for {ty} must be integers, got {lo} and {hi}")),
+                }
+            }
+        }
+    }
+
+    /// Produces the bytes of `len` elements of `elem`. `seed_shift` is added to random seeds.
+    /// The padding component of 3-component vectors is zero. Call [`Init::check`] first; an
+    /// unchecked bad value is reported here rather than panicking.
+    pub fn generate(&self, elem: ElemType, len: u64, seed_shift: u64) -> Result<Vec<u8>, String> {
+        let ty = elem.scalar;
+        let byte_len = len.checked_mul(elem.size()).ok_or("buffer size overflows")?;
+        let byte_len =
+            usize::try_from(byte_len).map_err(|_| "buffer too large for this machine")?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(byte_len).map_err(|_| "out of memory for buffer")?;
+        match self {
+            Init::Zero | Init::NoInit => out.resize(byte_len, 0),
+            Init::File(path) => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                if bytes.len() != byte_len {
+                    return Err(format!(
+                        "{} has {} bytes, the buffer needs {byte_len} ({len} x {elem})",
+                        path.display(),
+                        bytes.len()
+                    ));
+                }
+                out = bytes;
+            }
+            Init::Fill(v) => {
+                let mut one = Vec::new();
+                v.write_le(ty, &mut one).map_err(|e| e.to_string())?;
+                fill_components(&mut out, elem, len, |_, buf| {
+                    buf.extend_from_slice(&one);
+                    Ok(())
+                })?;
+            }
+            Init::Values(values) => {
+                fill_components(&mut out, elem, len, |i, buf| {
+                    let v = values.get(i as usize).ok_or("too few values")?;
+                    v.write_le(ty, buf).map_err(|e| e.to_string())
+                })?;
+            }
+            Init::Range { start, step } => {
+                fill_components(&mut out, elem, len, |i, buf| {
+                    range_value(*start, *step, i, ty).write_le(ty, buf).map_err(|e| e.to_string())
+                })?;
+            }
+            Init::Random { seed, lo, hi } => {
+                let (lo, hi) = random_bounds(*lo, *hi, ty)?;
+                let mut rng = SplitMix64::new(seed.wrapping_add(seed_shift));
+                fill_components(&mut out, elem, len, |_, buf| {
+                    random_value(&mut rng, lo, hi, ty).write_le(ty, buf).map_err(|e| e.to_string())
+                })?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn expected(text: &str) -> String {
+    format!("cannot understand init `{text}`; expected {INIT_SYNTAX}")
+}
+
+fn seed_of(n: Number) -> Result<u64, String> {
+    match n {
+        Number::Int(i) => {
+            u64::try_from(i).map_err(|_| format!("seed {i} must be an integer from 0 to 2^64-1"))
+        }
+        Number::Float(f) => Err(format!("seed {f} must be an integer")),
+    }
+}
+
+/// Writes `len` elements component by component; `component(i, out)` appends component `i`
+/// (counting only real components, not the padding lane of 3-vectors).
+fn fill_components(
+    out: &mut Vec<u8>,
+    elem: ElemType,
+    len: u64,
+    mut component: impl FnMut(u64, &mut Vec<u8>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut index = 0u64;
+    let pad = vec![0u8; elem.scalar.size() as usize];
+    for _ in 0..len {
+        for _ in 0..elem.width {
+            component(index, out)?;
+            index += 1;
+        }
+        if elem.width == 3 {
+            out.extend_from_slice(&pad);
+        }
+    }
+    Ok(())
+}
+
+fn range_value(start: Number, step: Number, index: u64, ty: ScalarType) -> Number {
+    match (start, step) {
+        (Number::Int(a), Number::Int(b)) if !ty.is_float() => {
+            // Saturate rather than overflow: the range check then reports the value.
+            Number::Int(a.saturating_add(b.saturating_mul(i128::from(index))))
+        }
+        _ => Number::Float(start.as_f64() + step.as_f64() * index as f64),
+    }
+}
+
+fn random_bounds(
+    lo: Option<Number>,
+    hi: Option<Number>,
+    ty: ScalarType,
+) -> Result<(Number, Number), String> {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => Ok((lo, hi)),
+        (None, None) if ty.is_float() => Ok((Number::Float(0.0), Number::Float(1.0))),
+        (None, None) => Ok((Number::Int(DEFAULT_RANDOM_INT.0), Number::Int(DEFAULT_RANDOM_INT.1))),
+        _ => Err("random needs both LO and HI, or neither".to_string()),
+    }
+}
+
+fn random_value(rng: &mut SplitMix64, lo: Number, hi: Number, ty: ScalarType) -> Number {
+    match (lo, hi) {
+        (Number::Int(a), Number::Int(b)) if !ty.is_float() && a <= b => {
+            Number::Int(rng.next_in_range(a, b))
+        }
+        _ => {
+            let (a, b) = (lo.as_f64(), hi.as_f64());
+            let mut v = a + (b - a) * rng.next_unit_f64();
+            // Rounding to the element type may land on HI; step back to keep [LO, HI).
+            match ty {
+                ScalarType::Float if v as f32 >= b as f32 && a < b => {
+                    v = f64::from((b as f32).next_down());
+                }
+                ScalarType::Double if v >= b && a < b => v = b.next_down(),
+                _ => {}
+            }
+            Number::Float(v)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Init, String> {
+        Init::parse(text, Path::new("/base"))
+    }
+
+    fn float_elems(bytes: &[u8]) -> Vec<f32> {
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    }
+
+    #[test]
+    fn parses_every_form() {
+        assert_eq!(parse("zero"), Ok(Init::Zero));
+        assert_eq!(parse(" noinit "), Ok(Init::NoInit));
+        assert_eq!(parse("fill(2.5)"), Ok(Init::Fill(Number::Float(2.5))));
+        assert_eq!(
+            parse("range(3)"),
+            Ok(Init::Range { start: Number::Int(3), step: Number::Int(1) })
+        );
+        assert_eq!(
+            parse("range(0, -2)"),
+            Ok(Init::Range { start: Number::Int(0), step: Number::Int(-2) })
+        );
+        assert_eq!(parse("random(7)"), Ok(Init::Random { seed: 7, lo: None, hi: None }));
+        assert_eq!(
+            parse("random(1, -1.0, 1.0)"),
+            Ok(Init::Random {
+                seed: 1,
+                lo: Some(Number::Float(-1.0)),
+                hi: Some(Number::Float(1.0))
+            })
+        );
+        assert_eq!(parse("file(data/in.bin)"), Ok(Init::File(PathBuf::from("/base/data/in.bin"))));
+    }
+
+    #[test]
+    fn rejects_bad_syntax_with_the_expected_forms() {
+        for bad in [
+            "",
+            "zeros",
+            "fill()",
+            "fill(1, 2)",
+            "random(-1)",
+            "random(1.5)",
+            "range(a)",
+            "random(1, 2)",
+            "fill(1",
+            "file()",
+            "sqrt(2)",
+        ] {
+            let err = parse(bad).expect_err(bad);
+            assert!(!err.is_empty());
+        }
+        assert!(parse("bogus").unwrap_err().contains("random(SEED, LO, HI)"));
+    }
+
+    #[test]
+    fn checks_values_against_the_type() {
+        let uchar = ElemType::scalar(ScalarType::UChar);
+        assert!(Init::Fill(Number::Int(300)).check(uchar, 4).is_err());
+        assert!(Init::Fill(Number::Int(255)).check(uchar, 4).is_ok());
+        let range = Init::Range { start: Number::Int(250), step: Number::Int(1) };
+        assert!(range.check(uchar, 6).is_ok());
+        assert!(range.check(uchar, 7).is_err());
+        let random = Init::Random { seed: 0, lo: Some(Number::Int(5)), hi: Some(Number::Int(1)) };
+        assert!(random.check(uchar, 1).is_err());
+        let float = ElemType::scalar(ScalarType::Float);
+        let empty =
+            Init::Random { seed: 0, lo: Some(Number::Float(1.0)), hi: Some(Number::Float(1.0)) };
+        assert!(empty.check(float, 1).is_err());
+        assert!(Init::Values(vec![Number::Int(1)]).check(float, 2).is_err());
+    }
+
+    #[test]
+    fn generates_ranges_over_vector_components_with_padding() {
+        let int3 = ElemType { scalar: ScalarType::Int, width: 3 };
+        let bytes = Init::Range { start: Number::Int(10), step: Number::Int(2) }
+            .generate(int3, 2, 0)
+            .expect("valid range");
+        let ints: Vec<i32> =
+            bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        assert_eq!(ints, vec![10, 12, 14, 0, 16, 18, 20, 0]);
+    }
+
+    #[test]
+    fn random_is_deterministic_and_shiftable() {
+        let float = ElemType::scalar(ScalarType::Float);
+        let init =
+            Init::Random { seed: 1, lo: Some(Number::Float(-1.0)), hi: Some(Number::Float(1.0)) };
+        let a = init.generate(float, 1000, 0).expect("random");
+        assert_eq!(a, init.generate(float, 1000, 0).expect("random"));
+        assert_ne!(a, init.generate(float, 1000, 1).expect("random"));
+        let values = float_elems(&a);
+        assert!(values.iter().all(|v| (-1.0..1.0).contains(v)));
+        // Pin the first value: SplitMix64(1) first output, top 53 bits, scaled to [-1, 1).
+        let first = (SplitMix64::new(1).next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        assert_eq!(values[0], (-1.0 + 2.0 * first) as f32);
+        let ints = Init::Random { seed: 3, lo: None, hi: None }
+            .generate(ElemType::scalar(ScalarType::UChar), 500, 0)
+            .expect("random");
+        assert!(ints.iter().all(|&b| b <= 100));
+        assert!(ints.iter().any(|&b| b == 100) && ints.iter().any(|&b| b == 0));
+    }
+
+    #[test]
+    fn file_size_must_match() {
+        let dir = std::env::temp_dir().join(format!("clmap-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("four.bin");
+        std::fs::write(&path, [1u8, 2, 3, 4]).expect("write");
+        let uchar = ElemType::scalar(ScalarType::UChar);
+        assert_eq!(Init::File(path.clone()).generate(uchar, 4, 0), Ok(vec![1, 2, 3, 4]));
+        assert!(Init::File(path.clone()).generate(uchar, 5, 0).is_err());
+        assert!(Init::File(dir.join("missing.bin")).generate(uchar, 4, 0).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
