@@ -11,3 +11,8 @@ pub mod rng;
 pub use error::{Location, WorkloadError};
 pub mod init;
 pub use init::Init;
+pub mod model;
+pub use model::{
+    Access, ArgSpec, Buffer, BufferData, BufferSet, Launch, LaunchArg, LoadOptions, NdRange,
+    Tolerance, Workload,
+};

@@ -1,0 +1,562 @@
+//! The normalised workload model. Both file formats load into it; a single launch is a
+//! pipeline with one launch, and every kernel argument is resolved to a named buffer, a
+//! by-value scalar, a local-memory size or a NULL pointer.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crate::error::{Location, WorkloadError};
+use crate::init::Init;
+use crate::number::Number;
+use crate::types::ElemType;
+
+/// How the host creates a buffer (Oclgrind's `ro` / `wo`; OpenCL's `CL_MEM_*` flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Access {
+    #[default]
+    ReadWrite,
+    ReadOnly,
+    WriteOnly,
+}
+
+/// Float comparison tolerance: `|actual - expected| <= abs + rel * |expected|`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub rel: f64,
+    pub abs: f64,
+}
+
+impl Default for Tolerance {
+    /// The tolerance used for float outputs that specify none.
+    fn default() -> Tolerance {
+        Tolerance { rel: 1e-5, abs: 1e-6 }
+    }
+}
+
+/// A named global (or constant) memory buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    pub name: String,
+    pub elem: ElemType,
+    /// Number of elements.
+    pub len: u64,
+    pub init: Init,
+    pub access: Access,
+    /// Compared and dumped after the run.
+    pub output: bool,
+    pub tolerance: Option<Tolerance>,
+    /// Oclgrind's `hex`: dump the values in hexadecimal.
+    pub hex_dump: bool,
+}
+
+impl Buffer {
+    /// Size in bytes (saturating; sizes are validated at load time).
+    pub fn byte_len(&self) -> u64 {
+        self.len.saturating_mul(self.elem.size())
+    }
+}
+
+/// One kernel argument of one launch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LaunchArg {
+    /// A pointer to a named buffer of [`Workload::buffers`].
+    Buffer { buffer: String },
+    /// A by-value argument; `value` has one number per vector component.
+    Scalar { name: String, ty: ElemType, value: Vec<Number> },
+    /// A `__local` pointer: the runtime allocates `len` elements per work-group.
+    Local { name: String, elem: ElemType, len: u64 },
+    /// A NULL global pointer.
+    Null { name: String },
+}
+
+impl LaunchArg {
+    /// The label of the argument (the buffer name for buffers).
+    pub fn name(&self) -> &str {
+        match self {
+            LaunchArg::Buffer { buffer } => buffer,
+            LaunchArg::Scalar { name, .. }
+            | LaunchArg::Local { name, .. }
+            | LaunchArg::Null { name } => name,
+        }
+    }
+
+    /// The bytes a by-value argument passes to `clSetKernelArg`, `None` for other kinds.
+    pub fn scalar_bytes(&self) -> Option<Result<Vec<u8>, WorkloadError>> {
+        let LaunchArg::Scalar { name, ty, value } = self else { return None };
+        let mut out = Vec::new();
+        for v in value {
+            if let Err(e) = v.write_le(ty.scalar, &mut out) {
+                return Some(Err(invalid(format!("scalar `{name}`: {e}"))));
+            }
+        }
+        if ty.width == 3 {
+            out.resize(ty.size() as usize, 0);
+        }
+        Some(Ok(out))
+    }
+}
+
+/// The index space of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NdRange {
+    /// Global size per dimension; unused dimensions are 1.
+    pub global: [u64; 3],
+    /// Work-group size, or `None` to let the runtime choose.
+    pub local: Option<[u64; 3]>,
+    pub offset: [u64; 3],
+    /// Number of dimensions, 1 to 3 (what `get_work_dim()` returns).
+    pub dims: u8,
+}
+
+impl NdRange {
+    /// A one-dimensional range.
+    pub fn linear(global: u64, local: Option<u64>) -> NdRange {
+        NdRange { global: [global, 1, 1], local: local.map(|l| [l, 1, 1]), offset: [0; 3], dims: 1 }
+    }
+
+    /// Total number of work-items.
+    pub fn work_items(&self) -> u64 {
+        self.global.iter().fold(1u64, |acc, g| acc.saturating_mul(*g))
+    }
+
+    /// Checks the OpenCL 1.2 rules: 1 to 3 dimensions, non-zero sizes, local sizes dividing
+    /// global sizes.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=3).contains(&self.dims) {
+            return Err(format!("{} dimensions given; OpenCL allows 1 to 3", self.dims));
+        }
+        for d in 0..3 {
+            let g = self.global[d];
+            if g == 0 {
+                return Err(format!("global size is zero in dimension {d}"));
+            }
+            if g > MAX_GLOBAL_SIZE {
+                return Err(format!("global size {g} in dimension {d} is larger than 2^40"));
+            }
+            if self.offset[d] > MAX_GLOBAL_SIZE {
+                return Err(format!(
+                    "global offset {} in dimension {d} is too large",
+                    self.offset[d]
+                ));
+            }
+            if let Some(local) = self.local {
+                let l = local[d];
+                if l == 0 {
+                    return Err(format!("local size is zero in dimension {d}"));
+                }
+                if g % l != 0 {
+                    return Err(format!(
+                        "local size {l} does not divide global size {g} in dimension {d} \
+                         (OpenCL 1.2 requires whole work-groups)"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The largest global size per dimension and the largest buffer, in bytes: 2^40.
+pub const MAX_GLOBAL_SIZE: u64 = 1 << 40;
+/// The largest single buffer, in bytes.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 40;
+/// Most launches a pipeline may run in total, counting repetitions.
+pub const MAX_TOTAL_LAUNCHES: u64 = 1_000_000;
+
+/// One kernel launch of a pipeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub kernel: String,
+    pub range: NdRange,
+    pub args: Vec<LaunchArg>,
+    /// Host loop: the launch runs this many times in a row (at least 1).
+    pub repeat: u32,
+    /// After each repetition, these buffer names exchange their storage.
+    pub swap: Vec<(String, String)>,
+}
+
+/// A complete, validated workload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// The file it was loaded from, if any.
+    pub path: Option<PathBuf>,
+    pub source_path: PathBuf,
+    /// The kernel source text.
+    pub source: String,
+    /// Build options as for `clBuildProgram`.
+    pub options: String,
+    /// All buffers, in a stable order (declaration order).
+    pub buffers: Vec<Buffer>,
+    pub launches: Vec<Launch>,
+    /// Names of the output buffers, in the order they are reported.
+    pub outputs: Vec<String>,
+    /// Bytes read and written by the whole workload, for bandwidth figures.
+    pub bytes_moved: Option<u64>,
+}
+
+/// Settings of loading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Largest total size of all buffers, in bytes.
+    pub max_total_bytes: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions { max_total_bytes: 4 << 30 }
+    }
+}
+
+/// The contents of every buffer, in the order of [`Workload::buffers`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferSet {
+    pub buffers: Vec<BufferData>,
+}
+
+/// The contents of one buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferData {
+    pub name: String,
+    pub elem: ElemType,
+    /// Little-endian bytes.
+    pub bytes: Vec<u8>,
+    /// True when the buffer was declared `noinit`: its bytes are zero but meaningless.
+    pub uninitialised: bool,
+}
+
+impl BufferSet {
+    /// The data of the buffer called `name`.
+    pub fn get(&self, name: &str) -> Option<&BufferData> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+
+    /// Mutable access to the data of the buffer called `name`.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut BufferData> {
+        self.buffers.iter_mut().find(|b| b.name == name)
+    }
+}
+
+pub(crate) fn invalid(message: String) -> WorkloadError {
+    WorkloadError::Invalid { location: Location::default(), message }
+}
+
+impl Workload {
+    /// A single-launch workload built in code. Buffers are named after their arguments.
+    pub fn single(
+        source: impl Into<String>,
+        kernel: impl Into<String>,
+        range: NdRange,
+        args: Vec<ArgSpec>,
+    ) -> Workload {
+        let mut buffers = Vec::new();
+        let mut launch_args = Vec::new();
+        let mut outputs = Vec::new();
+        for arg in args {
+            match arg {
+                ArgSpec::Buffer { name, elem, len, init, output, access, tolerance } => {
+                    if output {
+                        outputs.push(name.clone());
+                    }
+                    launch_args.push(LaunchArg::Buffer { buffer: name.clone() });
+                    buffers.push(Buffer {
+                        name,
+                        elem,
+                        len,
+                        init,
+                        access,
+                        output,
+                        tolerance,
+                        hex_dump: false,
+                    });
+                }
+                ArgSpec::Scalar { name, ty, value } => {
+                    launch_args.push(LaunchArg::Scalar { name, ty, value })
+                }
+                ArgSpec::Local { name, elem, len } => {
+                    launch_args.push(LaunchArg::Local { name, elem, len })
+                }
+                ArgSpec::Null { name } => launch_args.push(LaunchArg::Null { name }),
+            }
+        }
+        let kernel = kernel.into();
+        Workload {
+            path: None,
+            source_path: PathBuf::from(format!("{kernel}.cl")),
+            source: source.into(),
+            options: String::new(),
+            buffers,
+            launches: vec![Launch {
+                kernel,
+                range,
+                args: launch_args,
+                repeat: 1,
+                swap: Vec::new(),
+            }],
+            outputs,
+            bytes_moved: None,
+        }
+    }
+
+    /// The buffer called `name`.
+    pub fn buffer(&self, name: &str) -> Option<&Buffer> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+
+    /// Total bytes of all buffers.
+    pub fn total_buffer_bytes(&self) -> u64 {
+        self.buffers.iter().fold(0u64, |acc, b| acc.saturating_add(b.byte_len()))
+    }
+
+    /// Checks every invariant of the model: unique buffer names, known buffer references,
+    /// valid ranges, initialisers that fit their types, swaps of equal-sized buffers, and the
+    /// allocation limits. Loading calls it; tools that build workloads in code should too.
+    pub fn validate(&self, options: &LoadOptions) -> Result<(), WorkloadError> {
+        let mut names = BTreeSet::new();
+        for b in &self.buffers {
+            if !names.insert(b.name.as_str()) {
+                return Err(invalid(format!("buffer name `{}` is used twice", b.name)));
+            }
+            if b.len == 0 {
+                return Err(invalid(format!("buffer `{}` has zero elements", b.name)));
+            }
+            let bytes = b.len.checked_mul(b.elem.size()).filter(|n| *n <= MAX_BUFFER_BYTES);
+            if bytes.is_none() {
+                return Err(invalid(format!(
+                    "buffer `{}` ({} x {}) is larger than 2^40 bytes",
+                    b.name, b.len, b.elem
+                )));
+            }
+            b.init
+                .check(b.elem, b.len)
+                .map_err(|e| invalid(format!("buffer `{}`: {e}", b.name)))?;
+            if let Some(t) = b.tolerance {
+                if !(t.rel >= 0.0 && t.abs >= 0.0 && t.rel.is_finite() && t.abs.is_finite()) {
+                    return Err(invalid(format!(
+                        "buffer `{}`: tolerances must be finite and non-negative",
+                        b.name
+                    )));
+                }
+            }
+        }
+        let total = self.total_buffer_bytes();
+        if total > options.max_total_bytes {
+            return Err(WorkloadError::TooLarge {
+                location: Location::default(),
+                needed: total,
+                limit: options.max_total_bytes,
+            });
+        }
+        if self.launches.is_empty() {
+            return Err(invalid("the workload has no launch".to_string()));
+        }
+        let mut launches_total = 0u64;
+        for (i, launch) in self.launches.iter().enumerate() {
+            let at = format!("launch {} (`{}`)", i + 1, launch.kernel);
+            if launch.kernel.is_empty() {
+                return Err(invalid(format!("launch {}: empty kernel name", i + 1)));
+            }
+            launch.range.validate().map_err(|e| invalid(format!("{at}: {e}")))?;
+            if launch.repeat == 0 {
+                return Err(invalid(format!("{at}: repeat must be at least 1")));
+            }
+            launches_total = launches_total.saturating_add(u64::from(launch.repeat));
+            for arg in &launch.args {
+                self.validate_arg(arg).map_err(|e| invalid(format!("{at}: {e}")))?;
+            }
+            for (a, b) in &launch.swap {
+                let (Some(x), Some(y)) = (self.buffer(a), self.buffer(b)) else {
+                    return Err(invalid(format!("{at}: swap names unknown buffer `{a}` or `{b}`")));
+                };
+                if x.byte_len() != y.byte_len() {
+                    return Err(invalid(format!(
+                        "{at}: cannot swap `{a}` ({} bytes) with `{b}` ({} bytes)",
+                        x.byte_len(),
+                        y.byte_len()
+                    )));
+                }
+            }
+        }
+        if launches_total > MAX_TOTAL_LAUNCHES {
+            return Err(invalid(format!(
+                "the pipeline runs {launches_total} launches; at most {MAX_TOTAL_LAUNCHES} allowed"
+            )));
+        }
+        for name in &self.outputs {
+            if self.buffer(name).is_none() {
+                return Err(invalid(format!("output `{name}` is not a buffer")));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_arg(&self, arg: &LaunchArg) -> Result<(), String> {
+        match arg {
+            LaunchArg::Buffer { buffer } => {
+                if self.buffer(buffer).is_none() {
+                    return Err(format!("argument names unknown buffer `{buffer}`"));
+                }
+            }
+            LaunchArg::Scalar { name, ty, value } => {
+                if value.len() != usize::from(ty.width) {
+                    return Err(format!(
+                        "scalar `{name}` of type {ty} needs {} values, {} given",
+                        ty.width,
+                        value.len()
+                    ));
+                }
+                let mut scratch = Vec::new();
+                for v in value {
+                    v.write_le(ty.scalar, &mut scratch)
+                        .map_err(|e| format!("scalar `{name}`: {e}"))?;
+                }
+            }
+            LaunchArg::Local { name, elem, len } => {
+                let bytes = len.checked_mul(elem.size()).unwrap_or(u64::MAX);
+                if *len == 0 || bytes > MAX_BUFFER_BYTES {
+                    return Err(format!(
+                        "local `{name}` must have 1 to 2^40 bytes, has {len} x {elem}"
+                    ));
+                }
+            }
+            LaunchArg::Null { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Initial contents of every buffer, deterministic for a given `seed_shift` (0 = the seeds
+    /// written in the file; n = every random seed shifted by n, to test on several inputs).
+    pub fn initial_data(&self, seed_shift: u64) -> Result<BufferSet, WorkloadError> {
+        let location = Location::file(self.path.clone());
+        let mut buffers = Vec::with_capacity(self.buffers.len());
+        for b in &self.buffers {
+            let bytes = b.init.generate(b.elem, b.len, seed_shift).map_err(|message| {
+                WorkloadError::Invalid {
+                    location: location.clone(),
+                    message: format!("buffer `{}`: {message}", b.name),
+                }
+            })?;
+            buffers.push(BufferData {
+                name: b.name.clone(),
+                elem: b.elem,
+                bytes,
+                uninitialised: b.init == Init::NoInit,
+            });
+        }
+        Ok(BufferSet { buffers })
+    }
+}
+
+/// An argument of a single-launch workload, as written in a `[[arg]]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgSpec {
+    Buffer {
+        name: String,
+        elem: ElemType,
+        len: u64,
+        init: Init,
+        output: bool,
+        access: Access,
+        tolerance: Option<Tolerance>,
+    },
+    Scalar {
+        name: String,
+        ty: ElemType,
+        value: Vec<Number>,
+    },
+    Local {
+        name: String,
+        elem: ElemType,
+        len: u64,
+    },
+    Null {
+        name: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ScalarType;
+
+    fn float() -> ElemType {
+        ElemType::scalar(ScalarType::Float)
+    }
+
+    fn vector_add() -> Workload {
+        let buffer = |name: &str, init: Init, output: bool| ArgSpec::Buffer {
+            name: name.to_string(),
+            elem: float(),
+            len: 64,
+            init,
+            output,
+            access: Access::ReadWrite,
+            tolerance: None,
+        };
+        Workload::single(
+            "__kernel void add(...) {}",
+            "add",
+            NdRange::linear(64, Some(16)),
+            vec![
+                buffer("a", Init::Random { seed: 1, lo: None, hi: None }, false),
+                buffer("b", Init::Fill(Number::Int(2)), false),
+                buffer("c", Init::NoInit, true),
+                ArgSpec::Scalar {
+                    name: "n".into(),
+                    ty: ElemType::scalar(ScalarType::UInt),
+                    value: vec![Number::Int(64)],
+                },
+            ],
+        )
+    }
+
+    #[test]
+    fn single_builds_one_launch_over_named_buffers() {
+        let w = vector_add();
+        assert_eq!(w.validate(&LoadOptions::default()).map_err(|e| e.to_string()), Ok(()));
+        assert_eq!(w.launches.len(), 1);
+        assert_eq!(w.outputs, vec!["c".to_string()]);
+        let data = w.initial_data(0).expect("data");
+        assert_eq!(data.buffers.len(), 3);
+        assert_eq!(
+            data.get("b").map(|b| b.bytes[..4].to_vec()),
+            Some(2.0f32.to_le_bytes().to_vec())
+        );
+        assert!(data.get("c").is_some_and(|c| c.uninitialised));
+        assert_ne!(data.get("a"), w.initial_data(5).expect("data").get("a"));
+    }
+
+    #[test]
+    fn validation_rejects_bad_models() {
+        let mut w = vector_add();
+        w.launches[0].range.local = Some([7, 1, 1]);
+        assert!(w.validate(&LoadOptions::default()).unwrap_err().to_string().contains("divide"));
+        let mut w = vector_add();
+        w.launches[0].range.local = Some([0, 1, 1]);
+        assert!(w.validate(&LoadOptions::default()).is_err());
+        let mut w = vector_add();
+        w.launches[0].range.dims = 4;
+        assert!(w.validate(&LoadOptions::default()).is_err());
+        let mut w = vector_add();
+        w.buffers[0].len = 1 << 40;
+        assert!(w.validate(&LoadOptions::default()).unwrap_err().to_string().contains("2^40"));
+        let w = vector_add();
+        let tight = LoadOptions { max_total_bytes: 100 };
+        assert!(matches!(w.validate(&tight), Err(WorkloadError::TooLarge { needed: 768, .. })));
+        let mut w = vector_add();
+        w.launches[0].args.push(LaunchArg::Buffer { buffer: "nope".into() });
+        assert!(w.validate(&LoadOptions::default()).is_err());
+        let mut w = vector_add();
+        w.launches[0].swap.push(("a".into(), "missing".into()));
+        assert!(w.validate(&LoadOptions::default()).is_err());
+    }
+
+    #[test]
+    fn scalar_bytes_pad_three_component_vectors() {
+        let arg = LaunchArg::Scalar {
+            name: "v".into(),
+            ty: ElemType { scalar: ScalarType::Short, width: 3 },
+            value: vec![Number::Int(1), Number::Int(2), Number::Int(3)],
+        };
+        assert_eq!(arg.scalar_bytes().map(|r| r.ok()), Some(Some(vec![1, 0, 2, 0, 3, 0, 0, 0])));
+    }
+}
