@@ -276,6 +276,9 @@ pub enum ConversionKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expression {
     Literal(Literal),
+    /// A string literal; only the format argument of `printf` has one. Its type is
+    /// `__constant char *`.
+    StringLiteral(String),
     /// The all-zero value of the expression's type (empty initialiser parts).
     ZeroValue,
     /// Place: a variable.
