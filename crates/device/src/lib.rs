@@ -10,3 +10,11 @@ mod error;
 
 pub use cl_codes::{cl_error_explanation, cl_error_name};
 pub use error::{ClStatus, DeviceError};
+mod info;
+mod runtime;
+mod select;
+
+pub use info::{DeviceInfo, DeviceType, LocalMemoryKind};
+pub use runtime::{
+    missing_nvidia_icd_hint, nvidia_driver_present, nvidia_icd_instructions, runtime_available,
+};
