@@ -16,3 +16,42 @@ pub use model::{
     Access, ArgSpec, Buffer, BufferData, BufferSet, Launch, LaunchArg, LoadOptions, NdRange,
     Tolerance, Workload,
 };
+mod toml_format;
+
+use std::path::{Path, PathBuf};
+
+/// Puts `file` into an error's location when the error has none.
+pub(crate) fn with_file(mut err: WorkloadError, file: Option<PathBuf>) -> WorkloadError {
+    if let WorkloadError::Invalid { location, .. } | WorkloadError::TooLarge { location, .. } =
+        &mut err
+    {
+        if location.file.is_none() {
+            location.file = file;
+        }
+    }
+    err
+}
+
+impl Workload {
+    /// Loads a `.toml` workload or an Oclgrind `.sim` file, by extension.
+    pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
+        Workload::load_with(path, &LoadOptions::default())
+    }
+
+    /// [`Workload::load`] with explicit limits.
+    pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Workload, WorkloadError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| WorkloadError::Io { path: path.to_path_buf(), source })?;
+        let base_dir = path.parent().unwrap_or(Path::new("."));
+        let file = Some(path.to_path_buf());
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") => toml_format::parse(&text, base_dir, file, options),
+            _ => Err(WorkloadError::UnknownFormat { path: path.to_path_buf() }),
+        }
+    }
+
+    /// Parses TOML workload text; relative paths are resolved against `base_dir`.
+    pub fn from_toml_str(text: &str, base_dir: &Path) -> Result<Workload, WorkloadError> {
+        toml_format::parse(text, base_dir, None, &LoadOptions::default())
+    }
+}

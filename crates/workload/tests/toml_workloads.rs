@@ -1,0 +1,229 @@
+//! Loading TOML workloads: the examples, every form of the format, and located errors.
+
+use std::path::{Path, PathBuf};
+
+use clmap_workload::{Access, Init, LaunchArg, Number, Workload, WorkloadError};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A scratch directory holding a kernel file, so TOML snippets can name a real source.
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("clmap-toml-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    std::fs::write(dir.join("k.cl"), "__kernel void k(__global float *x) {}\n").expect("write");
+    dir
+}
+
+fn load(text: &str) -> Result<Workload, WorkloadError> {
+    Workload::from_toml_str(text, &scratch())
+}
+
+fn error(text: &str) -> String {
+    match load(text) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const HEADER: &str = "kernel = \"k\"\nsource = \"k.cl\"\nglobal = [64]\n";
+
+#[test]
+fn every_example_loads() {
+    let dir = repo_root().join("examples");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("examples dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let w = Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            w.initial_data(0).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            count += 1;
+        }
+    }
+    assert!(count >= 3, "expected at least three examples, found {count}");
+}
+
+#[test]
+fn vector_add_example_is_normalised() {
+    let w = Workload::load(&repo_root().join("examples/vector_add.toml")).expect("load");
+    assert_eq!(w.launches.len(), 1);
+    let launch = &w.launches[0];
+    assert_eq!(launch.kernel, "vector_add");
+    assert_eq!(launch.range.global, [1024, 1, 1]);
+    assert_eq!(launch.range.local, Some([64, 1, 1]));
+    assert_eq!(launch.range.dims, 1);
+    assert_eq!(w.outputs, vec!["c".to_string()]);
+    assert_eq!(w.buffer("a").map(|b| b.access), Some(Access::ReadOnly));
+    assert!(w.source.contains("__kernel void vector_add"));
+    assert_eq!(w.bytes_moved, Some(12288));
+    assert!(matches!(
+        &launch.args[3],
+        LaunchArg::Scalar { name, value, .. } if name == "n" && value == &vec![Number::Int(1000)]
+    ));
+    let data = w.initial_data(0).expect("data");
+    let b = &data.get("b").expect("b").bytes;
+    assert_eq!(b[4..8], 0.5f32.to_le_bytes());
+}
+
+#[test]
+fn pipeline_example_has_repeat_and_swap() {
+    let w = Workload::load(&repo_root().join("examples/jacobi_pipeline.toml")).expect("load");
+    let launch = &w.launches[0];
+    assert_eq!(launch.repeat, 10);
+    assert_eq!(launch.swap, vec![("a".to_string(), "b".to_string())]);
+    assert!(matches!(&launch.args[3], LaunchArg::Local { len: 66, .. }));
+    assert_eq!(w.outputs, vec!["a".to_string()]);
+}
+
+#[test]
+fn outputs_written_after_a_launch_table_are_accepted() {
+    // The layout of the format specification: `outputs` at the end lands in the last launch.
+    let text = r#"
+source = "k.cl"
+[buffers]
+a = { type = "float", len = 64, init = "random(7)" }
+b = { type = "float", len = 64 }
+[[launch]]
+kernel = "k"
+global = [64]
+args = ["a"]
+[[launch]]
+kernel = "k"
+global = [64]
+args = ["b"]
+swap = [["a", "b"]]
+outputs = ["b"]
+"#;
+    let w = load(text).expect("pipeline");
+    assert_eq!(w.launches.len(), 2);
+    assert_eq!(w.outputs, vec!["b".to_string()]);
+    assert!(w.buffer("b").is_some_and(|b| b.output && b.init == Init::Zero));
+}
+
+#[test]
+fn scalars_locals_nulls_and_vectors() {
+    let text = format!(
+        "{HEADER}
+[[arg]]
+name = \"v\"
+scalar = \"float4\"
+value = [1.0, 2, 3.5, -1]
+[[arg]]
+name = \"s\"
+scalar = \"int2\"
+value = 7
+[[arg]]
+name = \"big\"
+scalar = \"ulong\"
+value = \"0xffffffffffffffff\"
+[[arg]]
+name = \"p\"
+null = true
+[[arg]]
+name = \"t\"
+local = \"int4\"
+len = 8
+"
+    );
+    let w = load(&text).expect("load");
+    let args = &w.launches[0].args;
+    assert_eq!(args.len(), 5);
+    assert_eq!(
+        args[0].scalar_bytes().and_then(Result::ok).map(|b| b.len()),
+        Some(16),
+        "float4 is 16 bytes"
+    );
+    assert!(matches!(&args[1], LaunchArg::Scalar { value, .. } if value.len() == 2));
+    assert_eq!(args[2].scalar_bytes().and_then(Result::ok), Some(vec![0xff; 8]));
+    assert!(matches!(&args[3], LaunchArg::Null { .. }));
+    assert!(matches!(&args[4], LaunchArg::Local { len: 8, .. }));
+}
+
+#[test]
+fn toml_syntax_errors_have_line_and_column() {
+    let message = error("kernel = \"k\"\nsource = \"k.cl\"\nglobal = [64\n");
+    assert!(message.contains(":3:") || message.contains(":4:"), "{message}");
+}
+
+#[test]
+fn unknown_keys_list_the_valid_ones() {
+    let message = error(&format!("{HEADER}globl = [1]\n"));
+    assert!(message.contains("globl") && message.contains("global"), "{message}");
+    assert!(message.contains(":4:1"), "{message}");
+    let message = error(&format!("{HEADER}[[arg]]\nname = \"x\"\nbufer = \"float\"\n"));
+    assert!(message.contains("bufer") && message.contains("buffer"), "{message}");
+}
+
+#[test]
+fn semantic_errors_point_at_the_key() {
+    let bad_init = format!(
+        "{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"float\"\nlen = 4\ninit = \"randm(1)\"\n"
+    );
+    let message = error(&bad_init);
+    assert!(message.contains(":8:8") && message.contains("random(SEED"), "{message}");
+
+    let message = error(&format!(
+        "{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"uchar\"\nlen = 4\ninit = \"fill(300)\"\n"
+    ));
+    assert!(message.contains("300") && message.contains("uchar"), "{message}");
+
+    let message =
+        error(&format!("{HEADER}[[arg]]\nname = \"x\"\nscalar = \"uchar\"\nvalue = 300\n"));
+    assert!(message.contains("300"), "{message}");
+
+    let message = error(&format!("{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"flaot\"\nlen = 4\n"));
+    assert!(message.contains("flaot") && message.contains("float4"), "{message}");
+}
+
+#[test]
+fn range_errors() {
+    let base = "kernel = \"k\"\nsource = \"k.cl\"\n";
+    assert!(error(&format!("{base}global = [64]\nlocal = [0]\n")).contains("zero"));
+    assert!(error(&format!("{base}global = [64]\nlocal = [48]\n")).contains("divide"));
+    assert!(error(&format!("{base}global = [4, 4, 4, 4]\n")).contains("1 to 3"));
+    assert!(error(&format!("{base}global = []\n")).contains("1 to 3"));
+    assert!(error(&format!("{base}global = [64, 2]\nlocal = [8]\n")).contains("dimensions"));
+    assert!(error(&format!("{base}global = [-1]\n")).contains(":3:"));
+}
+
+#[test]
+fn size_and_limit_errors() {
+    let huge = format!("{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"double\"\nlen = 1099511627776\n");
+    assert!(error(&huge).contains("2^40"));
+    let big = format!("{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"double\"\nlen = 1073741824\n");
+    assert!(matches!(load(&big), Err(WorkloadError::TooLarge { .. })));
+}
+
+#[test]
+fn missing_source_is_reported_with_its_path() {
+    let err = load("kernel = \"k\"\nsource = \"nope.cl\"\nglobal = [1]\n").expect_err("missing");
+    assert!(matches!(err, WorkloadError::MissingSource { .. }));
+    assert!(err.to_string().contains("nope.cl") && err.to_string().contains(":2:"));
+}
+
+#[test]
+fn pipeline_errors() {
+    let base = "source = \"k.cl\"\n[buffers]\na = { type = \"float\", len = 4 }\n";
+    assert!(error(&format!("{base}[[launch]]\nkernel = \"k\"\nglobal = [4]\nargs = [\"zz\"]\n"))
+        .contains("zz"));
+    assert!(error(&format!("{base}[[launch]]\nkernel = \"k\"\nglobal = [4]\nrepeat = 0\n"))
+        .contains("repeat"));
+    assert!(error(&format!(
+        "{base}[[launch]]\nkernel = \"k\"\nglobal = [4]\nswap = [\"a\", \"q\"]\n"
+    ))
+    .contains("q"));
+    assert!(error(&format!(
+        "{base}[[launch]]\nkernel = \"k\"\nglobal = [4]\nargs = [{{ scalr = \"int\" }}]\n"
+    ))
+    .contains("scalr"));
+    assert!(error(&format!("kernel = \"k\"\n{base}[[launch]]\nkernel = \"k\"\nglobal = [4]\n"))
+        .contains("kernel"));
+}
+
+#[test]
+fn unknown_extension_is_refused() {
+    let path = scratch().join("w.yaml");
+    std::fs::write(&path, "x").expect("write");
+    assert!(matches!(Workload::load(&path), Err(WorkloadError::UnknownFormat { .. })));
+}
