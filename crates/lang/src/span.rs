@@ -132,6 +132,17 @@ impl SourceFile {
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
+    /// `#line` remappings per file, in increasing offset order.
+    line_directives: std::collections::HashMap<FileId, Vec<LineDirective>>,
+}
+
+/// One `#line` directive: from `offset` on, the physical line of `offset` is presumed to be
+/// `line` of the file called `name` (the file's own name when `None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineDirective {
+    pub offset: u32,
+    pub line: u32,
+    pub name: Option<String>,
 }
 
 impl SourceMap {
@@ -178,9 +189,76 @@ impl SourceMap {
     }
 }
 
+impl SourceMap {
+    /// Records a `#line` directive of `file`: the line that starts at byte `offset` is presumed
+    /// to be `line` of `name` (without a name, the presumed name stays what it was). Directives
+    /// must be added in increasing offset order; a directive out of order is ignored.
+    pub fn add_line_directive(
+        &mut self,
+        file: FileId,
+        offset: u32,
+        line: u32,
+        name: Option<String>,
+    ) {
+        let list = self.line_directives.entry(file).or_default();
+        if list.last().is_some_and(|last| last.offset > offset) {
+            return;
+        }
+        let name = name.or_else(|| list.last().and_then(|last| last.name.clone()));
+        list.push(LineDirective { offset, line, name });
+    }
+
+    /// The `#line` directives of a file, in offset order.
+    pub fn line_directives(&self, file: FileId) -> &[LineDirective] {
+        self.line_directives.get(&file).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// File name and line/column that diagnostics report for a byte offset, after `#line`
+    /// remapping; `("<synthetic>", 1:1)` for an unknown file.
+    pub fn presumed(&self, file: FileId, offset: u32) -> (String, LineCol) {
+        let Some(source) = self.get(file) else {
+            return ("<synthetic>".to_string(), LineCol { line: 1, col: 1 });
+        };
+        let physical = source.line_col(offset);
+        let directives = self.line_directives(file);
+        let index = directives.partition_point(|d| d.offset <= offset);
+        match index.checked_sub(1).and_then(|i| directives.get(i)) {
+            None => (source.name.clone(), physical),
+            Some(d) => {
+                let directive_line = source.line_col(d.offset).line;
+                let line = d.line.saturating_add(physical.line.saturating_sub(directive_line));
+                let name = d.name.clone().unwrap_or_else(|| source.name.clone());
+                (name, LineCol { line, col: physical.col })
+            }
+        }
+    }
+
+    /// `name:line:col` of the start of a span, after `#line` remapping.
+    pub fn describe_presumed(&self, span: Span) -> String {
+        if self.get(span.file).is_none() {
+            return "<synthetic>".to_string();
+        }
+        let (name, lc) = self.presumed(span.file, span.start);
+        format!("{}:{}:{}", name, lc.line, lc.col)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_directives_remap_following_lines() {
+        let mut sm = SourceMap::new();
+        let f = sm.add_text("k.cl", "a\n#line 40 \"x.cl\"\nb\nc\n#line 7\nd\n");
+        assert_eq!(sm.presumed(f, 0), ("k.cl".to_string(), LineCol { line: 1, col: 1 }));
+        sm.add_line_directive(f, 18, 40, Some("x.cl".into()));
+        sm.add_line_directive(f, 30, 7, None);
+        assert_eq!(sm.presumed(f, 18), ("x.cl".to_string(), LineCol { line: 40, col: 1 }));
+        assert_eq!(sm.presumed(f, 20), ("x.cl".to_string(), LineCol { line: 41, col: 1 }));
+        assert_eq!(sm.presumed(f, 30), ("x.cl".to_string(), LineCol { line: 7, col: 1 }));
+        assert_eq!(sm.describe_presumed(Span::new(f, 2, 3)), "k.cl:2:1");
+    }
 
     #[test]
     fn line_col_counts_from_one() {
