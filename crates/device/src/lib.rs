@@ -18,3 +18,12 @@ pub use info::{DeviceInfo, DeviceType, LocalMemoryKind};
 pub use runtime::{
     missing_nvidia_icd_hint, nvidia_driver_present, nvidia_icd_instructions, runtime_available,
 };
+mod device;
+mod launch;
+mod program;
+
+pub use device::{list_devices, listing_hint, select_device, Device};
+pub use launch::{KernelArg, LaunchSpec};
+pub use program::{
+    BufferTable, Program, RunOutcome, SequenceArg, SequenceLaunch, SequenceOutcome, SharedBuffer,
+};

@@ -1,0 +1,439 @@
+//! Built programs: binding arguments, launching kernels, reading results back.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cl3::memory::{cl_mem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::Buffer;
+use opencl3::program::Program as ClProgram;
+use opencl3::types::CL_BLOCKING;
+
+use crate::device::DeviceContext;
+use crate::error::{ClResultExt, DeviceError};
+use crate::launch::{
+    check_allocation, check_launch_shape, check_local_arguments, work_group_error, KernelArg,
+    LaunchSpec,
+};
+
+/// CL_INVALID_KERNEL_NAME.
+const INVALID_KERNEL_NAME: i32 = -46;
+/// CL_INVALID_WORK_GROUP_SIZE.
+const INVALID_WORK_GROUP_SIZE: i32 = -54;
+
+/// A program built for one device, ready to launch its kernels.
+pub struct Program {
+    // Field order is drop order: the program goes before the device context.
+    pub(crate) program: ClProgram,
+    pub(crate) device: Arc<DeviceContext>,
+    kernel_names: Vec<String>,
+}
+
+/// What one launch reports besides the buffers it read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// Kernel execution time from CL_PROFILING_COMMAND_START to _END, when the device profiles.
+    pub kernel_ns: Option<u64>,
+}
+
+/// A buffer shared by the launches of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedBuffer {
+    /// Initial contents; after the sequence, final contents when `read_back` is set.
+    pub bytes: Vec<u8>,
+    /// Whether to copy the buffer back after the last launch.
+    pub read_back: bool,
+}
+
+/// The buffers of a sequence, addressed by position from [`SequenceArg::Shared`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BufferTable {
+    /// The buffers, in the order launches refer to them.
+    pub buffers: Vec<SharedBuffer>,
+}
+
+impl BufferTable {
+    /// Appends a buffer and returns the index launches use to refer to it.
+    pub fn push(&mut self, bytes: Vec<u8>, read_back: bool) -> usize {
+        self.buffers.push(SharedBuffer { bytes, read_back });
+        self.buffers.len() - 1
+    }
+}
+
+/// One argument of a launch in a sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SequenceArg {
+    /// The device buffer for this table index, shared with every other launch that names it.
+    Shared(usize),
+    /// A null pointer for a buffer parameter.
+    Null,
+    /// A by-value parameter, as raw bytes.
+    Scalar(Vec<u8>),
+    /// A `__local` pointer parameter with this many bytes per work-group.
+    Local(usize),
+}
+
+/// One launch of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceLaunch {
+    /// Kernel, sizes and offset.
+    pub launch: LaunchSpec,
+    /// Arguments, one per kernel parameter.
+    pub args: Vec<SequenceArg>,
+}
+
+/// What a sequence reports besides the buffers it read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceOutcome {
+    /// Execution time of each launch, in order, when the device profiles.
+    pub kernel_ns: Vec<Option<u64>>,
+}
+
+/// An argument resolved to what `clSetKernelArg` receives.
+pub(crate) enum ArgBinding<'a> {
+    Buffer(&'a Buffer<u8>),
+    Null,
+    Scalar(&'a [u8]),
+    Local(usize),
+}
+
+impl Program {
+    pub(crate) fn new(device: Arc<DeviceContext>, program: ClProgram) -> Result<Self, DeviceError> {
+        let kernel_names = program
+            .kernel_names()
+            .split(';')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_string)
+            .collect();
+        Ok(Program { program, device, kernel_names })
+    }
+
+    /// Names of the kernels the program defines.
+    pub fn kernel_names(&self) -> &[String] {
+        &self.kernel_names
+    }
+
+    /// Runs one launch; buffers are created from the bytes, read back when asked.
+    pub fn run(
+        &self,
+        launch: &LaunchSpec,
+        args: &mut [KernelArg],
+    ) -> Result<RunOutcome, DeviceError> {
+        let buffers = self.create_argument_buffers(args)?;
+        let kernel = self.prepare_kernel(launch, &bindings(args, &buffers))?;
+        let event = self.enqueue(&kernel, launch)?;
+        event.wait().during("clWaitForEvents")?;
+        let kernel_ns = self.elapsed_ns(&event)?;
+        self.read_back_arguments(args, &buffers)?;
+        Ok(RunOutcome { kernel_ns })
+    }
+
+    /// Runs launches in order over shared buffers, so that launch k+1 sees launch k's results
+    /// without host round trips; buffers marked `read_back` are copied back at the end.
+    pub fn run_sequence(
+        &self,
+        launches: &[SequenceLaunch],
+        table: &mut BufferTable,
+    ) -> Result<SequenceOutcome, DeviceError> {
+        let info = &self.device.info;
+        for (launch_index, launch) in launches.iter().enumerate() {
+            check_launch_shape(info, &launch.launch)?;
+            for arg in &launch.args {
+                if let SequenceArg::Shared(index) = arg {
+                    if *index >= table.buffers.len() {
+                        return Err(DeviceError::UnknownSharedBuffer {
+                            launch: launch_index,
+                            index: *index,
+                            count: table.buffers.len(),
+                        });
+                    }
+                }
+            }
+        }
+        let mut device_buffers = Vec::with_capacity(table.buffers.len());
+        for (index, shared) in table.buffers.iter().enumerate() {
+            device_buffers.push(self.create_buffer(&shared.bytes, format!("table entry {index}"))?);
+        }
+        let mut events = Vec::with_capacity(launches.len());
+        for launch in launches {
+            let mut arg_bindings = Vec::with_capacity(launch.args.len());
+            for arg in &launch.args {
+                arg_bindings.push(match arg {
+                    SequenceArg::Shared(index) => match device_buffers.get(*index) {
+                        Some(buffer) => ArgBinding::Buffer(buffer),
+                        None => return Err(DeviceError::cl("binding a shared buffer", -38)),
+                    },
+                    SequenceArg::Null => ArgBinding::Null,
+                    SequenceArg::Scalar(bytes) => ArgBinding::Scalar(bytes),
+                    SequenceArg::Local(size) => ArgBinding::Local(*size),
+                });
+            }
+            let kernel = self.prepare_kernel(&launch.launch, &arg_bindings)?;
+            // The queue is in order, so each launch starts after the previous one finished.
+            events.push(self.enqueue(&kernel, &launch.launch)?);
+        }
+        self.device.queue.finish().during("clFinish")?;
+        let mut kernel_ns = Vec::with_capacity(events.len());
+        for event in &events {
+            kernel_ns.push(self.elapsed_ns(event)?);
+        }
+        for (shared, buffer) in table.buffers.iter_mut().zip(&device_buffers) {
+            if shared.read_back {
+                self.read_buffer(buffer, &mut shared.bytes)?;
+            }
+        }
+        Ok(SequenceOutcome { kernel_ns })
+    }
+
+    /// One device buffer per buffer argument (`None` for the others), checked against the
+    /// device's allocation limit first.
+    pub(crate) fn create_argument_buffers(
+        &self,
+        args: &[KernelArg],
+    ) -> Result<Vec<Option<Buffer<u8>>>, DeviceError> {
+        let mut buffers = Vec::with_capacity(args.len());
+        for (index, arg) in args.iter().enumerate() {
+            buffers.push(match arg {
+                KernelArg::Buffer { bytes, .. } => {
+                    Some(self.create_buffer(bytes, format!("argument {index}"))?)
+                }
+                _ => None,
+            });
+        }
+        Ok(buffers)
+    }
+
+    /// A read-write buffer initialised with `bytes` (at least one byte, since OpenCL forbids
+    /// empty buffers).
+    pub(crate) fn create_buffer(
+        &self,
+        bytes: &[u8],
+        what: String,
+    ) -> Result<Buffer<u8>, DeviceError> {
+        check_allocation(&self.device.info, what.clone(), bytes.len())?;
+        let context = &self.device.context;
+        // SAFETY: with CL_MEM_COPY_HOST_PTR the runtime copies `bytes.len()` bytes during the
+        // call and keeps no pointer; the empty case passes no pointer at all.
+        let buffer = unsafe {
+            if bytes.is_empty() {
+                Buffer::<u8>::create(context, CL_MEM_READ_WRITE, 1, std::ptr::null_mut())
+            } else {
+                Buffer::<u8>::create(
+                    context,
+                    CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                    bytes.len(),
+                    bytes.as_ptr() as *mut c_void,
+                )
+            }
+        };
+        buffer.during(&format!("clCreateBuffer ({what}, {} bytes)", bytes.len()))
+    }
+
+    /// Copies buffers back into the arguments that asked for it.
+    pub(crate) fn read_back_arguments(
+        &self,
+        args: &mut [KernelArg],
+        buffers: &[Option<Buffer<u8>>],
+    ) -> Result<(), DeviceError> {
+        for (arg, buffer) in args.iter_mut().zip(buffers) {
+            if let (KernelArg::Buffer { bytes, read_back: true }, Some(buffer)) = (arg, buffer) {
+                self.read_buffer(buffer, bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_buffer(&self, buffer: &Buffer<u8>, bytes: &mut [u8]) -> Result<(), DeviceError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the read is blocking, so `bytes` outlives the transfer, and the buffer was
+        // created with exactly `bytes.len()` bytes.
+        unsafe { self.device.queue.enqueue_read_buffer(buffer, CL_BLOCKING, 0, bytes, &[]) }
+            .during("clEnqueueReadBuffer")?;
+        Ok(())
+    }
+
+    /// Creates the kernel, binds the arguments and checks the launch against the device's and
+    /// the kernel's limits (the kernel's are known only once it is compiled).
+    pub(crate) fn prepare_kernel(
+        &self,
+        launch: &LaunchSpec,
+        arg_bindings: &[ArgBinding<'_>],
+    ) -> Result<Kernel, DeviceError> {
+        let info = &self.device.info;
+        check_launch_shape(info, launch)?;
+        let kernel = match Kernel::create(&self.program, &launch.kernel) {
+            Ok(kernel) => kernel,
+            Err(error) if error.0 == INVALID_KERNEL_NAME => {
+                return Err(DeviceError::KernelNotFound {
+                    name: launch.kernel.clone(),
+                    available: self.kernel_names.join(", "),
+                })
+            }
+            Err(error) => return Err(DeviceError::cl("clCreateKernel", error.0)),
+        };
+        let parameter_count = kernel.num_args().during("clGetKernelInfo(CL_KERNEL_NUM_ARGS)")?;
+        if parameter_count as usize != arg_bindings.len() {
+            return Err(DeviceError::ArgumentCount {
+                kernel: launch.kernel.clone(),
+                expected: parameter_count as usize,
+                given: arg_bindings.len(),
+            });
+        }
+        check_local_arguments(
+            info,
+            &launch.kernel,
+            arg_bindings.iter().filter_map(|binding| match binding {
+                ArgBinding::Local(size) => Some(*size),
+                _ => None,
+            }),
+        )?;
+        for (index, binding) in arg_bindings.iter().enumerate() {
+            set_argument(&kernel, index, binding).map_err(|code| {
+                DeviceError::cl(
+                    format!("clSetKernelArg (argument {index} of `{}`)", launch.kernel),
+                    code,
+                )
+            })?;
+        }
+        self.check_kernel_limits(&kernel, launch)?;
+        Ok(kernel)
+    }
+
+    fn check_kernel_limits(&self, kernel: &Kernel, launch: &LaunchSpec) -> Result<(), DeviceError> {
+        let info = &self.device.info;
+        let id = self.device.id;
+        // The total includes static __local arrays, which only the compiler knows about.
+        if let Ok(local_bytes) = kernel.get_local_mem_size(id) {
+            if local_bytes > info.local_mem_bytes {
+                return Err(DeviceError::LocalMemoryExceeded {
+                    kernel: launch.kernel.clone(),
+                    device: info.name.clone(),
+                    requested: local_bytes,
+                    available: info.local_mem_bytes,
+                    detail: "static __local arrays and __local arguments, as compiled".to_string(),
+                });
+            }
+        }
+        if let (Some(local), Ok(kernel_max)) = (&launch.local, kernel.get_work_group_size(id)) {
+            let items = local.iter().product::<usize>();
+            if items > kernel_max {
+                return Err(work_group_error(
+                    info,
+                    launch,
+                    local,
+                    format!(
+                        "{items} work-items per group exceed this kernel's maximum {kernel_max} \
+                         (CL_KERNEL_WORK_GROUP_SIZE: registers or local memory limit it below the \
+                         device's)"
+                    ),
+                    Some(kernel_max),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Enqueues the kernel; a rejected work-group size is reported with every limit named.
+    pub(crate) fn enqueue(
+        &self,
+        kernel: &Kernel,
+        launch: &LaunchSpec,
+    ) -> Result<Event, DeviceError> {
+        let offset_pointer =
+            if launch.offset.is_empty() { std::ptr::null() } else { launch.offset.as_ptr() };
+        let local_pointer = launch.local.as_ref().map_or(std::ptr::null(), |local| local.as_ptr());
+        // SAFETY: check_launch_shape guaranteed that global, local and offset have the same
+        // number (1 to 3) of entries as `work_dim`, and the slices outlive the call.
+        let enqueued = unsafe {
+            self.device.queue.enqueue_nd_range_kernel(
+                kernel.get(),
+                launch.global.len() as u32,
+                offset_pointer,
+                launch.global.as_ptr(),
+                local_pointer,
+                &[],
+            )
+        };
+        match enqueued {
+            Ok(event) => Ok(event),
+            Err(error) if error.0 == INVALID_WORK_GROUP_SIZE => {
+                let local = launch.local.clone().unwrap_or_default();
+                let kernel_max = kernel.get_work_group_size(self.device.id).ok();
+                Err(work_group_error(
+                    &self.device.info,
+                    launch,
+                    &local,
+                    format!(
+                        "the runtime rejected it (CL_INVALID_WORK_GROUP_SIZE): the global size \
+                         {:?} may not be a multiple of it, or the kernel requires another size",
+                        launch.global
+                    ),
+                    kernel_max,
+                ))
+            }
+            Err(error) => Err(DeviceError::cl(
+                format!("clEnqueueNDRangeKernel (`{}`)", launch.kernel),
+                error.0,
+            )),
+        }
+    }
+
+    /// Kernel time of a finished command, or `None` on a queue without profiling.
+    pub(crate) fn elapsed_ns(&self, event: &Event) -> Result<Option<u64>, DeviceError> {
+        if !self.device.profiling {
+            return Ok(None);
+        }
+        let start = event.profiling_command_start().during("clGetEventProfilingInfo")?;
+        let end = event.profiling_command_end().during("clGetEventProfilingInfo")?;
+        Ok(Some(end.saturating_sub(start)))
+    }
+}
+
+/// Pairs each argument with its device buffer.
+pub(crate) fn bindings<'a>(
+    args: &'a [KernelArg],
+    buffers: &'a [Option<Buffer<u8>>],
+) -> Vec<ArgBinding<'a>> {
+    args.iter()
+        .zip(buffers)
+        .map(|(arg, buffer)| match (arg, buffer) {
+            (KernelArg::Buffer { .. }, Some(buffer)) => ArgBinding::Buffer(buffer),
+            (KernelArg::Buffer { .. }, None) | (KernelArg::Null, _) => ArgBinding::Null,
+            (KernelArg::Scalar(bytes), _) => ArgBinding::Scalar(bytes),
+            (KernelArg::Local(size), _) => ArgBinding::Local(*size),
+        })
+        .collect()
+}
+
+fn set_argument(kernel: &Kernel, index: usize, binding: &ArgBinding<'_>) -> Result<(), i32> {
+    let index = u32::try_from(index).map_err(|_| -49)?;
+    let handle_size = std::mem::size_of::<cl_mem>();
+    // SAFETY: each pointer refers to memory of the stated size that lives for the call; the
+    // runtime copies argument values before returning.
+    unsafe {
+        match binding {
+            ArgBinding::Buffer(buffer) => {
+                let handle: cl_mem = opencl3::memory::ClMem::get(*buffer);
+                cl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    index,
+                    handle_size,
+                    (&handle as *const cl_mem).cast(),
+                )
+            }
+            ArgBinding::Null => {
+                cl3::kernel::set_kernel_arg(kernel.get(), index, handle_size, std::ptr::null())
+            }
+            ArgBinding::Scalar(bytes) => {
+                cl3::kernel::set_kernel_arg(kernel.get(), index, bytes.len(), bytes.as_ptr().cast())
+            }
+            ArgBinding::Local(size) => {
+                cl3::kernel::set_kernel_arg(kernel.get(), index, *size, std::ptr::null())
+            }
+        }
+    }
+}
