@@ -55,3 +55,5 @@ impl Workload {
         toml_format::parse(text, base_dir, None, &LoadOptions::default())
     }
 }
+pub mod signature;
+pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
