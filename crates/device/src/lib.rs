@@ -27,3 +27,6 @@ pub use launch::{KernelArg, LaunchSpec};
 pub use program::{
     BufferTable, Program, RunOutcome, SequenceArg, SequenceLaunch, SequenceOutcome, SharedBuffer,
 };
+mod timing;
+
+pub use timing::{copy_bandwidth, Timing, TimingOptions};
