@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The guided tour `make demo` runs: one example kernel through every part of clmap that works
+# without a GPU. Each step prints the command it runs, so a newcomer can repeat it by hand.
+set -euo pipefail
+clmap=${1:-target/release/clmap}
+cd "$(dirname "$0")/.."
+
+step() {
+  printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "${*:2}"
+  "${@:2}"
+}
+
+step "1. Check: does clmap understand the kernel? (OpenCL C 1.2, with the build options a host would pass)" \
+  "$clmap" check examples/transpose.cl -D TILE=16
+step "2. Print: the kernel as clmap understood it, macros expanded, valid OpenCL C again" \
+  "$clmap" print examples/transpose.cl -D TILE=16
+step "3. IR: the typed form every analysis works on (first lines)" \
+  bash -c "\"$clmap\" ir examples/transpose.cl -D TILE=16 | head -n 40"
+step "4. Diagnostics: a kernel with a mistake gets a compiler-style message" \
+  bash -c "\"$clmap\" check tests/malformed/$(ls tests/malformed | grep '\.cl$' | head -n 1) || true"

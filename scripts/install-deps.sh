@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the system packages clmap's build, demo and tests need, when they are missing.
+# As root it runs apt-get itself; otherwise it prints the exact command and fails, so that a
+# missing package is never silently skipped.
+set -euo pipefail
+
+packages=(
+  clang-16              # checks that printed kernels compile (clang -fsyntax-only)
+  ocl-icd-libopencl1    # the OpenCL ICD loader clmap opens at run time
+  ocl-icd-opencl-dev    # libOpenCL.so for tools that link it
+  pocl-opencl-icd       # PoCL: a CPU OpenCL device, so device tests run without a GPU
+  clinfo                # to see what OpenCL devices a machine has
+  oclgrind              # the reference simulator the benchmarks compare against
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "clmap needs a Rust toolchain (cargo): see https://rustup.rs" >&2
+  exit 1
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "missing packages: ${missing[*]}" >&2
+  echo "install them with:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
