@@ -1,0 +1,42 @@
+// PolyBench/GPU COVAR: covariance matrix of m variables over n observations
+// (data is n x m), as three kernels: column means, centring, and the symmetric
+// m x m covariance matrix (unnormalised, as in PolyBench).
+// Pattern: column walks and a triangular loop (seed 003).
+
+#ifndef DATA_TYPE
+#define DATA_TYPE float
+#endif
+
+__kernel void covar_mean(const __global DATA_TYPE *data, __global DATA_TYPE *mean,
+                         DATA_TYPE float_n, int m, int n)
+{
+    const int j = get_global_id(0);
+    if (j < m) {
+        DATA_TYPE sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += data[i * m + j];
+        mean[j] = sum / float_n;
+    }
+}
+
+__kernel void covar_reduce(__global DATA_TYPE *data, const __global DATA_TYPE *mean, int m, int n)
+{
+    const int j = get_global_id(0);
+    const int i = get_global_id(1);
+    if (i < n && j < m)
+        data[i * m + j] -= mean[j];
+}
+
+__kernel void covar_covar(const __global DATA_TYPE *data, __global DATA_TYPE *symmat, int m, int n)
+{
+    const int j1 = get_global_id(0);
+    if (j1 < m) {
+        for (int j2 = j1; j2 < m; j2++) {
+            DATA_TYPE sum = 0;
+            for (int i = 0; i < n; i++)
+                sum += data[i * m + j1] * data[i * m + j2];
+            symmat[j1 * m + j2] = sum;
+            symmat[j2 * m + j1] = sum;
+        }
+    }
+}

@@ -1,0 +1,19 @@
+// PolyBench/GPU SYRK: symmetric rank-k update C = alpha * A * A^T + beta * C,
+// A n x m, C n x n. Pattern: two rows of A per element of C (seed 003).
+
+#ifndef DATA_TYPE
+#define DATA_TYPE float
+#endif
+
+__kernel void syrk(const __global DATA_TYPE *a, __global DATA_TYPE *c,
+                   DATA_TYPE alpha, DATA_TYPE beta, int m, int n)
+{
+    const int j = get_global_id(0);
+    const int i = get_global_id(1);
+    if (i < n && j < n) {
+        DATA_TYPE sum = c[i * n + j] * beta;
+        for (int k = 0; k < m; k++)
+            sum += alpha * a[i * m + k] * a[j * m + k];
+        c[i * n + j] = sum;
+    }
+}
