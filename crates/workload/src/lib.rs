@@ -46,6 +46,7 @@ impl Workload {
         let file = Some(path.to_path_buf());
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") => toml_format::parse(&text, base_dir, file, options),
+            Some("sim") => sim_format::parse(&text, base_dir, file, None, options),
             _ => Err(WorkloadError::UnknownFormat { path: path.to_path_buf() }),
         }
     }
@@ -57,3 +58,29 @@ impl Workload {
 }
 pub mod signature;
 pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
+mod sim_format;
+
+impl Workload {
+    /// Parses an Oclgrind `.sim` file. The kernel file it names is resolved against `base_dir`,
+    /// and the kernel's parameters are read from that source by [`scan_kernel_params`].
+    pub fn from_sim_str(text: &str, base_dir: &Path) -> Result<Workload, WorkloadError> {
+        sim_format::parse(text, base_dir, None, None, &LoadOptions::default())
+    }
+
+    /// [`Workload::from_sim_str`] with the kernel's parameters given by the caller (for
+    /// instance from the OpenCL C front end), for kernels whose signature the textual scan
+    /// cannot read.
+    pub fn from_sim_str_with_params(
+        text: &str,
+        base_dir: &Path,
+        params: &[KernelParam],
+        options: &LoadOptions,
+    ) -> Result<Workload, WorkloadError> {
+        sim_format::parse(text, base_dir, None, Some(params), options)
+    }
+}
+pub mod output;
+pub use output::{
+    compare_buffers, format_oclgrind_dump, write_binary, write_csv, CompareError, Comparison,
+    Mismatch,
+};

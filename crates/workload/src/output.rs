@@ -1,0 +1,409 @@
+//! What happens to buffers after a run: Oclgrind-compatible dumps, binary and CSV files,
+//! and comparison of two runs' outputs.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::model::{BufferSet, LaunchArg, Tolerance, Workload};
+use crate::number::Number;
+use crate::types::{ElemType, ScalarType};
+
+/// Formats a dumped buffer exactly as `oclgrind-kernel` prints it: a blank line, the
+/// `Argument 'NAME': N bytes` header, one `  NAME[i] = V` line per scalar (vector components
+/// and the padding lane of 3-vectors count one by one, as Oclgrind reads raw memory), and a
+/// blank line. Floats use C's `%g`; `hex` prints `0x` and the value zero-padded to twice the
+/// scalar size, with Oclgrind's quirks (floats stay decimal, `char` widens to 32 bits).
+pub fn format_oclgrind_dump(name: &str, elem: ElemType, bytes: &[u8], hex: bool) -> String {
+    let ty = elem.scalar;
+    let size = ty.size() as usize;
+    let mut out = format!("\nArgument '{name}': {} bytes\n", bytes.len());
+    for (i, chunk) in bytes.chunks_exact(size).enumerate() {
+        let value = Number::read_le(ty, chunk).unwrap_or(Number::Int(0));
+        let text = if hex { hex_value(value, ty) } else { decimal_value(value) };
+        let _ = writeln!(out, "  {name}[{i}] = {text}");
+    }
+    out.push('\n');
+    out
+}
+
+fn decimal_value(value: Number) -> String {
+    match value {
+        Number::Int(i) => i.to_string(),
+        Number::Float(f) => format_c_g(f),
+    }
+}
+
+fn hex_value(value: Number, ty: ScalarType) -> String {
+    let width = 2 * ty.size() as usize;
+    let digits = match value {
+        // `(int)` of a char, printed in hex, shows all 32 bits of a negative value.
+        Number::Int(i) if ty == ScalarType::Char => format!("{:x}", i as i32 as u32),
+        Number::Int(i) => {
+            let bits = 8 * ty.size() as u32;
+            let mask = if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
+            format!("{:x}", (i as u128) & mask)
+        }
+        Number::Float(f) => format_c_g(f),
+    };
+    format!("0x{digits:0>width$}")
+}
+
+/// C's `printf("%g", v)` (precision 6), as glibc prints it.
+pub fn format_c_g(value: f64) -> String {
+    if value.is_nan() {
+        return if value.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+    }
+    if value.is_infinite() {
+        return if value < 0.0 { "-inf" } else { "inf" }.to_string();
+    }
+    if value == 0.0 {
+        return if value.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    const PRECISION: i32 = 6;
+    // The exponent after rounding to six significant digits decides the style.
+    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if exponent < -4 || exponent >= PRECISION {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim_fraction(mantissa), exponent.abs())
+    } else {
+        let fixed = format!("{:.*}", (PRECISION - 1 - exponent) as usize, value);
+        trim_fraction(&fixed).to_string()
+    }
+}
+
+fn trim_fraction(text: &str) -> &str {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        text
+    }
+}
+
+impl Workload {
+    /// The dumps `oclgrind-kernel` would print after running this workload, given the final
+    /// buffer contents: every output buffer of the last launch, in argument order (then any
+    /// output not passed to it), with its `hex` setting.
+    pub fn format_oclgrind_output(&self, data: &BufferSet) -> String {
+        let mut order: Vec<&str> = Vec::new();
+        if let Some(launch) = self.launches.last() {
+            for arg in &launch.args {
+                if let LaunchArg::Buffer { buffer } = arg {
+                    if self.outputs.contains(buffer) && !order.contains(&buffer.as_str()) {
+                        order.push(buffer);
+                    }
+                }
+            }
+        }
+        for name in &self.outputs {
+            if !order.contains(&name.as_str()) {
+                order.push(name);
+            }
+        }
+        let mut out = String::new();
+        for name in order {
+            if let (Some(buffer), Some(contents)) = (self.buffer(name), data.get(name)) {
+                out.push_str(&format_oclgrind_dump(
+                    name,
+                    buffer.elem,
+                    &contents.bytes,
+                    buffer.hex_dump,
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// Writes the raw little-endian bytes of a buffer.
+pub fn write_binary(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    std::fs::write(path, bytes)
+}
+
+/// Writes a buffer as CSV: a header `index,value` (or `index,s0,s1,...` for vectors), then one
+/// row per element. Floats use the shortest text that reads back to the same value.
+pub fn write_csv(mut out: impl Write, elem: ElemType, bytes: &[u8]) -> io::Result<()> {
+    let ty = elem.scalar;
+    let size = ty.size() as usize;
+    let width = usize::from(elem.width);
+    if width == 1 {
+        writeln!(out, "index,value")?;
+    } else {
+        let columns: Vec<String> = (0..width).map(|c| format!("s{c:x}")).collect();
+        writeln!(out, "index,{}", columns.join(","))?;
+    }
+    let element_bytes = elem.size() as usize;
+    for (index, element) in bytes.chunks_exact(element_bytes).enumerate() {
+        let mut row = index.to_string();
+        for component in element.chunks_exact(size).take(width) {
+            row.push(',');
+            match Number::read_le(ty, component) {
+                Some(Number::Int(i)) => row.push_str(&i.to_string()),
+                Some(Number::Float(f)) if ty == ScalarType::Float => {
+                    row.push_str(&(f as f32).to_string())
+                }
+                Some(Number::Float(f)) => row.push_str(&f.to_string()),
+                None => {}
+            }
+        }
+        writeln!(out, "{row}")?;
+    }
+    Ok(())
+}
+
+/// One differing component.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Index of the scalar component (element index times the vector width, plus the lane).
+    pub index: u64,
+    pub expected: Number,
+    pub actual: Number,
+}
+
+/// The result of comparing two buffers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Components compared.
+    pub compared: u64,
+    /// Largest absolute difference (NaN-vs-NaN counts as 0; infinite when one side is NaN
+    /// or infinite and the other is not).
+    pub max_abs: f64,
+    /// Largest difference relative to the expected value (where it is non-zero).
+    pub max_rel: f64,
+    /// Components outside the tolerance.
+    pub mismatches: u64,
+    /// The first few mismatches, in index order.
+    pub first_mismatches: Vec<Mismatch>,
+}
+
+impl Comparison {
+    /// True when every component matched.
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0
+    }
+}
+
+/// How many mismatches [`compare_buffers`] keeps for reports.
+pub const KEPT_MISMATCHES: usize = 16;
+
+/// Why two buffers cannot be compared at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    #[error("buffer sizes differ: expected {expected} bytes, got {actual}")]
+    SizeMismatch { expected: usize, actual: usize },
+    #[error("{len} bytes is not a whole number of {elem} elements")]
+    Ragged { len: usize, elem: ElemType },
+}
+
+/// Compares `actual` against `expected`: integers exactly, floats within
+/// `|actual - expected| <= abs + rel * |expected|`, NaN equal to NaN, infinities equal only
+/// to themselves. The padding lane of 3-component vectors is ignored.
+pub fn compare_buffers(
+    elem: ElemType,
+    expected: &[u8],
+    actual: &[u8],
+    tolerance: Tolerance,
+) -> Result<Comparison, CompareError> {
+    if expected.len() != actual.len() {
+        return Err(CompareError::SizeMismatch { expected: expected.len(), actual: actual.len() });
+    }
+    let element_bytes = elem.size() as usize;
+    if expected.len() % element_bytes != 0 {
+        return Err(CompareError::Ragged { len: expected.len(), elem });
+    }
+    let ty = elem.scalar;
+    let size = ty.size() as usize;
+    let width = usize::from(elem.width);
+    let mut result = Comparison {
+        compared: 0,
+        max_abs: 0.0,
+        max_rel: 0.0,
+        mismatches: 0,
+        first_mismatches: Vec::new(),
+    };
+    let pairs = expected.chunks_exact(element_bytes).zip(actual.chunks_exact(element_bytes));
+    for (element, (e_elem, a_elem)) in pairs.enumerate() {
+        let lanes = e_elem.chunks_exact(size).zip(a_elem.chunks_exact(size)).take(width);
+        for (lane, (e_bytes, a_bytes)) in lanes.enumerate() {
+            let (Some(e), Some(a)) = (Number::read_le(ty, e_bytes), Number::read_le(ty, a_bytes))
+            else {
+                continue;
+            };
+            result.compared += 1;
+            let (abs, rel, ok) = difference(e, a, tolerance);
+            result.max_abs = result.max_abs.max(abs);
+            result.max_rel = result.max_rel.max(rel);
+            if !ok {
+                result.mismatches += 1;
+                if result.first_mismatches.len() < KEPT_MISMATCHES {
+                    let index = (element * width + lane) as u64;
+                    result.first_mismatches.push(Mismatch { index, expected: e, actual: a });
+                }
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// (absolute difference, relative difference, within tolerance).
+fn difference(expected: Number, actual: Number, tol: Tolerance) -> (f64, f64, bool) {
+    match (expected, actual) {
+        (Number::Int(e), Number::Int(a)) => {
+            let abs = (e - a).unsigned_abs() as f64;
+            let rel = if e == 0 {
+                if abs == 0.0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                abs / e.unsigned_abs() as f64
+            };
+            (abs, rel, e == a)
+        }
+        _ => {
+            let (e, a) = (expected.as_f64(), actual.as_f64());
+            if e.is_nan() || a.is_nan() {
+                let same = e.is_nan() && a.is_nan();
+                let diff = if same { 0.0 } else { f64::INFINITY };
+                return (diff, diff, same);
+            }
+            if e.is_infinite() || a.is_infinite() {
+                let same = e == a;
+                let diff = if same { 0.0 } else { f64::INFINITY };
+                return (diff, diff, same);
+            }
+            let abs = (a - e).abs();
+            let rel = if e == 0.0 {
+                if abs == 0.0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                abs / e.abs()
+            };
+            (abs, rel, abs <= tol.abs + tol.rel * e.abs())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn floats(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn c_g_formatting_matches_glibc() {
+        // Expected strings printed by glibc's printf("%g").
+        let cases: [(f64, &str); 20] = [
+            (0.5, "0.5"),
+            (2.5, "2.5"),
+            (1.0000005, "1"),
+            (1234565.0, "1.23456e+06"),
+            (0.000123455, "0.000123455"),
+            (1e-5, "1e-05"),
+            (999999.5, "1e+06"),
+            (9999995.0, "1e+07"),
+            (1.5e-5, "1.5e-05"),
+            (123456.5, "123456"),
+            (0.3125e-4, "3.125e-05"),
+            (100000.0, "100000"),
+            (1e6, "1e+06"),
+            (-2.5e9, "-2.5e+09"),
+            (1e100, "1e+100"),
+            (3.14159265, "3.14159"),
+            (-0.0, "-0"),
+            (f64::NEG_INFINITY, "-inf"),
+            (0.0001, "0.0001"),
+            (1.23456789e-300, "1.23457e-300"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(format_c_g(value), text, "{value:e}");
+        }
+        assert_eq!(format_c_g(f64::NAN), "nan");
+        assert_eq!(format_c_g(-f64::NAN), "-nan");
+    }
+
+    #[test]
+    fn dump_layout_and_hex_quirks() {
+        let float = ElemType::scalar(ScalarType::Float);
+        assert_eq!(
+            format_oclgrind_dump("out", float, &floats(&[1.0, -2.5]), false),
+            "\nArgument 'out': 8 bytes\n  out[0] = 1\n  out[1] = -2.5\n\n"
+        );
+        assert_eq!(
+            format_oclgrind_dump("out", float, &floats(&[-2.5]), true),
+            "\nArgument 'out': 4 bytes\n  out[0] = 0x0000-2.5\n\n"
+        );
+        let char_ty = ElemType::scalar(ScalarType::Char);
+        assert_eq!(
+            format_oclgrind_dump("c", char_ty, &[0xa0, 0x18], true),
+            "\nArgument 'c': 2 bytes\n  c[0] = 0xffffffa0\n  c[1] = 0x18\n\n"
+        );
+        let short = ElemType::scalar(ScalarType::Short);
+        assert!(format_oclgrind_dump("s", short, &(-20000i16).to_le_bytes(), true)
+            .contains("s[0] = 0xb1e0\n"));
+    }
+
+    #[test]
+    fn comparison_rules() {
+        let float = ElemType::scalar(ScalarType::Float);
+        let tol = Tolerance { rel: 1e-3, abs: 0.0 };
+        let expected = floats(&[1.0, f32::NAN, f32::INFINITY, 100.0, 0.0]);
+        let same = compare_buffers(float, &expected, &expected, tol).expect("comparable");
+        assert!(same.passed());
+        assert_eq!((same.compared, same.max_abs), (5, 0.0));
+        let actual = floats(&[1.0005, f32::NAN, f32::INFINITY, 100.2, 1e-9]);
+        let c = compare_buffers(float, &expected, &actual, tol).expect("comparable");
+        assert_eq!(c.mismatches, 2, "{c:?}");
+        assert_eq!(c.first_mismatches.iter().map(|m| m.index).collect::<Vec<_>>(), vec![3, 4]);
+        assert!((c.max_abs - 0.2).abs() < 1e-4);
+        let nan_vs_number = floats(&[1.0, 2.0, f32::INFINITY, 100.0, 0.0]);
+        assert_eq!(
+            compare_buffers(float, &expected, &nan_vs_number, tol).map(|c| c.mismatches),
+            Ok(1)
+        );
+
+        let int = ElemType::scalar(ScalarType::Int);
+        let e: Vec<u8> = [5i32, -3].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let a: Vec<u8> = [5i32, -4].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let c = compare_buffers(int, &e, &a, Tolerance { rel: 1.0, abs: 10.0 }).expect("ok");
+        assert_eq!((c.mismatches, c.max_abs), (1, 1.0), "integers are exact");
+        assert!(matches!(
+            compare_buffers(int, &e, &a[..4], tol),
+            Err(CompareError::SizeMismatch { .. })
+        ));
+        assert!(matches!(
+            compare_buffers(int, &e[..3], &a[..3], tol),
+            Err(CompareError::Ragged { .. })
+        ));
+    }
+
+    #[test]
+    fn comparison_ignores_vector_padding() {
+        let int3 = ElemType { scalar: ScalarType::Int, width: 3 };
+        let e: Vec<u8> = [1i32, 2, 3, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let a: Vec<u8> = [1i32, 2, 3, 99].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let c = compare_buffers(int3, &e, &a, Tolerance::default()).expect("ok");
+        assert!(c.passed());
+        assert_eq!(c.compared, 3);
+    }
+
+    #[test]
+    fn csv_rows() {
+        let mut out = Vec::new();
+        write_csv(&mut out, ElemType::scalar(ScalarType::Float), &floats(&[0.1, -2.0]))
+            .expect("csv");
+        assert_eq!(String::from_utf8_lossy(&out), "index,value\n0,0.1\n1,-2\n");
+        let mut out = Vec::new();
+        let uchar2 = ElemType { scalar: ScalarType::UChar, width: 2 };
+        write_csv(&mut out, uchar2, &[1, 2, 3, 255]).expect("csv");
+        assert_eq!(String::from_utf8_lossy(&out), "index,s0,s1\n0,1,2\n1,3,255\n");
+    }
+}
