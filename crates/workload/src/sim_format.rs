@@ -84,7 +84,9 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// Reads an argument header: `<` then everything up to the last `>` on that line.
+    /// Reads an argument header: `<` then everything up to the next `>` on that line.
+    /// (Oclgrind stops at the last `>` of the line; the two agree on every file Oclgrind
+    /// accepts, and stopping at the first also allows several headers on one line.)
     fn header(&mut self, what: &str) -> Result<(&'a str, Location), WorkloadError> {
         if !self.skip_whitespace() {
             return Err(self.error(format!("unexpected end of file: {what} needs a <...> header")));
@@ -94,7 +96,7 @@ impl<'a> Cursor<'a> {
         let Some(body) = rest.strip_prefix('<') else {
             return Err(self.error(format!("expected an argument header <...> for {what}")));
         };
-        let Some(end) = body.rfind('>') else {
+        let Some(end) = body.find('>') else {
             return Err(self.error("missing `>` at the end of the argument header"));
         };
         self.column += 1 + end + 1;
