@@ -1,6 +1,6 @@
 //! Opening a device: context, profiling command queue, program builds.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cl3::command_queue::CL_QUEUE_PROFILING_ENABLE;
 use cl3::device::CL_DEVICE_TYPE_ALL;
@@ -24,8 +24,15 @@ const BUILD_PROGRAM_FAILURE: i32 = -11;
 /// CL_INVALID_BUILD_OPTIONS.
 const INVALID_BUILD_OPTIONS: i32 = -43;
 
+/// Serialises platform discovery and context creation. Some runtimes (PoCL 3) initialise their
+/// devices lazily on the first query and crash when two threads race through that first query.
+static DISCOVERY_LOCK: Mutex<()> = Mutex::new(());
+
 /// Every device of every platform, with the handle needed to open it.
 fn enumerate_devices() -> Result<Vec<(DeviceInfo, cl_device_id)>, DeviceError> {
+    // A panic while holding the lock leaves nothing half-updated behind it, so a poisoned lock
+    // is still usable.
+    let _guard = DISCOVERY_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut devices = Vec::new();
     let platforms = platforms()?;
     let mut platform_names = Vec::new();
@@ -112,6 +119,7 @@ impl std::fmt::Debug for Device {
 
 impl Device {
     fn open(info: DeviceInfo, id: cl_device_id) -> Result<Device, DeviceError> {
+        let _guard = DISCOVERY_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let context = Context::from_device(&ClDevice::new(id)).during("clCreateContext")?;
         let properties = if info.profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 };
         let queue = create_queue(&context, id, properties)?;
