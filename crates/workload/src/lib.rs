@@ -55,6 +55,24 @@ impl Workload {
     pub fn from_toml_str(text: &str, base_dir: &Path) -> Result<Workload, WorkloadError> {
         toml_format::parse(text, base_dir, None, &LoadOptions::default())
     }
+
+    /// [`Workload::from_toml_str`] with explicit limits.
+    pub fn from_toml_str_with(
+        text: &str,
+        base_dir: &Path,
+        options: &LoadOptions,
+    ) -> Result<Workload, WorkloadError> {
+        toml_format::parse(text, base_dir, None, options)
+    }
+
+    /// [`Workload::from_sim_str`] with explicit limits.
+    pub fn from_sim_str_with(
+        text: &str,
+        base_dir: &Path,
+        options: &LoadOptions,
+    ) -> Result<Workload, WorkloadError> {
+        sim_format::parse(text, base_dir, None, None, options)
+    }
 }
 pub mod signature;
 pub use signature::{scan_kernel_params, KernelParam, ParamSpace};

@@ -1,0 +1,207 @@
+//! Robustness: thousands of random and mutated workload texts must load or fail with an
+//! error, never panic, and whatever loads must produce its initial data.
+
+use std::path::{Path, PathBuf};
+
+use clmap_workload::rng::SplitMix64;
+use clmap_workload::{LoadOptions, Workload};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Small limits so that a mutated size cannot make the test allocate gigabytes.
+const OPTIONS: LoadOptions = LoadOptions { max_total_bytes: 1 << 20 };
+
+const FRAGMENTS: &[&str] = &[
+    "<",
+    ">",
+    "[",
+    "]",
+    "{",
+    "}",
+    "=",
+    "\"",
+    ",",
+    "(",
+    ")",
+    ":",
+    "#",
+    "\n",
+    " ",
+    "-",
+    ".",
+    "0",
+    "1",
+    "-1",
+    "4294967296",
+    "99999999999999999999999999999999999999999",
+    "1e308",
+    "nan",
+    "inf",
+    "0x",
+    "size=",
+    "fill=",
+    "range=",
+    "1:1:8",
+    "dump",
+    "hex",
+    "null",
+    "local",
+    "noinit",
+    "ro",
+    "wo",
+    "float4",
+    "uchar",
+    "half",
+    "double16",
+    "int3",
+    "random(",
+    "fill(",
+    "range(",
+    "file(",
+    "zero",
+    "[[arg]]",
+    "[[launch]]",
+    "[buffers]",
+    "global",
+    "len",
+    "init",
+    "repeat",
+    "swap",
+    "outputs",
+    "scalar",
+    "value",
+    "buffer",
+    "name",
+    "é",
+    "\u{0}",
+    "\t",
+];
+
+fn seeds(ext: &str, dir: &Path) -> Vec<String> {
+    let mut texts = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == ext) {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    texts.push(text);
+                }
+            }
+        }
+    }
+    assert!(!texts.is_empty(), "no .{ext} seeds in {}", dir.display());
+    texts
+}
+
+fn pick<'a, T>(rng: &mut SplitMix64, items: &'a [T]) -> &'a T {
+    &items[(rng.next_u64() % items.len() as u64) as usize]
+}
+
+/// A char boundary at or before a random position.
+fn position(rng: &mut SplitMix64, text: &str) -> usize {
+    let mut at = (rng.next_u64() % (text.len() as u64 + 1)) as usize;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn mutate(rng: &mut SplitMix64, text: &str) -> String {
+    let mut text = text.to_string();
+    let edits = 1 + rng.next_u64() % 4;
+    for _ in 0..edits {
+        match rng.next_u64() % 6 {
+            0 => {
+                let a = position(rng, &text);
+                let b = position(rng, &text);
+                let (a, b) = (a.min(b), a.max(b));
+                text.replace_range(a..b.min(a + 20), "");
+            }
+            1 | 2 => {
+                let at = position(rng, &text);
+                text.insert_str(at, pick::<&str>(rng, FRAGMENTS));
+            }
+            3 => {
+                // Replace a number with an extreme one.
+                if let Some(at) = text.find(|c: char| c.is_ascii_digit()) {
+                    let end = text[at..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(text.len(), |e| at + e);
+                    let extreme = ["0", "18446744073709551616", "-5", "3", "1099511627776"];
+                    text.replace_range(at..end, pick::<&str>(rng, &extreme));
+                }
+            }
+            4 => {
+                let at = position(rng, &text);
+                text.truncate(at);
+            }
+            _ => {
+                let lines: Vec<&str> = text.lines().collect();
+                if !lines.is_empty() {
+                    let line = pick::<&str>(rng, &lines).to_string();
+                    let at = position(rng, &text);
+                    text.insert_str(at, &format!("\n{line}\n"));
+                }
+            }
+        }
+    }
+    text
+}
+
+fn random_text(rng: &mut SplitMix64) -> String {
+    let pieces = rng.next_u64() % 40;
+    (0..pieces).map(|_| *pick::<&str>(rng, FRAGMENTS)).collect()
+}
+
+fn exercise(loaded: Result<Workload, clmap_workload::WorkloadError>) -> bool {
+    match loaded {
+        Ok(w) => {
+            let _ = w.initial_data(3);
+            true
+        }
+        Err(e) => {
+            // Rendering the error must not panic either.
+            let _ = e.to_string();
+            false
+        }
+    }
+}
+
+#[test]
+fn mutated_toml_never_panics() {
+    let dir = root().join("examples");
+    let seeds = seeds("toml", &dir);
+    let mut rng = SplitMix64::new(2024);
+    let mut loaded = 0;
+    for i in 0..3000 {
+        let text = if i % 5 == 0 {
+            random_text(&mut rng)
+        } else {
+            let seed = pick::<String>(&mut rng, &seeds).clone();
+            mutate(&mut rng, &seed)
+        };
+        loaded += usize::from(exercise(Workload::from_toml_str_with(&text, &dir, &OPTIONS)));
+    }
+    // The mutations are mild enough that some survive; all failing would mean a broken seed.
+    assert!(loaded > 50, "only {loaded} mutants loaded");
+}
+
+#[test]
+fn mutated_sim_never_panics() {
+    let dir = root().join("tests/sim_files");
+    let seeds = seeds("sim", &dir);
+    let mut rng = SplitMix64::new(77);
+    let mut loaded = 0;
+    for i in 0..3000 {
+        let text = if i % 5 == 0 {
+            random_text(&mut rng)
+        } else {
+            let seed = pick::<String>(&mut rng, &seeds).clone();
+            mutate(&mut rng, &seed)
+        };
+        loaded += usize::from(exercise(Workload::from_sim_str_with(&text, &dir, &OPTIONS)));
+    }
+    assert!(loaded > 50, "only {loaded} mutants loaded");
+}
