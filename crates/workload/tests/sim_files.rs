@@ -4,6 +4,7 @@
 //! under `tests/data/`). The final buffers are computed here from each kernel's definition.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clmap_workload::{
     Access, BufferSet, Init, KernelParam, LaunchArg, LoadOptions, Number, ParamSpace, Workload,
@@ -145,8 +146,11 @@ fn float_formatting_matches_oclgrind() {
     assert_eq!(w.format_oclgrind_output(&data), captured("float_format.oclgrind.out"));
 }
 
+/// A fresh directory per call: tests run in parallel and write different `k.cl` files.
 fn scratch_with_kernel(source: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clmap-sim-tests-{}", std::process::id()));
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("clmap-sim-tests-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch");
     std::fs::write(dir.join("k.cl"), source).expect("write");
     dir

@@ -1,6 +1,7 @@
 //! Loading TOML workloads: the examples, every form of the format, and located errors.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clmap_workload::{Access, Init, LaunchArg, Number, Workload, WorkloadError};
 
@@ -9,8 +10,11 @@ fn repo_root() -> PathBuf {
 }
 
 /// A scratch directory holding a kernel file, so TOML snippets can name a real source.
+/// A fresh directory per call, so parallel tests never see a half-written file.
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clmap-toml-tests-{}", std::process::id()));
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("clmap-toml-tests-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     std::fs::write(dir.join("k.cl"), "__kernel void k(__global float *x) {}\n").expect("write");
     dir
