@@ -1,0 +1,38 @@
+//! Loads every workload file named on the command line and reports, per file, either a
+//! one-line summary or the error. Exit status 1 when any file fails.
+//!
+//! `cargo run -p clmap-workload --example check_workloads -- tests/corpus/*.toml`
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clmap_workload::Workload;
+
+fn main() -> ExitCode {
+    let mut failures = 0;
+    for arg in std::env::args().skip(1) {
+        let path = Path::new(&arg);
+        match Workload::load(path).and_then(|w| w.initial_data(0).map(|_| w)) {
+            Ok(w) => {
+                let kernels: Vec<&str> = w.launches.iter().map(|l| l.kernel.as_str()).collect();
+                println!(
+                    "ok    {arg}: {} launch(es) [{}], {} buffer(s), {} bytes, outputs {:?}",
+                    w.launches.len(),
+                    kernels.join(", "),
+                    w.buffers.len(),
+                    w.total_buffer_bytes(),
+                    w.outputs
+                );
+            }
+            Err(e) => {
+                failures += 1;
+                println!("FAIL  {e}");
+            }
+        }
+    }
+    if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
