@@ -45,7 +45,8 @@ pub fn evaluate(
     is_defined: &dyn Fn(&str) -> bool,
     diags: &mut Diagnostics,
 ) -> bool {
-    let mut eval = Evaluator { tokens, pos: 0, depth: 0, directive, is_defined, diags, failed: false };
+    let mut eval =
+        Evaluator { tokens, pos: 0, depth: 0, directive, is_defined, diags, failed: false };
     if tokens.is_empty() {
         eval.error(directive, "expected an expression after the directive");
         return false;
@@ -255,7 +256,10 @@ impl Evaluator<'_, '_> {
 
     fn unary_inner(&mut self, live: bool) -> PpValue {
         let Some(token) = self.tokens.get(self.pos) else {
-            self.error(self.directive, "expected a value at the end of the preprocessor expression");
+            self.error(
+                self.directive,
+                "expected a value at the end of the preprocessor expression",
+            );
             return PpValue::signed(0);
         };
         let span = token.site;
@@ -400,7 +404,20 @@ mod tests {
 
     #[test]
     fn errors_are_reported_and_make_the_condition_false() {
-        for text in ["1 / 0", "5 % 0", "", "(1", "1 +", "1 2", "1.0", "\"s\"", "x = 1", "1 ? 2", "defined", "defined(X"] {
+        for text in [
+            "1 / 0",
+            "5 % 0",
+            "",
+            "(1",
+            "1 +",
+            "1 2",
+            "1.0",
+            "\"s\"",
+            "x = 1",
+            "1 ? 2",
+            "defined",
+            "defined(X",
+        ] {
             let (result, diags) = eval(text);
             assert!(!result && diags.has_errors(), "{text} should be an error");
         }

@@ -120,7 +120,9 @@ impl BuildOptions {
         let mut words: Vec<String> = Vec::new();
         for m in &self.macros {
             match m {
-                MacroOption::Define { name, value: None } => words.push(format!("-D{}", quote(name))),
+                MacroOption::Define { name, value: None } => {
+                    words.push(format!("-D{}", quote(name)))
+                }
                 MacroOption::Define { name, value: Some(v) } => {
                     words.push(format!("-D{}", quote(&format!("{name}={v}"))))
                 }
@@ -164,7 +166,9 @@ fn is_macro_name(s: &str) -> bool {
 
 /// Quotes a word when it holds whitespace, quotes or backslashes.
 fn quote(word: &str) -> String {
-    if !word.is_empty() && !word.chars().any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '\\')) {
+    if !word.is_empty()
+        && !word.chars().any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '\\'))
+    {
         return word.to_string();
     }
     let mut out = String::from("\"");
@@ -278,7 +282,9 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_a_build_option() {
-        for text in ["-O2", "kernel.cl", "-D", "-D 1x", "-cl-std=CL9.9", "-I", "-D \"open", "-U a-b"] {
+        for text in
+            ["-O2", "kernel.cl", "-D", "-D 1x", "-cl-std=CL9.9", "-I", "-D \"open", "-U a-b"]
+        {
             assert!(BuildOptions::parse(text).is_err(), "{text} should be rejected");
         }
     }

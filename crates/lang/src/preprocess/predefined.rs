@@ -97,16 +97,22 @@ pub fn prelude(options: &BuildOptions) -> String {
     let mut text = String::with_capacity(4096);
     let _ = writeln!(text, "#define __OPENCL_VERSION__ {version}");
     let _ = writeln!(text, "#define __OPENCL_C_VERSION__ {version}");
-    for (name, value) in
-        [("CL_VERSION_1_0", 100), ("CL_VERSION_1_1", 110), ("CL_VERSION_1_2", 120), ("CL_VERSION_2_0", 200), ("CL_VERSION_3_0", 300)]
-    {
+    for (name, value) in [
+        ("CL_VERSION_1_0", 100),
+        ("CL_VERSION_1_1", 110),
+        ("CL_VERSION_1_2", 120),
+        ("CL_VERSION_2_0", 200),
+        ("CL_VERSION_3_0", 300),
+    ] {
         // 1.x versions are always there (programs compare against them); later ones only when
         // the selected language has them.
         if value <= 120 || value <= version {
             let _ = writeln!(text, "#define {name} {value}");
         }
     }
-    text.push_str("#define __ENDIAN_LITTLE__ 1\n#define __STDC__ 1\n#define __STDC_VERSION__ 199901L\n");
+    text.push_str(
+        "#define __ENDIAN_LITTLE__ 1\n#define __STDC__ 1\n#define __STDC_VERSION__ 199901L\n",
+    );
     text.push_str(
         "#define __kernel_exec(X, typen) __kernel __attribute__((work_group_size_hint(X, 1, 1))) __attribute__((vec_type_hint(typen)))\n",
     );
