@@ -115,6 +115,17 @@ impl Program {
         &self.kernel_names
     }
 
+    /// The device binary the runtime built (PTX on NVIDIA), as `build_binary` accepts it.
+    pub fn binary(&self) -> Result<Vec<u8>, DeviceError> {
+        let binaries =
+            self.program.get_binaries().during("clGetProgramInfo(CL_PROGRAM_BINARIES)")?;
+        binaries
+            .into_iter()
+            .next()
+            .filter(|binary| !binary.is_empty())
+            .ok_or_else(|| DeviceError::cl("clGetProgramInfo(CL_PROGRAM_BINARIES): no binary", -45))
+    }
+
     /// Runs one launch; buffers are created from the bytes, read back when asked.
     pub fn run(
         &self,

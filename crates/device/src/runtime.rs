@@ -56,18 +56,22 @@ pub fn missing_nvidia_icd_hint(platform_names: &[String]) -> String {
 }
 
 /// The commands that make NVIDIA's platform visible to the ICD loader.
+///
+/// The trailing slash of `OCL_ICD_VENDORS` matters: ocl-icd 2.3 appends the file names to the
+/// variable without a separator, so without it no vendor file is found at all.
 pub fn nvidia_icd_instructions() -> String {
     format!(
         "\nnote: NVIDIA's driver is present ({NVIDIA_OPENCL_LIBRARY} can be opened) but its ICD \
          file is missing, so the OpenCL loader does not list it. Create a vendors directory \
-         with a file naming the library and point OCL_ICD_VENDORS at it:\n    \
+         with a file naming the library and point OCL_ICD_VENDORS at it (keep the trailing \
+         slash):\n    \
          mkdir -p \"$HOME/.local/etc/OpenCL/vendors\"\n    \
          echo {NVIDIA_OPENCL_LIBRARY} > \"$HOME/.local/etc/OpenCL/vendors/nvidia.icd\"\n    \
-         cp /etc/OpenCL/vendors/*.icd \"$HOME/.local/etc/OpenCL/vendors/\" 2>/dev/null  \
-         # keep the other platforms\n    \
-         export OCL_ICD_VENDORS=\"$HOME/.local/etc/OpenCL/vendors\"\n\
-         (as root, `echo {NVIDIA_OPENCL_LIBRARY} > /etc/OpenCL/vendors/nvidia.icd` fixes it \
-         for every user)"
+         cp /etc/OpenCL/vendors/*.icd \"$HOME/.local/etc/OpenCL/vendors/\"  \
+         # keeps the other platforms\n    \
+         export OCL_ICD_VENDORS=\"$HOME/.local/etc/OpenCL/vendors/\"\n\
+         (or, as root, for every user: echo {NVIDIA_OPENCL_LIBRARY} > \
+         /etc/OpenCL/vendors/nvidia.icd)"
     )
 }
 
@@ -86,5 +90,7 @@ mod tests {
         assert!(text.contains("libnvidia-opencl.so.1"));
         assert!(text.contains("OCL_ICD_VENDORS"));
         assert!(text.starts_with('\n'));
+        // ocl-icd 2.3 finds nothing unless the directory ends with a slash.
+        assert!(text.contains("OCL_ICD_VENDORS=\"$HOME/.local/etc/OpenCL/vendors/\""));
     }
 }

@@ -1,5 +1,6 @@
 //! Tests against a real OpenCL device (PoCL in CI). Without one they print why and pass,
-//! unless CLMAP_REQUIRE_OPENCL=1 demands a device.
+//! unless CLMAP_REQUIRE_OPENCL=1 demands a device. CLMAP_TEST_DEVICE picks the device by
+//! selector (default: the CPU device, else the first one).
 
 use clmap_device::{
     copy_bandwidth, list_devices, select_device, BufferTable, Device, DeviceError, KernelArg,
@@ -10,7 +11,10 @@ use clmap_device::{
 fn test_device() -> Option<Device> {
     let required = std::env::var("CLMAP_REQUIRE_OPENCL").is_ok_and(|value| value == "1");
     // Prefer a CPU device: it is what CI has, and it gives the same answers on every machine.
-    let chosen = select_device("cpu").or_else(|_| select_device(""));
+    let chosen = match std::env::var("CLMAP_TEST_DEVICE") {
+        Ok(selector) => select_device(&selector),
+        Err(_) => select_device("cpu").or_else(|_| select_device("")),
+    };
     match chosen {
         Ok(device) => Some(device),
         Err(error) if required => panic!("CLMAP_REQUIRE_OPENCL=1 but no device: {error}"),
@@ -357,4 +361,23 @@ fn sequence_of_launches_shares_buffers() {
         program.run_sequence(&bad, &mut table),
         Err(DeviceError::UnknownSharedBuffer { index: 9, count: 2, .. })
     ));
+}
+
+#[test]
+fn built_binary_loads_and_runs_again() {
+    let Some(device) = test_device() else { return };
+    let program = device.build(VECTOR_ADD, "").expect("build");
+    let binary = program.binary().expect("binary");
+    let reloaded = device.build_binary(&binary, "").expect("build from binary");
+    let n = 64usize;
+    let mut args = vec![
+        KernelArg::Buffer { bytes: floats_to_bytes(&vec![1.5; n]), read_back: false },
+        KernelArg::Buffer { bytes: floats_to_bytes(&vec![2.0; n]), read_back: false },
+        KernelArg::Buffer { bytes: vec![0; 4 * n], read_back: true },
+        KernelArg::Scalar((n as i32).to_le_bytes().to_vec()),
+    ];
+    reloaded.run(&LaunchSpec::new("add", vec![n]), &mut args).expect("run");
+    assert!(bytes_to_floats(read_back(&args[2])).iter().all(|&value| value == 3.5));
+    let garbage = device.build_binary(b"not a binary", "");
+    assert!(garbage.is_err());
 }
