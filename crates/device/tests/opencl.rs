@@ -4,7 +4,7 @@
 
 use clmap_device::{
     copy_bandwidth, list_devices, select_device, BufferTable, Device, DeviceError, KernelArg,
-    LaunchSpec, SequenceArg, SequenceLaunch, TimingOptions,
+    LaunchSpec, LocalMemoryKind, SequenceArg, SequenceLaunch, TimingOptions,
 };
 
 /// The device to test on, or `None` (after saying why) when the machine has none.
@@ -260,13 +260,24 @@ fn static_local_array_above_the_limit_is_rejected() {
         Err(other) => panic!("unexpected error {other}"),
     };
     let mut args = vec![KernelArg::Buffer { bytes: vec![0; 4], read_back: true }];
-    let error = program.run(&LaunchSpec::new("k", vec![1]), &mut args).expect_err("too much");
-    let message = error.to_string();
-    assert!(
-        matches!(error, DeviceError::LocalMemoryExceeded { .. })
-            || message.contains("CL_OUT_OF_RESOURCES"),
-        "{message}"
-    );
+    match program.run(&LaunchSpec::new("k", vec![1]), &mut args) {
+        Err(error) => {
+            let message = error.to_string();
+            eprintln!("rejected as expected: {message}");
+            assert!(
+                matches!(error, DeviceError::LocalMemoryExceeded { .. })
+                    || message.contains("CL_OUT_OF_RESOURCES"),
+                "{message}"
+            );
+        }
+        // Runtimes that emulate local memory in global memory (PoCL 5) may honour any size;
+        // a device with a real scratchpad cannot.
+        Ok(_) => assert_eq!(
+            device.info().local_mem_type,
+            LocalMemoryKind::Emulated,
+            "a scratchpad device ran a kernel with more local memory than it has"
+        ),
+    }
 }
 
 #[test]
