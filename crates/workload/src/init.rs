@@ -257,13 +257,35 @@ fn random_value(rng: &mut SplitMix64, lo: Number, hi: Number, ty: ScalarType) ->
             // Rounding to the element type may land on HI; step back to keep [LO, HI).
             match ty {
                 ScalarType::Float if v as f32 >= b as f32 && a < b => {
-                    v = f64::from((b as f32).next_down());
+                    v = f64::from(f32_below(b as f32));
                 }
-                ScalarType::Double if v >= b && a < b => v = b.next_down(),
+                ScalarType::Double if v >= b && a < b => v = f64_below(b),
                 _ => {}
             }
             Number::Float(v)
         }
+    }
+}
+
+/// The largest `f32` below a finite `x`.
+fn f32_below(x: f32) -> f32 {
+    if x == 0.0 {
+        -f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() - 1)
+    } else {
+        f32::from_bits(x.to_bits() + 1)
+    }
+}
+
+/// The largest `f64` below a finite `x`.
+fn f64_below(x: f64) -> f64 {
+    if x == 0.0 {
+        -f64::from_bits(1)
+    } else if x > 0.0 {
+        f64::from_bits(x.to_bits() - 1)
+    } else {
+        f64::from_bits(x.to_bits() + 1)
     }
 }
 
@@ -370,7 +392,15 @@ mod tests {
             .generate(ElemType::scalar(ScalarType::UChar), 500, 0)
             .expect("random");
         assert!(ints.iter().all(|&b| b <= 100));
-        assert!(ints.iter().any(|&b| b == 100) && ints.iter().any(|&b| b == 0));
+        assert!(ints.contains(&100) && ints.contains(&0));
+    }
+
+    #[test]
+    fn neighbours_below() {
+        assert_eq!(f32_below(1.0), 1.0 - f32::EPSILON / 2.0);
+        assert_eq!(f32_below(-1.0), -1.0 - f32::EPSILON);
+        assert!(f32_below(0.0) < 0.0);
+        assert_eq!(f64_below(1.0), 1.0 - f64::EPSILON / 2.0);
     }
 
     #[test]

@@ -1,24 +1,38 @@
 //! Workloads: everything needed to run an OpenCL kernel, or a pipeline of kernels,
-//! reproducibly. See `docs/workloads.md` for the file formats.
+//! reproducibly — source, build options, NDRanges, arguments with their initial data, and
+//! which buffers are results. `docs/workloads.md` is the user's reference for the formats.
+//!
+//! Two formats load into one model ([`Workload`]): clmap's TOML files and Oclgrind's `.sim`
+//! files. A single launch is a pipeline with one launch; every argument is resolved to a
+//! named buffer, a scalar value, a local-memory size or a NULL pointer. The crate knows
+//! element types by name only and does not depend on the OpenCL C front end.
 
+pub mod error;
+pub mod init;
+pub mod model;
 pub mod number;
+pub mod output;
+pub mod rng;
+pub mod signature;
+mod sim_format;
+mod toml_format;
 pub mod types;
 
-pub use number::{Number, NumberError};
-pub use types::{ElemType, ScalarType};
-pub mod error;
-pub mod rng;
+use std::path::{Path, PathBuf};
+
 pub use error::{Location, WorkloadError};
-pub mod init;
 pub use init::Init;
-pub mod model;
 pub use model::{
     Access, ArgSpec, Buffer, BufferData, BufferSet, Launch, LaunchArg, LoadOptions, NdRange,
     Tolerance, Workload,
 };
-mod toml_format;
-
-use std::path::{Path, PathBuf};
+pub use number::{Number, NumberError};
+pub use output::{
+    compare_buffers, format_oclgrind_dump, write_binary, write_csv, write_output_files,
+    CompareError, Comparison, Mismatch,
+};
+pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
+pub use types::{ElemType, ScalarType};
 
 /// Puts `file` into an error's location when the error has none.
 pub(crate) fn with_file(mut err: WorkloadError, file: Option<PathBuf>) -> WorkloadError {
@@ -73,12 +87,7 @@ impl Workload {
     ) -> Result<Workload, WorkloadError> {
         sim_format::parse(text, base_dir, None, None, options)
     }
-}
-pub mod signature;
-pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
-mod sim_format;
 
-impl Workload {
     /// Parses an Oclgrind `.sim` file. The kernel file it names is resolved against `base_dir`,
     /// and the kernel's parameters are read from that source by [`scan_kernel_params`].
     pub fn from_sim_str(text: &str, base_dir: &Path) -> Result<Workload, WorkloadError> {
@@ -97,8 +106,3 @@ impl Workload {
         sim_format::parse(text, base_dir, None, Some(params), options)
     }
 }
-pub mod output;
-pub use output::{
-    compare_buffers, format_oclgrind_dump, write_binary, write_csv, CompareError, Comparison,
-    Mismatch,
-};

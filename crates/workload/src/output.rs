@@ -65,7 +65,7 @@ pub fn format_c_g(value: f64) -> String {
     let scientific = format!("{:.*e}", (PRECISION - 1) as usize, value);
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
-    if exponent < -4 || exponent >= PRECISION {
+    if !(-4..PRECISION).contains(&exponent) {
         let sign = if exponent < 0 { '-' } else { '+' };
         format!("{}e{sign}{:02}", trim_fraction(mantissa), exponent.abs())
     } else {
@@ -115,6 +115,35 @@ impl Workload {
         }
         out
     }
+}
+
+/// Writes every output buffer of `workload` into `dir` as `NAME.bin` (raw bytes) and
+/// `NAME.csv`, creating `dir` if needed. Returns the files written.
+pub fn write_output_files(
+    dir: &Path,
+    workload: &Workload,
+    data: &BufferSet,
+) -> io::Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for name in &workload.outputs {
+        let (Some(buffer), Some(contents)) = (workload.buffer(name), data.get(name)) else {
+            continue;
+        };
+        // Buffer names come from users; keep file names to a safe alphabet.
+        let stem: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+            .collect();
+        let binary = dir.join(format!("{stem}.bin"));
+        write_binary(&binary, &contents.bytes)?;
+        let csv = dir.join(format!("{stem}.csv"));
+        let file = io::BufWriter::new(std::fs::File::create(&csv)?);
+        write_csv(file, buffer.elem, &contents.bytes)?;
+        written.push(binary);
+        written.push(csv);
+    }
+    Ok(written)
 }
 
 /// Writes the raw little-endian bytes of a buffer.
@@ -317,7 +346,7 @@ mod tests {
             (1e6, "1e+06"),
             (-2.5e9, "-2.5e+09"),
             (1e100, "1e+100"),
-            (3.14159265, "3.14159"),
+            (4.56789012, "4.56789"),
             (-0.0, "-0"),
             (f64::NEG_INFINITY, "-inf"),
             (0.0001, "0.0001"),
@@ -393,6 +422,34 @@ mod tests {
         let c = compare_buffers(int3, &e, &a, Tolerance::default()).expect("ok");
         assert!(c.passed());
         assert_eq!(c.compared, 3);
+    }
+
+    #[test]
+    fn output_files_are_written_per_output_buffer() {
+        use crate::model::{Access, ArgSpec, NdRange};
+        use crate::Init;
+        let w = Workload::single(
+            "",
+            "k",
+            NdRange::linear(2, None),
+            vec![ArgSpec::Buffer {
+                name: "out/x".into(),
+                elem: ElemType::scalar(ScalarType::Float),
+                len: 2,
+                init: Init::Fill(Number::Float(1.5)),
+                output: true,
+                access: Access::ReadWrite,
+                tolerance: None,
+            }],
+        );
+        let data = w.initial_data(0).expect("data");
+        let dir = std::env::temp_dir().join(format!("clmap-out-{}", std::process::id()));
+        let files = write_output_files(&dir, &w, &data).expect("write");
+        assert_eq!(files.len(), 2);
+        assert_eq!(std::fs::read(dir.join("out_x.bin")).ok(), Some(floats(&[1.5, 1.5])));
+        let csv = std::fs::read_to_string(dir.join("out_x.csv")).unwrap_or_default();
+        assert_eq!(csv, "index,value\n0,1.5\n1,1.5\n");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub fn scan_kernel_params(source: &str, kernel: &str) -> Option<Vec<KernelParam>
     let mut search_from = 0;
     while let Some(found) = find_word(&text, search_from, &["__kernel", "kernel"]) {
         search_from = found.1;
-        let Some(open) = text.get(found.1..).and_then(|rest| find_call_open(rest)) else {
+        let Some(open) = text.get(found.1..).and_then(find_call_open) else {
             continue;
         };
         let open = found.1 + open;

@@ -323,7 +323,7 @@ pub(crate) fn parse(
         } else if let Some(fill) = h.fill {
             Init::Fill(number(fill)?)
         } else if let Some(range) = h.range {
-            sim_range(range, count, ty, &number).map_err(|m| fail(m))?
+            sim_range(range, count, ty, &number).map_err(&fail)?
         } else {
             if count > MAX_LISTED_VALUES {
                 return Err(fail(format!("{count} values to list; use fill, range or noinit")));
