@@ -24,7 +24,7 @@ __kernel void lang_global_atomics(__global const int *in,
 
     // Each failed exchange means another work-item raised the value, so the
     // number of rounds is bounded by the number of work-items.
-    int seen = *cas_maximum;
+    int seen = atomic_add(cas_maximum, 0); // an atomic read
     for (int round = 0; round < 4096 && seen < v; round++) {
         const int previous = atomic_cmpxchg(cas_maximum, seen, v);
         if (previous == seen)
