@@ -239,10 +239,21 @@ fn random_bounds(
     ty: ScalarType,
 ) -> Result<(Number, Number), String> {
     match (lo, hi) {
+        // `random(1, 0.0, 10.0)` on an integer buffer means the integers 0 to 10.
+        (Some(lo), Some(hi)) if !ty.is_float() => Ok((integral(lo), integral(hi))),
         (Some(lo), Some(hi)) => Ok((lo, hi)),
         (None, None) if ty.is_float() => Ok((Number::Float(0.0), Number::Float(1.0))),
         (None, None) => Ok((Number::Int(DEFAULT_RANDOM_INT.0), Number::Int(DEFAULT_RANDOM_INT.1))),
         _ => Err("random needs both LO and HI, or neither".to_string()),
+    }
+}
+
+fn integral(n: Number) -> Number {
+    match n {
+        Number::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => {
+            Number::Int(f as i128)
+        }
+        other => other,
     }
 }
 
@@ -362,6 +373,12 @@ mod tests {
             Init::Random { seed: 0, lo: Some(Number::Float(1.0)), hi: Some(Number::Float(1.0)) };
         assert!(empty.check(float, 1).is_err());
         assert!(Init::Values(vec![Number::Int(1)]).check(float, 2).is_err());
+        let integral_floats =
+            Init::Random { seed: 0, lo: Some(Number::Float(0.0)), hi: Some(Number::Float(9.0)) };
+        assert!(integral_floats.check(uchar, 4).is_ok());
+        let fractional =
+            Init::Random { seed: 0, lo: Some(Number::Float(0.5)), hi: Some(Number::Float(9.0)) };
+        assert!(fractional.check(uchar, 4).is_err());
     }
 
     #[test]

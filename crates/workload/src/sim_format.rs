@@ -352,7 +352,9 @@ pub(crate) fn parse(
                 Init::Values(v) => v,
                 Init::Range { start, step } => (0..width)
                     .map(|i| match (start, step) {
-                        (Number::Int(a), Number::Int(b)) => Number::Int(a + b * i128::from(i)),
+                        (Number::Int(a), Number::Int(b)) => {
+                            Number::Int(a.saturating_add(b.saturating_mul(i128::from(i))))
+                        }
                         _ => Number::Float(start.as_f64() + step.as_f64() * f64::from(i)),
                     })
                     .collect(),
@@ -424,10 +426,14 @@ fn sim_range(
     let end = number(end).map_err(|e| e.to_string())?;
     let produced = match (start, step, end) {
         (Number::Int(s), Number::Int(i), Number::Int(e)) if !ty.is_float() => {
-            if i == 0 || (e - s) % i != 0 {
-                None
-            } else {
-                u64::try_from((e - s) / i + 1).ok()
+            // Checked: the ends may be any 128-bit values the parser accepted.
+            let span = e.checked_sub(s);
+            match span {
+                Some(span) if i != 0 && span.checked_rem(i) == Some(0) => span
+                    .checked_div(i)
+                    .and_then(|n| n.checked_add(1))
+                    .and_then(|n| u64::try_from(n).ok()),
+                _ => None,
             }
         }
         _ => {

@@ -48,7 +48,7 @@ struct RawArg {
     output: Option<bool>,
     access: Option<Spanned<String>>,
     tolerance: Option<RawTolerance>,
-    value: Option<Spanned<RawValue>>,
+    value: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Deserialize)]
@@ -85,7 +85,7 @@ struct RawLaunch {
 struct RawInlineArg {
     name: Option<String>,
     scalar: Option<String>,
-    value: Option<RawValue>,
+    value: Option<toml::Value>,
     local: Option<String>,
     len: Option<u64>,
     null: Option<bool>,
@@ -98,22 +98,6 @@ struct RawTolerance {
     rel: f64,
     #[serde(default)]
     abs: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawValue {
-    One(RawNumber),
-    Many(Vec<RawNumber>),
-}
-
-/// TOML integers stop at i64; a string such as `"0xffffffffffffffff"` reaches the rest of ulong.
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
-enum RawNumber {
-    Int(i64),
-    Float(f64),
-    Text(String),
 }
 
 /// Carries the file name and text so every error can be located.
@@ -213,26 +197,29 @@ impl Ctx<'_> {
     }
 }
 
-fn number(raw: &RawNumber) -> Result<Number, String> {
+/// A TOML number, or a string holding one (TOML integers stop at i64; a string such as
+/// `"0xffffffffffffffff"` reaches the rest of `ulong`).
+fn number(raw: &toml::Value) -> Result<Number, String> {
     match raw {
-        RawNumber::Int(i) => Ok(Number::Int(i128::from(*i))),
-        RawNumber::Float(f) => Ok(Number::Float(*f)),
-        RawNumber::Text(t) => Number::parse(t).ok_or_else(|| format!("`{t}` is not a number")),
+        toml::Value::Integer(i) => Ok(Number::Int(i128::from(*i))),
+        toml::Value::Float(f) => Ok(Number::Float(*f)),
+        toml::Value::String(t) => Number::parse(t).ok_or_else(|| format!("`{t}` is not a number")),
+        other => Err(format!("expected a number, found a {}", other.type_str())),
     }
 }
 
 /// Scalar values: one number per component; a single number is broadcast to every component
 /// of a vector, as OpenCL C converts a scalar to a vector.
-fn scalar_values(ty: ElemType, value: Option<&RawValue>) -> Result<Vec<Number>, String> {
+fn scalar_values(ty: ElemType, value: Option<&toml::Value>) -> Result<Vec<Number>, String> {
     let value = value.ok_or_else(|| format!("a {ty} scalar needs `value`"))?;
     match value {
-        RawValue::One(n) => Ok(vec![number(n)?; usize::from(ty.width)]),
-        RawValue::Many(list) => {
+        toml::Value::Array(list) => {
             if list.len() != usize::from(ty.width) {
                 return Err(format!("{ty} needs {} values, {} given", ty.width, list.len()));
             }
             list.iter().map(number).collect()
         }
+        one => Ok(vec![number(one)?; usize::from(ty.width)]),
     }
 }
 

@@ -179,6 +179,9 @@ fn sim_errors_are_located() {
     assert!(sim_error("<size=16 ro wo> <size=4> 1 <size=4>").contains("exclusive"));
     assert!(sim_error("size=16").contains("header"));
     assert!(sim_error("<size=16 null>").contains("null"));
+    let extreme = "<size=16 range=-170141183460469231731687303715884105727:1:\
+                   170141183460469231731687303715884105727> <size=4> 1 <size=4>";
+    assert!(sim_error(extreme).contains("range"));
     let dir = scratch_with_kernel(KERNEL);
     let bad_range = Workload::from_sim_str("k.cl k\n4 1 1\n3 1 1\n", &dir).expect_err("divide");
     assert!(bad_range.to_string().contains("divide"));

@@ -176,6 +176,10 @@ fn semantic_errors_point_at_the_key() {
         error(&format!("{HEADER}[[arg]]\nname = \"x\"\nscalar = \"uchar\"\nvalue = 300\n"));
     assert!(message.contains("300"), "{message}");
 
+    let message =
+        error(&format!("{HEADER}[[arg]]\nname = \"x\"\nscalar = \"int\"\nvalue = true\n"));
+    assert!(message.contains("expected a number, found a boolean"), "{message}");
+
     let message = error(&format!("{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"flaot\"\nlen = 4\n"));
     assert!(message.contains("flaot") && message.contains("float4"), "{message}");
 }
