@@ -276,6 +276,14 @@ impl Program {
     ) -> Result<Kernel, DeviceError> {
         let info = &self.device.info;
         check_launch_shape(info, launch)?;
+        // The name travels as a C string; an interior NUL could only name a kernel that the
+        // program does not have.
+        if launch.kernel.contains('\0') {
+            return Err(DeviceError::KernelNotFound {
+                name: launch.kernel.escape_debug().to_string(),
+                available: self.kernel_names.join(", "),
+            });
+        }
         let kernel = match Kernel::create(&self.program, &launch.kernel) {
             Ok(kernel) => kernel,
             Err(error) if error.0 == INVALID_KERNEL_NAME => {

@@ -145,6 +145,8 @@ fn wrong_kernel_name_and_argument_count_are_explained() {
     assert!(
         matches!(error, DeviceError::KernelNotFound { ref available, .. } if available == "add")
     );
+    let error = program.run(&LaunchSpec::new("ad\0d", vec![4]), &mut args).expect_err("NUL");
+    assert!(matches!(error, DeviceError::KernelNotFound { .. }));
     let error = program.run(&LaunchSpec::new("add", vec![4]), &mut args).expect_err("one arg");
     assert!(matches!(error, DeviceError::ArgumentCount { expected: 4, given: 1, .. }));
 }
