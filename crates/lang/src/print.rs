@@ -1,1 +1,215 @@
-//! (being written)
+//! The OpenCL C back end: IR to source text that clang accepts and that computes the same.
+//!
+//! Modelled on naga's MSL writer: one pass over the module that writes declarations before
+//! their first use (pragmas, struct definitions, typedefs, program-scope constants, then
+//! functions in module order, helpers before the kernels that call them). The output is
+//! deterministic (4-space indentation, one statement per line) and a fixpoint of reading it
+//! back: printing the checked result of the printed text yields the same text.
+//!
+//! Conversions sema made explicit are left out where C performs them anyway
+//! ([`ConversionKind::Implicit`](crate::ir::ConversionKind)), so the text stays close to what
+//! the user wrote.
+
+mod expr;
+mod literal;
+mod stmt;
+mod types;
+
+use crate::ir::{
+    ConstValue, Expression, Function, FunctionKind, GlobalVariable, Handle, Module, StructNaming,
+    Type, TypeInner,
+};
+use std::fmt::Write as _;
+
+pub(crate) use expr::ExpressionPrinter;
+use types::declaration;
+
+const INDENT: &str = "    ";
+
+/// The whole translation unit.
+pub fn print_module(module: &Module) -> String {
+    let mut out = String::new();
+    let leading = |p: &&crate::ir::ModulePragma| p.before_function == 0;
+    for pragma in module.pragmas.iter().filter(leading) {
+        let _ = writeln!(out, "{}", pragma_line(&pragma.text));
+    }
+    let mut section = Section::new(&mut out);
+    for (_, ty) in module.types.iter() {
+        if let TypeInner::Struct { .. } = ty {
+            section.item(&struct_definition(module, ty));
+        }
+    }
+    let typedefs: String = module
+        .typedefs
+        .iter()
+        .filter(|t| !names_typedef_struct(module, &t.name, t.ty))
+        .map(|t| format!("typedef {};\n", declaration(module, t.ty, &[], &t.name).joined()))
+        .collect();
+    section.item(&typedefs);
+    let globals: String = module.global_variables.iter().map(|(_, g)| global(module, g)).collect();
+    section.item(&globals);
+    for (index, handle) in module.functions.handles().enumerate() {
+        let mut text = String::new();
+        if index > 0 {
+            for pragma in module.pragmas.iter().filter(|p| p.before_function == index) {
+                let _ = writeln!(text, "{}", pragma_line(&pragma.text));
+            }
+        }
+        text.push_str(&print_function(module, handle));
+        section.item(&text);
+    }
+    let count = module.functions.len();
+    let trailing: String = module
+        .pragmas
+        .iter()
+        .filter(|p| p.before_function >= count && p.before_function > 0)
+        .map(|p| format!("{}\n", pragma_line(&p.text)))
+        .collect();
+    section.item(&trailing);
+    out
+}
+
+/// One function definition, header and body.
+pub fn print_function(module: &Module, f: Handle<Function>) -> String {
+    match module.functions.get(f) {
+        Some(function) => stmt::FunctionPrinter::new(module, function).definition(),
+        None => format!("/* invalid function {} */\n", f.index()),
+    }
+}
+
+/// One expression of `f`, without surrounding parentheses.
+pub fn print_expression(module: &Module, f: &Function, e: Handle<Expression>) -> String {
+    ExpressionPrinter { module, function: f }.expression(e, expr::prec::NONE)
+}
+
+/// A type as a type name, e.g. `__global float *` or `struct Point`.
+pub fn print_type(module: &Module, ty: Handle<Type>) -> String {
+    types::type_name(module, ty)
+}
+
+/// Items separated by one blank line, empty items skipped.
+struct Section<'o> {
+    out: &'o mut String,
+}
+
+impl<'o> Section<'o> {
+    fn new(out: &'o mut String) -> Self {
+        Section { out }
+    }
+
+    fn item(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if !self.out.is_empty() {
+            self.out.push('\n');
+        }
+        self.out.push_str(text);
+    }
+}
+
+fn pragma_line(text: &str) -> String {
+    let text = text.trim();
+    if text.starts_with('#') {
+        text.to_string()
+    } else {
+        format!("#pragma {text}")
+    }
+}
+
+/// Whether a typedef is the one that names a `typedef struct { … } Name;` (printed with the
+/// struct itself).
+fn names_typedef_struct(module: &Module, name: &str, ty: Handle<Type>) -> bool {
+    matches!(
+        module.types.get(ty),
+        Some(TypeInner::Struct { name: n, naming: StructNaming::Typedef, .. }) if n == name
+    )
+}
+
+fn struct_definition(module: &Module, ty: &TypeInner) -> String {
+    let TypeInner::Struct { name, naming, is_union, members, .. } = ty else {
+        return String::new();
+    };
+    let keyword = if *is_union { "union" } else { "struct" };
+    let mut body = String::new();
+    for member in members {
+        let decl = declaration(module, member.ty, &[], &member.name);
+        let _ = writeln!(body, "{INDENT}{};", decl.joined());
+    }
+    match naming {
+        StructNaming::Tag => format!("{keyword} {name} {{\n{body}}};\n"),
+        StructNaming::Typedef => format!("typedef {keyword} {{\n{body}}} {name};\n"),
+    }
+}
+
+fn global(module: &Module, variable: &GlobalVariable) -> String {
+    let decl = declaration(module, variable.ty, &[variable.space.qualifier()], &variable.name);
+    match &variable.init {
+        Some(init) => {
+            format!("{} = {};\n", decl.joined(), const_value(module, init, variable.ty, 0))
+        }
+        None => format!("{};\n", decl.joined()),
+    }
+}
+
+/// A program-scope initialiser, shaped by the type it initialises.
+fn const_value(module: &Module, value: &ConstValue, ty: Handle<Type>, depth: usize) -> String {
+    let inner = module.types.get(ty);
+    if depth > expr::MAX_DEPTH {
+        return "0".to_string();
+    }
+    match (value, inner) {
+        (ConstValue::Literal(lit), Some(TypeInner::Vector { .. })) => {
+            format!("({})({})", types::type_name(module, ty), literal::literal(*lit).text)
+        }
+        (ConstValue::Literal(lit), _) => literal::literal(*lit).text,
+        (ConstValue::Zero, Some(TypeInner::Scalar(s))) => {
+            literal::literal(expr::zero_literal(*s)).text
+        }
+        (ConstValue::Zero, Some(TypeInner::Vector { scalar, .. })) => format!(
+            "({})({})",
+            types::type_name(module, ty),
+            literal::literal(expr::zero_literal(*scalar)).text
+        ),
+        (ConstValue::Zero, _) => "{0}".to_string(),
+        (ConstValue::Composite(items), Some(TypeInner::Vector { scalar, size })) => {
+            // A vector literal needs every component: missing trailing ones are zero.
+            let zero = literal::literal(expr::zero_literal(*scalar)).text;
+            let element = module.types.find(&TypeInner::Scalar(*scalar));
+            let mut parts: Vec<String> = items
+                .iter()
+                .map(|item| match element {
+                    Some(el) => const_value(module, item, el, depth + 1),
+                    None => zero.clone(),
+                })
+                .collect();
+            let count: u32 = items.len() as u32;
+            for _ in count..size.width() {
+                parts.push(zero.clone());
+            }
+            format!("({})({})", types::type_name(module, ty), parts.join(", "))
+        }
+        (ConstValue::Composite(items), Some(TypeInner::Array { element, .. })) => {
+            let parts: Vec<String> =
+                items.iter().map(|item| const_value(module, item, *element, depth + 1)).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        (ConstValue::Composite(items), Some(TypeInner::Struct { members, .. })) => {
+            let parts: Vec<String> = items
+                .iter()
+                .zip(members)
+                .map(|(item, m)| const_value(module, item, m.ty, depth + 1))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        (ConstValue::Composite(items), _) => match items.first() {
+            Some(first) => format!("{{{}}}", const_value(module, first, ty, depth + 1)),
+            None => "{0}".to_string(),
+        },
+    }
+}
+
+/// Whether a function is a kernel (for the header).
+fn is_kernel(function: &Function) -> bool {
+    matches!(function.kind, FunctionKind::Kernel(_))
+}

@@ -1,0 +1,439 @@
+//! Expressions as OpenCL C, with the fewest parentheses that keep the tree's meaning and keep
+//! clang's `-Wparentheses` family quiet.
+
+use super::literal;
+use super::types::{type_name, value_type_name};
+use crate::ir::{
+    BinaryOp, ConversionKind, Expression, Function, Handle, Literal, Module, Scalar, Type,
+    TypeInner, UnaryOp,
+};
+
+/// C precedence levels, loosest first; an operand printed where at least `p` is required gets
+/// parentheses when its own level is lower.
+pub(crate) mod prec {
+    pub const NONE: u8 = 0;
+    pub const COMMA: u8 = 1;
+    pub const ASSIGN: u8 = 2;
+    pub const CONDITIONAL: u8 = 3;
+    pub const LOGICAL_OR: u8 = 4;
+    pub const UNARY: u8 = 14;
+    pub const POSTFIX: u8 = 15;
+    pub const PRIMARY: u8 = 16;
+}
+
+/// Expression trees deeper than this are not printed (the validator rejects them); it keeps a
+/// hostile tree from exhausting the stack.
+pub(crate) const MAX_DEPTH: usize = 1000;
+
+fn binary_precedence(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 13,
+        BinaryOp::Add | BinaryOp::Sub => 12,
+        BinaryOp::Shl | BinaryOp::Shr => 11,
+        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge => 10,
+        BinaryOp::Eq | BinaryOp::Ne => 9,
+        BinaryOp::BitAnd => 8,
+        BinaryOp::BitXor => 7,
+        BinaryOp::BitOr => 6,
+        BinaryOp::LogicalAnd => 5,
+        BinaryOp::LogicalOr => 4,
+    }
+}
+
+fn is_arithmetic(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Add | BinaryOp::Sub)
+}
+
+fn is_comparison(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+    )
+}
+
+fn is_logical(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr)
+}
+
+/// Whether `child` may appear unparenthesised under `parent` when precedence allows it.
+/// Mixing bitwise or shift operators with anything else, comparisons with comparisons, and
+/// `&&` with `||` always gets parentheses: precedence is right but readers (and clang) stumble.
+fn mixes_clearly(parent: BinaryOp, child: BinaryOp) -> bool {
+    if parent == child {
+        return !is_comparison(parent);
+    }
+    (is_arithmetic(parent) && is_arithmetic(child))
+        || (is_comparison(parent) && is_arithmetic(child))
+        || (is_logical(parent) && (is_arithmetic(child) || is_comparison(child)))
+}
+
+/// A printed subexpression: its text, its precedence level and, for binary operators, which
+/// one (parenthesisation depends on the pair of operators, not only on levels).
+struct Printed {
+    text: String,
+    prec: u8,
+    op: Option<BinaryOp>,
+}
+
+impl Printed {
+    fn new(text: String, prec: u8) -> Self {
+        Printed { text, prec, op: None }
+    }
+
+    fn at_least(self, min: u8) -> String {
+        if self.prec < min {
+            format!("({})", self.text)
+        } else {
+            self.text
+        }
+    }
+}
+
+/// Prints expressions of one function.
+pub(crate) struct ExpressionPrinter<'a> {
+    pub module: &'a Module,
+    pub function: &'a Function,
+}
+
+impl<'a> ExpressionPrinter<'a> {
+    /// The expression, parenthesised if its precedence is below `min`.
+    pub fn expression(&self, e: Handle<Expression>, min: u8) -> String {
+        self.print(e, 0).at_least(min)
+    }
+
+    /// The expression as the initialiser of a declaration: aggregates as brace lists.
+    pub fn initializer(&self, e: Handle<Expression>) -> String {
+        self.initializer_at(e, 0)
+    }
+
+    fn initializer_at(&self, e: Handle<Expression>, depth: usize) -> String {
+        let ty = self.type_of(e);
+        let aggregate = matches!(
+            ty.and_then(|t| self.module.types.get(t)),
+            Some(TypeInner::Array { .. } | TypeInner::Struct { .. })
+        );
+        match self.function.expressions.get(e) {
+            Some(Expression::Compose(parts)) if aggregate && depth < MAX_DEPTH => {
+                let items: Vec<String> =
+                    parts.iter().map(|&p| self.initializer_at(p, depth + 1)).collect();
+                format!("{{{}}}", items.join(", "))
+            }
+            Some(Expression::ZeroValue) if aggregate => "{0}".to_string(),
+            _ => self.expression(e, prec::ASSIGN),
+        }
+    }
+
+    fn type_of(&self, e: Handle<Expression>) -> Option<Handle<Type>> {
+        self.function.expression_types.get(e.index()).copied()
+    }
+
+    fn type_inner(&self, e: Handle<Expression>) -> Option<&'a TypeInner> {
+        self.type_of(e).and_then(|t| self.module.types.get(t))
+    }
+
+    fn type_text(&self, e: Handle<Expression>) -> String {
+        match self.type_of(e) {
+            Some(t) => type_name(self.module, t),
+            None => "/* untyped */ int".to_string(),
+        }
+    }
+
+    fn operand(&self, e: Handle<Expression>, min: u8, depth: usize) -> String {
+        self.print(e, depth + 1).at_least(min)
+    }
+
+    fn arguments(&self, args: &[Handle<Expression>], depth: usize) -> String {
+        args.iter().map(|&a| self.operand(a, prec::ASSIGN, depth)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// An operand of a binary operator; `is_rhs` because C's binary operators group to the left.
+    fn binary_operand(
+        &self,
+        parent: BinaryOp,
+        e: Handle<Expression>,
+        is_rhs: bool,
+        depth: usize,
+    ) -> String {
+        let printed = self.print(e, depth + 1);
+        let level = binary_precedence(parent);
+        let needs = printed.prec < level
+            || (printed.prec == level && is_rhs)
+            || printed.op.is_some_and(|child| !mixes_clearly(parent, child));
+        if needs {
+            format!("({})", printed.text)
+        } else {
+            printed.text
+        }
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        lhs: Handle<Expression>,
+        rhs: Handle<Expression>,
+        depth: usize,
+    ) -> Printed {
+        let text = format!(
+            "{} {} {}",
+            self.binary_operand(op, lhs, false, depth),
+            op.as_str(),
+            self.binary_operand(op, rhs, true, depth)
+        );
+        Printed { text, prec: binary_precedence(op), op: Some(op) }
+    }
+
+    /// A prefix operator: a `-` before an operand that starts with `-` would read as `--`.
+    fn prefix(&self, op: &str, operand: Handle<Expression>, depth: usize) -> Printed {
+        let inner = self.operand(operand, prec::UNARY, depth);
+        let clash = matches!(op, "-" | "--" | "+" | "++" | "&")
+            && inner.starts_with(op.chars().next().unwrap_or(' '));
+        let inner = if clash { format!("({inner})") } else { inner };
+        Printed::new(format!("{op}{inner}"), prec::UNARY)
+    }
+
+    fn print(&self, e: Handle<Expression>, depth: usize) -> Printed {
+        if depth > MAX_DEPTH {
+            return Printed::new("/* expression too deep */ 0".to_string(), prec::PRIMARY);
+        }
+        let Some(expr) = self.function.expressions.get(e) else {
+            return Printed::new(
+                format!("/* invalid expression {} */ 0", e.index()),
+                prec::PRIMARY,
+            );
+        };
+        match expr {
+            Expression::Literal(lit) => {
+                let printed = literal::literal(*lit);
+                let level = if printed.is_unary { prec::UNARY } else { prec::PRIMARY };
+                Printed::new(printed.text, level)
+            }
+            Expression::StringLiteral(text) => Printed::new(literal::string(text), prec::PRIMARY),
+            Expression::ZeroValue => self.zero_value(e),
+            Expression::Variable(var) => Printed::new(self.variable_name(*var), prec::PRIMARY),
+            Expression::Deref(pointer) => self.prefix("*", *pointer, depth),
+            Expression::Index { base, index } => Printed::new(
+                format!(
+                    "{}[{}]",
+                    self.operand(*base, prec::POSTFIX, depth),
+                    self.operand(*index, prec::NONE, depth)
+                ),
+                prec::POSTFIX,
+            ),
+            Expression::Member { base, member } => self.member(*base, *member, depth),
+            Expression::Swizzle { base, components } => Printed::new(
+                format!(
+                    "{}.{}",
+                    self.operand(*base, prec::POSTFIX, depth),
+                    self.swizzle_suffix(*base, components)
+                ),
+                prec::POSTFIX,
+            ),
+            // Loads and array decay are implicit in C.
+            Expression::Load(place) | Expression::Decay(place) => self.print(*place, depth + 1),
+            Expression::AddressOf(place) => self.prefix("&", *place, depth),
+            Expression::Unary { op, operand } => {
+                let op = match op {
+                    UnaryOp::Negate => "-",
+                    UnaryOp::LogicalNot => "!",
+                    UnaryOp::BitNot => "~",
+                };
+                self.prefix(op, *operand, depth)
+            }
+            Expression::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs, depth),
+            Expression::PointerOffset { pointer, offset, subtract } => {
+                let op = if *subtract { BinaryOp::Sub } else { BinaryOp::Add };
+                self.binary(op, *pointer, *offset, depth)
+            }
+            Expression::PointerDifference { lhs, rhs } => {
+                self.binary(BinaryOp::Sub, *lhs, *rhs, depth)
+            }
+            Expression::PointerCompare { op, lhs, rhs } => self.binary(*op, *lhs, *rhs, depth),
+            Expression::Conditional { condition, accept, reject } => Printed::new(
+                format!(
+                    "{} ? {} : {}",
+                    self.operand(*condition, prec::LOGICAL_OR, depth),
+                    self.operand(*accept, prec::ASSIGN, depth),
+                    self.operand(*reject, prec::CONDITIONAL, depth)
+                ),
+                prec::CONDITIONAL,
+            ),
+            Expression::Convert { value, kind } => self.conversion(e, *value, *kind, depth),
+            Expression::Bitcast(value) => Printed::new(
+                format!("as_{}({})", self.value_type(e), self.operand(*value, prec::ASSIGN, depth)),
+                prec::POSTFIX,
+            ),
+            Expression::Splat(value) => Printed::new(
+                format!("({})({})", self.type_text(e), self.operand(*value, prec::ASSIGN, depth)),
+                prec::UNARY,
+            ),
+            Expression::Compose(parts) => self.compose(e, parts, depth),
+            Expression::Assign { place, value } => Printed::new(
+                format!(
+                    "{} = {}",
+                    self.operand(*place, prec::UNARY, depth),
+                    self.operand(*value, prec::ASSIGN, depth)
+                ),
+                prec::ASSIGN,
+            ),
+            Expression::CompoundAssign { op, place, value, .. } => Printed::new(
+                format!(
+                    "{} {}= {}",
+                    self.operand(*place, prec::UNARY, depth),
+                    op.as_str(),
+                    self.operand(*value, prec::ASSIGN, depth)
+                ),
+                prec::ASSIGN,
+            ),
+            Expression::IncDec { place, increment, prefix } => {
+                let op = if *increment { "++" } else { "--" };
+                if *prefix {
+                    self.prefix(op, *place, depth)
+                } else {
+                    let place = self.operand(*place, prec::POSTFIX, depth);
+                    Printed::new(format!("{place}{op}"), prec::POSTFIX)
+                }
+            }
+            Expression::Comma { lhs, rhs } => Printed::new(
+                format!(
+                    "{}, {}",
+                    self.operand(*lhs, prec::COMMA, depth),
+                    self.operand(*rhs, prec::ASSIGN, depth)
+                ),
+                prec::COMMA,
+            ),
+            Expression::Call { function, args } => {
+                let name = match self.module.functions.get(*function) {
+                    Some(f) => f.name.clone(),
+                    None => format!("/* invalid function {} */", function.index()),
+                };
+                Printed::new(format!("{name}({})", self.arguments(args, depth)), prec::POSTFIX)
+            }
+            Expression::Builtin { function, args } => Printed::new(
+                format!("{}({})", function.name(), self.arguments(args, depth)),
+                prec::POSTFIX,
+            ),
+        }
+    }
+
+    fn variable_name(&self, var: crate::ir::VariableRef) -> String {
+        use crate::ir::VariableRef;
+        let name = match var {
+            VariableRef::Local(h) => self.function.locals.get(h).map(|l| l.name.clone()),
+            VariableRef::Param(i) => self.function.params.get(i as usize).map(|p| p.name.clone()),
+            VariableRef::Global(h) => self.module.global_variables.get(h).map(|g| g.name.clone()),
+        };
+        name.unwrap_or_else(|| format!("/* invalid variable {var:?} */ 0"))
+    }
+
+    fn value_type(&self, e: Handle<Expression>) -> String {
+        match self.type_of(e) {
+            Some(t) => value_type_name(self.module, t),
+            None => "int".to_string(),
+        }
+    }
+
+    /// `s.f`, or `p->f` for a member of a dereferenced pointer.
+    fn member(&self, base: Handle<Expression>, member: u32, depth: usize) -> Printed {
+        let name = match self.type_inner(base) {
+            Some(TypeInner::Struct { members, .. }) => {
+                members.get(member as usize).map(|m| &m.name)
+            }
+            _ => None,
+        };
+        let name = name.cloned().unwrap_or_else(|| format!("/* invalid member {member} */"));
+        let text = match self.function.expressions.get(base) {
+            Some(Expression::Deref(pointer)) => {
+                format!("{}->{name}", self.operand(*pointer, prec::POSTFIX, depth + 1))
+            }
+            _ => format!("{}.{name}", self.operand(base, prec::POSTFIX, depth)),
+        };
+        Printed::new(text, prec::POSTFIX)
+    }
+
+    /// `.xyzw` letters for up to four of the first four components of a vector of at most
+    /// four, else the numeric `.s0123…` form that works for every width.
+    fn swizzle_suffix(&self, base: Handle<Expression>, components: &[u8]) -> String {
+        let width = self.type_inner(base).and_then(TypeInner::vector_size).map_or(0, |s| s.width());
+        if width <= 4 && components.len() <= 4 && components.iter().all(|&c| c < 4) {
+            components.iter().map(|&c| ['x', 'y', 'z', 'w'][c as usize & 3]).collect()
+        } else {
+            let digits: String = components
+                .iter()
+                .map(|&c| char::from_digit(u32::from(c) & 0xf, 16).unwrap_or('0'))
+                .collect();
+            format!("s{digits}")
+        }
+    }
+
+    fn conversion(
+        &self,
+        e: Handle<Expression>,
+        value: Handle<Expression>,
+        kind: ConversionKind,
+        depth: usize,
+    ) -> Printed {
+        match kind {
+            // Sema inserts it again when it reads the printed text.
+            ConversionKind::Implicit => self.print(value, depth + 1),
+            ConversionKind::Cast => Printed::new(
+                format!("({}){}", self.type_text(e), self.operand(value, prec::UNARY, depth)),
+                prec::UNARY,
+            ),
+            ConversionKind::Explicit { saturate, rounding } => Printed::new(
+                format!(
+                    "convert_{}{}{}({})",
+                    self.value_type(e),
+                    if saturate { "_sat" } else { "" },
+                    rounding.map_or("", |r| r.suffix()),
+                    self.operand(value, prec::ASSIGN, depth)
+                ),
+                prec::POSTFIX,
+            ),
+        }
+    }
+
+    /// Vector literals `(float4)(a, b)`; arrays and structs as compound literals `(T){a, b}`.
+    fn compose(
+        &self,
+        e: Handle<Expression>,
+        parts: &[Handle<Expression>],
+        depth: usize,
+    ) -> Printed {
+        let ty = self.type_text(e);
+        if matches!(self.type_inner(e), Some(TypeInner::Vector { .. })) {
+            return Printed::new(format!("({ty})({})", self.arguments(parts, depth)), prec::UNARY);
+        }
+        let items: Vec<String> = parts.iter().map(|&p| self.initializer_at(p, depth + 1)).collect();
+        Printed::new(format!("({ty}){{{}}}", items.join(", ")), prec::POSTFIX)
+    }
+
+    fn zero_value(&self, e: Handle<Expression>) -> Printed {
+        match self.type_inner(e) {
+            Some(TypeInner::Scalar(s)) => {
+                let printed = literal::literal(zero_literal(*s));
+                let level = if printed.is_unary { prec::UNARY } else { prec::PRIMARY };
+                Printed::new(printed.text, level)
+            }
+            Some(TypeInner::Vector { scalar, .. }) => {
+                let zero = literal::literal(zero_literal(*scalar)).text;
+                Printed::new(format!("({})({zero})", self.type_text(e)), prec::UNARY)
+            }
+            Some(TypeInner::Pointer { .. }) => {
+                Printed::new(format!("({})0", self.type_text(e)), prec::UNARY)
+            }
+            Some(TypeInner::Array { .. } | TypeInner::Struct { .. }) => {
+                Printed::new(format!("({}){{0}}", self.type_text(e)), prec::POSTFIX)
+            }
+            _ => Printed::new("0".to_string(), prec::PRIMARY),
+        }
+    }
+}
+
+/// The zero of a scalar type as a literal.
+pub(crate) fn zero_literal(scalar: Scalar) -> Literal {
+    match scalar {
+        Scalar::Bool => Literal::Bool(false),
+        s if s.is_float() => Literal::Float { scalar: s, value: 0.0 },
+        s => Literal::int(s, 0),
+    }
+}
