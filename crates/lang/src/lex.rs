@@ -166,6 +166,22 @@ impl Lexer {
         token
     }
 
+    /// Whether only whitespace and comments remain before the end of the current line, so that
+    /// the next token (if any) starts a new line. Reads nothing.
+    pub fn at_end_of_line(&self, text: &str) -> bool {
+        let mut scanner = Scanner {
+            text: text.as_bytes(),
+            pos: self.pos,
+            token_start: self.pos,
+            line_start: false,
+            leading_space: false,
+            file: self.file,
+            diags: None,
+        };
+        scanner.skip_whitespace();
+        scanner.line_start || scanner.at_end()
+    }
+
     /// Reads an `#include` operand `"…"` or `<…>` raw, if the rest of the line starts with one.
     /// Leaves the lexer untouched otherwise.
     pub fn scan_header_name(&mut self, text: &str) -> Option<HeaderName> {

@@ -166,3 +166,6 @@ pub fn preprocess_text(text: &str, options: &BuildOptions) -> (SourceMap, Prepro
     let result = preprocess(&mut sources, main, options, &MemoryLoader::default());
     (sources, result)
 }
+
+#[cfg(test)]
+mod tests;

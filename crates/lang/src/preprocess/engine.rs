@@ -220,16 +220,22 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The rest of the current directive line.
+    /// The rest of the current directive line. Stops before lexing the next line, whose first
+    /// token may belong to a skipped group and must not be diagnosed yet.
     fn read_line(&mut self, quiet: bool) -> Vec<Token> {
         let mut line = Vec::new();
         loop {
-            let t = self.lex_from_file(quiet);
-            if t.at_line_start {
-                self.unread(t);
+            let at_end = match self.frames.last() {
+                None => true,
+                Some(frame) => match &frame.peeked {
+                    Some(t) => t.at_line_start,
+                    None => frame.lexer.at_end_of_line(&frame.text),
+                },
+            };
+            if at_end {
                 return line;
             }
-            line.push(t);
+            line.push(self.lex_from_file(quiet));
         }
     }
 
@@ -605,12 +611,7 @@ impl<'a> Engine<'a> {
                 text.push(' ');
             }
             let spelled = self.spelling(&t.token);
-            match t.token.kind {
-                TokenKind::Str(_) | TokenKind::Char(_) => {
-                    text.push_str(&escape_for_string(&spelled))
-                }
-                _ => text.push_str(&spelled),
-            }
+            text.push_str(&spelled);
         }
         let literal = format!("\"{}\"", escape_for_string(&text));
         let span = self.add_scratch(&literal);
