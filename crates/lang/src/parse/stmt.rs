@@ -1,0 +1,202 @@
+//! Statements and blocks.
+
+use super::keywords;
+use super::{PResult, Parser, Reported};
+use crate::ast::{Block, Expr, ForInit, Pragma, Stmt, StmtKind};
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::token::{Punct, TokenKind};
+
+impl Parser<'_> {
+    /// `{ block-items }` with its own scope. A block cut short by the end of the input is
+    /// reported and returned as far as it got.
+    pub(super) fn block(&mut self) -> PResult<Block> {
+        let open = self.expect_punct(Punct::LBrace, "")?;
+        self.push_scope();
+        let stmts = self.block_items();
+        self.pop_scope();
+        // At the end of input the error is reported; what was read is still worth keeping.
+        let _ = self.expect_closing(Punct::RBrace, open);
+        Ok(Block { stmts, span: self.span_from(open) })
+    }
+
+    fn block_items(&mut self) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        while !self.at_punct(Punct::RBrace) && !self.at_eof() {
+            let before = self.pos;
+            match self.block_item() {
+                Ok(stmt) => stmts.push(stmt),
+                Err(Reported) => self.recover_statement(),
+            }
+            if self.pos == before && !self.at_punct(Punct::RBrace) {
+                self.bump();
+            }
+        }
+        stmts
+    }
+
+    /// A statement or, since C99, a declaration.
+    fn block_item(&mut self) -> PResult<Stmt> {
+        if self.starts_declaration() && !self.at_label() {
+            let decl = self.declaration()?;
+            return Ok(Stmt { span: decl.span, kind: StmtKind::Decl(decl) });
+        }
+        self.statement()
+    }
+
+    /// `name :` (a plain word followed by a colon) starts a labeled statement.
+    fn at_label(&self) -> bool {
+        self.peek_word().is_some_and(|w| !keywords::is_reserved(w))
+            && self.peek_nth(1).is_punct(Punct::Colon)
+    }
+
+    pub(super) fn statement(&mut self) -> PResult<Stmt> {
+        self.nested(|p| p.statement_inner())
+    }
+
+    fn statement_inner(&mut self) -> PResult<Stmt> {
+        let start = self.peek().site;
+        if let TokenKind::Pragma(text) = &self.peek().kind {
+            let text = text.trim().to_string();
+            let span = self.bump();
+            return Ok(Stmt { kind: StmtKind::Pragma(Pragma { text, span }), span });
+        }
+        if self.at_punct(Punct::LBrace) {
+            let block = self.block()?;
+            return Ok(Stmt { span: block.span, kind: StmtKind::Compound(block) });
+        }
+        if let Some(site) = self.eat_punct(Punct::Semi) {
+            return Ok(Stmt { kind: StmtKind::Expr(None), span: site });
+        }
+        let keyword = self.peek_word().map(str::to_string);
+        let kind = match keyword.as_deref() {
+            Some("if") => self.if_statement()?,
+            Some("while") => {
+                self.bump();
+                let cond = self.parenthesized_condition("while")?;
+                let body = Box::new(self.statement()?);
+                StmtKind::While { cond, body }
+            }
+            Some("do") => self.do_while_statement()?,
+            Some("for") => self.for_statement()?,
+            Some("switch") => {
+                self.bump();
+                let cond = self.parenthesized_condition("switch")?;
+                let body = Box::new(self.statement()?);
+                StmtKind::Switch { cond, body }
+            }
+            Some("case") => {
+                self.bump();
+                let value = self.conditional()?;
+                self.expect_punct(Punct::Colon, "after 'case' value")?;
+                let body = Box::new(self.statement()?);
+                StmtKind::Case { value, body }
+            }
+            Some("default") => {
+                self.bump();
+                self.expect_punct(Punct::Colon, "after 'default'")?;
+                let body = Box::new(self.statement()?);
+                StmtKind::Default { body }
+            }
+            Some("break") => {
+                self.bump();
+                self.expect_semi("after 'break'")?;
+                StmtKind::Break
+            }
+            Some("continue") => {
+                self.bump();
+                self.expect_semi("after 'continue'")?;
+                StmtKind::Continue
+            }
+            Some("return") => {
+                self.bump();
+                let value =
+                    if self.at_punct(Punct::Semi) { None } else { Some(self.expression()?) };
+                self.expect_semi("after return statement")?;
+                StmtKind::Return(value)
+            }
+            Some("goto") => {
+                self.bump();
+                let label = self.expect_ident("a label name")?;
+                self.expect_semi("after 'goto'")?;
+                StmtKind::Goto(label)
+            }
+            _ if self.at_label() => {
+                let label = self.expect_ident("a label name")?;
+                self.bump();
+                let body = Box::new(self.statement()?);
+                StmtKind::Labeled { label, body }
+            }
+            _ if self.starts_declaration() => {
+                let d = Diagnostic::error(start, "a declaration is not a statement")
+                    .with_help("put the declaration inside braces '{ … }'");
+                return Err(self.report(d));
+            }
+            _ => {
+                let expr = self.expression()?;
+                self.expect_semi("after expression")?;
+                StmtKind::Expr(Some(expr))
+            }
+        };
+        Ok(Stmt { kind, span: self.span_from(start) })
+    }
+
+    /// `( expression )` after `if`, `while`, `switch`.
+    fn parenthesized_condition(&mut self, keyword: &str) -> PResult<Expr> {
+        let open = self.expect_punct(Punct::LParen, &format!("after '{keyword}'"))?;
+        let cond = self.expression()?;
+        self.expect_closing(Punct::RParen, open)?;
+        Ok(cond)
+    }
+
+    fn if_statement(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.parenthesized_condition("if")?;
+        let then = Box::new(self.statement()?);
+        // An `else` belongs to the nearest `if`: the recursion takes it here first.
+        let otherwise = match self.eat_word("else") {
+            Some(_) => Some(Box::new(self.statement()?)),
+            None => None,
+        };
+        Ok(StmtKind::If { cond, then, otherwise })
+    }
+
+    fn do_while_statement(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let body = Box::new(self.statement()?);
+        if self.eat_word("while").is_none() {
+            return Err(self.error_here("expected 'while' in do/while loop"));
+        }
+        let cond = self.parenthesized_condition("while")?;
+        self.expect_semi("after do/while statement")?;
+        Ok(StmtKind::DoWhile { body, cond })
+    }
+
+    fn for_statement(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let open = self.expect_punct(Punct::LParen, "after 'for'")?;
+        // A declaration in the init is visible in the whole loop and nowhere else.
+        self.push_scope();
+        let result = self.for_rest(open);
+        self.pop_scope();
+        result
+    }
+
+    fn for_rest(&mut self, open: Span) -> PResult<StmtKind> {
+        let init = if self.eat_punct(Punct::Semi).is_some() {
+            None
+        } else if self.starts_declaration() {
+            Some(ForInit::Decl(self.declaration()?))
+        } else {
+            let init = self.expression()?;
+            self.expect_punct(Punct::Semi, "in 'for' statement")?;
+            Some(ForInit::Expr(init))
+        };
+        let cond = if self.at_punct(Punct::Semi) { None } else { Some(self.expression()?) };
+        self.expect_punct(Punct::Semi, "in 'for' statement")?;
+        let step = if self.at_punct(Punct::RParen) { None } else { Some(self.expression()?) };
+        self.expect_closing(Punct::RParen, open)?;
+        let body = Box::new(self.statement()?);
+        Ok(StmtKind::For { init, cond, step, body })
+    }
+}
