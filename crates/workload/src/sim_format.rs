@@ -304,9 +304,8 @@ pub(crate) fn parse(
         }
         let count = size / ty.size();
         if param.space == ParamSpace::Local || h.local {
-            if h.fill.is_some() || h.range.is_some() {
-                return Err(fail("local memory cannot be initialised".into()));
-            }
+            // Oclgrind ignores `fill` and `range` on local memory (it has no host contents);
+            // so do we, to read the same files.
             args.push(LaunchArg::Local {
                 name: param.name.clone(),
                 elem: ElemType::scalar(ty),

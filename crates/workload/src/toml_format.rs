@@ -44,7 +44,7 @@ struct RawArg {
     local: Option<Spanned<String>>,
     null: Option<bool>,
     len: Option<u64>,
-    init: Option<Spanned<String>>,
+    init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
     tolerance: Option<RawTolerance>,
@@ -57,7 +57,7 @@ struct RawBuffer {
     #[serde(rename = "type")]
     ty: Spanned<String>,
     len: u64,
-    init: Option<Spanned<String>>,
+    init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
     tolerance: Option<RawTolerance>,
@@ -129,11 +129,26 @@ impl Ctx<'_> {
         })
     }
 
-    fn init(&self, init: Option<&Spanned<String>>) -> Result<Init, WorkloadError> {
-        match init {
-            None => Ok(Init::Zero),
-            Some(text) => Init::parse(text.get_ref(), self.base_dir)
-                .map_err(|message| self.invalid(text.span(), message)),
+    /// `init` is a string of the init language, or an array with one number per component.
+    fn init(&self, init: Option<&Spanned<toml::Value>>) -> Result<Init, WorkloadError> {
+        let Some(init) = init else { return Ok(Init::Zero) };
+        match init.get_ref() {
+            toml::Value::String(text) => Init::parse(text, self.base_dir)
+                .map_err(|message| self.invalid(init.span(), message)),
+            toml::Value::Array(values) => values
+                .iter()
+                .map(number)
+                .collect::<Result<Vec<_>, _>>()
+                .map(Init::Values)
+                .map_err(|message| self.invalid(init.span(), message)),
+            other => Err(self.invalid(
+                init.span(),
+                format!(
+                    "`init` must be a string ({}) or an array of numbers, not a {}",
+                    crate::init::INIT_SYNTAX,
+                    other.type_str()
+                ),
+            )),
         }
     }
 

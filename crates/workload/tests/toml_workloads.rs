@@ -145,6 +145,24 @@ len = 8
 }
 
 #[test]
+fn init_may_list_every_component() {
+    let text = format!(
+        "{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"short2\"\nlen = 2\ninit = [1, -2, 3, \"0x7fff\"]\n"
+    );
+    let w = load(&text).expect("load");
+    let data = w.initial_data(0).expect("data");
+    assert_eq!(
+        data.get("x").map(|b| b.bytes.clone()),
+        Some(vec![1, 0, 0xfe, 0xff, 3, 0, 0xff, 0x7f])
+    );
+    let short =
+        format!("{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 3\ninit = [1, 2]\n");
+    assert!(error(&short).contains("2 values given, 3 expected"));
+    let wrong = format!("{HEADER}[[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 3\ninit = 5\n");
+    assert!(error(&wrong).contains("`init` must be a string"));
+}
+
+#[test]
 fn toml_syntax_errors_have_line_and_column() {
     let message = error("kernel = \"k\"\nsource = \"k.cl\"\nglobal = [64\n");
     assert!(message.contains(":3:") || message.contains(":4:"), "{message}");
