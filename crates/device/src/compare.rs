@@ -131,7 +131,7 @@ pub fn compare_buffers(
             actual: actual.len(),
         });
     }
-    if expected.len() % size != 0 {
+    if !expected.len().is_multiple_of(size) {
         return Err(ComparisonError::PartialElement { bytes: expected.len(), element_size: size });
     }
     let mut comparison = Comparison {

@@ -98,7 +98,9 @@ pub(crate) struct DeviceContext {
     // Field order is drop order: the queue must go before the context it belongs to.
     pub(crate) queue: CommandQueue,
     pub(crate) context: Context,
-    pub(crate) id: cl_device_id,
+    /// The device handle; `opencl3`'s wrapper is Send and Sync (OpenCL handles may be used
+    /// from any thread), which keeps [`Device`] shareable across threads.
+    pub(crate) handle: ClDevice,
     pub(crate) info: DeviceInfo,
     /// Whether the queue records profiling timestamps.
     pub(crate) profiling: bool,
@@ -124,7 +126,8 @@ impl Device {
         let properties = if info.profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 };
         let queue = create_queue(&context, id, properties)?;
         let profiling = info.profiling;
-        Ok(Device { shared: Arc::new(DeviceContext { queue, context, id, info, profiling }) })
+        let handle = ClDevice::new(id);
+        Ok(Device { shared: Arc::new(DeviceContext { queue, context, handle, info, profiling }) })
     }
 
     /// What the device is and its limits.
@@ -149,14 +152,18 @@ impl Device {
         }
         // SAFETY: the device id belongs to this context, which is all the call requires.
         let program = unsafe {
-            ClProgram::create_from_binary(&self.shared.context, &[self.shared.id], &[binary])
+            ClProgram::create_from_binary(
+                &self.shared.context,
+                &[self.shared.handle.id()],
+                &[binary],
+            )
         }
         .during("clCreateProgramWithBinary")?;
         self.finish_build(program, options)
     }
 
     fn finish_build(&self, mut program: ClProgram, options: &str) -> Result<Program, DeviceError> {
-        match program.build(&[self.shared.id], options) {
+        match program.build(&[self.shared.handle.id()], options) {
             Ok(()) => Program::new(Arc::clone(&self.shared), program),
             Err(error) if error.0 == BUILD_PROGRAM_FAILURE => Err(DeviceError::BuildFailed {
                 device: self.shared.info.name.clone(),
@@ -176,7 +183,7 @@ impl Device {
     }
 
     fn build_log(&self, program: &ClProgram) -> String {
-        match program.get_build_log(self.shared.id) {
+        match program.get_build_log(self.shared.handle.id()) {
             Ok(log) => log.trim_end_matches(['\0', '\n', ' ']).to_string(),
             Err(error) => format!("(no build log: {})", cl_error_name(error.0)),
         }
@@ -210,5 +217,18 @@ fn create_queue(
             let legacy = unsafe { CommandQueue::create(context, id, properties) };
             legacy.during("clCreateCommandQueue")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_thread_safe<T: Send + Sync>() {}
+
+    #[test]
+    fn devices_and_programs_can_cross_threads() {
+        assert_thread_safe::<Device>();
+        assert_thread_safe::<Program>();
     }
 }

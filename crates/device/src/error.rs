@@ -105,11 +105,7 @@ pub enum DeviceError {
         reason: String,
     },
     /// The requested work-group exceeds the device's or kernel's limits.
-    #[error(
-        "invalid work-group size {local:?} for `{kernel}` on {device}: {reason} (device limits: \
-         max_work_group_size {max_work_group_size}, max_work_item_sizes \
-         {max_work_item_sizes:?}{kernel_limit})"
-    )]
+    #[error("invalid work-group size {local:?} for `{kernel}` on {device}: {reason} ({limits})")]
     InvalidWorkGroupSize {
         /// Kernel name.
         kernel: String,
@@ -119,12 +115,9 @@ pub enum DeviceError {
         local: Vec<usize>,
         /// Which limit is violated.
         reason: String,
-        /// CL_DEVICE_MAX_WORK_GROUP_SIZE.
-        max_work_group_size: usize,
-        /// CL_DEVICE_MAX_WORK_ITEM_SIZES.
-        max_work_item_sizes: Vec<usize>,
-        /// The kernel's own limit when known, formatted as `, kernel maximum N`.
-        kernel_limit: String,
+        /// The device's limits (max_work_group_size, max_work_item_sizes) and the kernel's own
+        /// maximum when known, as one phrase.
+        limits: String,
     },
     /// The launch asks for more `__local` memory than the device has.
     #[error(

@@ -123,7 +123,7 @@ pub(crate) fn check_launch_shape(
     }
     // OpenCL 1.x requires whole work-groups; 2.0 and later may allow a partial last group, and
     // if the build does not, the runtime's CL_INVALID_WORK_GROUP_SIZE is explained then.
-    if info.opencl_version().map_or(true, |(major, _)| major < 2) {
+    if info.opencl_version().is_none_or(|(major, _)| major < 2) {
         for (dimension, (&global, &size)) in launch.global.iter().zip(local).enumerate() {
             if global % size != 0 {
                 return Err(too_large(format!(
@@ -145,16 +145,19 @@ pub(crate) fn work_group_error(
     reason: String,
     kernel_limit: Option<usize>,
 ) -> DeviceError {
+    let mut limits = format!(
+        "device limits: max_work_group_size {}, max_work_item_sizes {:?}",
+        info.max_work_group_size, info.max_work_item_sizes
+    );
+    if let Some(kernel_limit) = kernel_limit {
+        limits.push_str(&format!(", kernel maximum {kernel_limit}"));
+    }
     DeviceError::InvalidWorkGroupSize {
         kernel: launch.kernel.clone(),
         device: info.name.clone(),
         local: local.to_vec(),
         reason,
-        max_work_group_size: info.max_work_group_size,
-        max_work_item_sizes: info.max_work_item_sizes.clone(),
-        kernel_limit: kernel_limit
-            .map(|limit| format!(", kernel maximum {limit}"))
-            .unwrap_or_default(),
+        limits,
     }
 }
 

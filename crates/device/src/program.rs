@@ -324,7 +324,7 @@ impl Program {
 
     fn check_kernel_limits(&self, kernel: &Kernel, launch: &LaunchSpec) -> Result<(), DeviceError> {
         let info = &self.device.info;
-        let id = self.device.id;
+        let id = self.device.handle.id();
         // The total includes static __local arrays, which only the compiler knows about.
         if let Ok(local_bytes) = kernel.get_local_mem_size(id) {
             if local_bytes > info.local_mem_bytes {
@@ -381,7 +381,7 @@ impl Program {
             Ok(event) => Ok(event),
             Err(error) if error.0 == INVALID_WORK_GROUP_SIZE => {
                 let local = launch.local.clone().unwrap_or_default();
-                let kernel_max = kernel.get_work_group_size(self.device.id).ok();
+                let kernel_max = kernel.get_work_group_size(self.device.handle.id()).ok();
                 Err(work_group_error(
                     &self.device.info,
                     launch,
