@@ -1,0 +1,5 @@
+// expect-error: 4: unexpected character
+// A backquote is not a token of OpenCL C.
+__kernel void k(__global int *out)
+{   out[0] = 3 ` 2;
+}

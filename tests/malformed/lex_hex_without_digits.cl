@@ -1,0 +1,5 @@
+// expect-error: 4: invalid number
+// A hexadecimal constant with no digits after the prefix.
+__kernel void k(__global int *out)
+{   out[0] = 0x;
+}

@@ -1,0 +1,5 @@
+// expect-error: 4: invalid number
+// A floating constant with two decimal points.
+__kernel void k(__global float *out)
+{   out[0] = 1.2.3f;
+}

@@ -1,0 +1,5 @@
+// expect-error: 4: unterminated character
+// A character constant with no closing quote.
+__kernel void k(__global char *out)
+{   out[0] = 'a;
+}

@@ -1,0 +1,5 @@
+// expect-error: 4: unterminated string
+// The format string of printf has no closing quote.
+__kernel void k(__global float *out)
+{   printf("value: %f\n, out[0]);
+}

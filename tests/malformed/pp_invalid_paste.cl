@@ -1,0 +1,7 @@
+// expect-error: 6: invalid token
+// Pasting an identifier and '.' does not form one token.
+#define MEMBER(name) name ## .y
+__kernel void k(__global float *out)
+{   float2 x = (float2)(1.0f, 2.0f);
+    out[0] = MEMBER(x);
+}

@@ -1,0 +1,6 @@
+// expect-error: 5: too few arguments
+// ADD takes two arguments but is given one.
+#define ADD(a, b) ((a) + (b))
+__kernel void k(__global int *out)
+{   out[0] = ADD(1);
+}

@@ -1,0 +1,6 @@
+// expect-error: 5: too many arguments
+// MUL takes two arguments but is given three.
+#define MUL(a, b) ((a) * (b))
+__kernel void k(__global int *out)
+{   out[0] = MUL(1, 2, 3);
+}

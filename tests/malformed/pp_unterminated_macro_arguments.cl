@@ -1,0 +1,6 @@
+// expect-error: 5: unterminated macro
+// The argument list of ADD is never closed before the end of the file.
+#define ADD(a, b) ((a) + (b))
+__kernel void k(__global int *out)
+{   out[0] = ADD(1, 2;
+}
