@@ -57,7 +57,7 @@ pub fn missing_nvidia_icd_hint(platform_names: &[String]) -> String {
 
 /// The commands that make NVIDIA's platform visible to the ICD loader.
 ///
-/// The trailing slash of `OCL_ICD_VENDORS` matters: ocl-icd 2.3 appends the file names to the
+/// The trailing slash of `OCL_ICD_VENDORS` matters: ocl-icd 2.3.2 appends the file names to the
 /// variable without a separator, so without it no vendor file is found at all.
 pub fn nvidia_icd_instructions() -> String {
     format!(
@@ -90,7 +90,7 @@ mod tests {
         assert!(text.contains("libnvidia-opencl.so.1"));
         assert!(text.contains("OCL_ICD_VENDORS"));
         assert!(text.starts_with('\n'));
-        // ocl-icd 2.3 finds nothing unless the directory ends with a slash.
+        // ocl-icd 2.3.2 finds nothing unless the directory ends with a slash.
         assert!(text.contains("OCL_ICD_VENDORS=\"$HOME/.local/etc/OpenCL/vendors/\""));
     }
 }
