@@ -1,5 +1,6 @@
 //! Loads every workload file named on the command line and reports, per file, either a
-//! one-line summary or the error. Exit status 1 when any file fails.
+//! one-line summary or the error. Each file is also written back as TOML and reloaded, to
+//! check that the conversion keeps the model. Exit status 1 when any file fails.
 //!
 //! `cargo run -p clmap-workload --example check_workloads -- tests/corpus/*.toml`
 
@@ -14,6 +15,23 @@ fn main() -> ExitCode {
         let path = Path::new(&arg);
         match Workload::load(path).and_then(|w| w.initial_data(0).map(|_| w)) {
             Ok(w) => {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                let mut expected = w.clone();
+                expected.path = None;
+                expected.buffers.iter_mut().for_each(|b| b.hex_dump = false);
+                match Workload::from_toml_str(&w.to_toml(dir), dir) {
+                    Ok(again) if again == expected => {}
+                    Ok(_) => {
+                        failures += 1;
+                        println!("FAIL  {arg}: written back as TOML, it loads differently");
+                        continue;
+                    }
+                    Err(e) => {
+                        failures += 1;
+                        println!("FAIL  {arg}: written back as TOML: {e}");
+                        continue;
+                    }
+                }
                 let kernels: Vec<&str> = w.launches.iter().map(|l| l.kernel.as_str()).collect();
                 println!(
                     "ok    {arg}: {} launch(es) [{}], {} buffer(s), {} bytes, outputs {:?}",

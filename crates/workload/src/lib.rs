@@ -16,6 +16,7 @@ pub mod rng;
 pub mod signature;
 mod sim_format;
 mod toml_format;
+mod toml_writer;
 pub mod types;
 
 use std::path::{Path, PathBuf};

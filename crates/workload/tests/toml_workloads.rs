@@ -253,3 +253,54 @@ fn unknown_extension_is_refused() {
     std::fs::write(&path, "x").expect("write");
     assert!(matches!(Workload::load(&path), Err(WorkloadError::UnknownFormat { .. })));
 }
+
+/// Loads `path`, writes it as TOML, loads that text again and expects the same model.
+fn assert_round_trip(path: &Path) {
+    let original = Workload::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let dir = path.parent().expect("parent");
+    let text = original.to_toml(dir);
+    let reloaded = Workload::from_toml_str(&text, dir)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()));
+    let mut expected = original.clone();
+    expected.path = None;
+    for b in &mut expected.buffers {
+        b.hex_dump = false;
+    }
+    assert_eq!(reloaded, expected, "{}\n{text}", path.display());
+}
+
+#[test]
+fn examples_and_sim_files_round_trip_through_toml() {
+    for dir in ["examples", "tests/sim_files"] {
+        for entry in std::fs::read_dir(repo_root().join(dir)).expect("dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "toml" || e == "sim") {
+                assert_round_trip(&path);
+            }
+        }
+    }
+}
+
+#[test]
+fn built_pipelines_round_trip() {
+    let text = r#"
+source = "k.cl"
+options = "-DX=\"quoted\""
+outputs = ["b", "a"]
+[buffers]
+a = { type = "float3", len = 4, init = "random(3, -1.5, 2)", tolerance = { rel = 0.5, abs = 0.25 } }
+b = { type = "ulong", len = 2, init = [1, "18446744073709551615"], access = "write_only" }
+[[launch]]
+kernel = "k"
+global = [8, 2]
+local = [4, 1]
+offset = [1, 0]
+args = ["a", { name = "v", scalar = "float2", value = [0.1, -2e-9] }, { null = true }, "b"]
+repeat = 3
+swap = [["a", "a"]]
+"#;
+    let dir = scratch();
+    let w = Workload::from_toml_str(text, &dir).expect("load");
+    let again = Workload::from_toml_str(&w.to_toml(&dir), &dir).expect("reload");
+    assert_eq!(again, w, "{}", w.to_toml(&dir));
+}
