@@ -110,6 +110,11 @@ impl Program {
         Ok(Program { program, device, kernel_names })
     }
 
+    /// The device the program was built for.
+    pub fn device_info(&self) -> &crate::info::DeviceInfo {
+        &self.device.info
+    }
+
     /// Names of the kernels the program defines.
     pub fn kernel_names(&self) -> &[String] {
         &self.kernel_names

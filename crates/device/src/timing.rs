@@ -16,7 +16,8 @@ const MIN_FLUSH_BYTES: u64 = 64 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimingOptions {
     /// Runs before measuring, discarded: they absorb JIT compilation, first-touch page faults
-    /// and clock ramp-up.
+    /// and clock ramp-up. At least one is always made, since the first run of a kernel is
+    /// never representative.
     pub warmup: u32,
     /// Measured runs (at least one).
     pub reps: u32,
@@ -119,7 +120,8 @@ impl CacheFlusher {
 }
 
 impl Program {
-    /// Times one launch with profiling events: `warmup` runs discarded, then `reps` runs, each
+    /// Times one launch with profiling events: `warmup` runs (at least one) discarded, then
+    /// `reps` runs, each
     /// timed from CL_PROFILING_COMMAND_START to _END, optionally after a cache flush. The
     /// buffers are created once and not reset between runs; those marked `read_back` hold the
     /// results of the last run afterwards.
@@ -143,7 +145,7 @@ impl Program {
         let buffers = self.create_argument_buffers(args)?;
         let kernel = self.prepare_kernel(launch, &bindings(args, &buffers))?;
         let mut flusher = if options.flush_cache { Some(CacheFlusher::new(self)?) } else { None };
-        for _ in 0..options.warmup {
+        for _ in 0..options.warmup.max(1) {
             self.enqueue(&kernel, launch)?.wait().during("clWaitForEvents (warm-up)")?;
         }
         let mut samples = Vec::with_capacity(options.reps as usize);
