@@ -1,0 +1,37 @@
+//! With the loader pointed at an empty vendors directory there is no platform, and every entry
+//! point must say so in a sentence instead of failing obscurely. This runs in its own test
+//! binary because the loader reads its environment once per process.
+
+use clmap_device::{list_devices, select_device, DeviceError};
+
+#[test]
+fn empty_vendor_directory_is_reported_as_no_platform() {
+    let empty = std::env::temp_dir().join(format!("clmap-empty-vendors-{}", std::process::id()));
+    if let Err(error) = std::fs::create_dir_all(&empty) {
+        eprintln!("skipping: cannot create {}: {error}", empty.display());
+        return;
+    }
+    // Both the ocl-icd and the Khronos loader honour these; clearing the file list keeps
+    // drivers named there from being loaded anyway.
+    std::env::set_var("OCL_ICD_VENDORS", format!("{}/", empty.display()));
+    std::env::remove_var("OCL_ICD_FILENAMES");
+    let listing = list_devices();
+    let selection = select_device("gpu");
+    let _ = std::fs::remove_dir(&empty);
+    match listing {
+        Err(DeviceError::NoPlatform { .. }) => {
+            let message = listing.err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(message.contains("no platform"), "{message}");
+            assert!(message.contains("apt-get install"), "{message}");
+        }
+        Err(DeviceError::NoRuntime { .. }) => {
+            let message = listing.err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(message.starts_with("no OpenCL runtime found"), "{message}");
+        }
+        other => panic!("expected no platform, got {other:?}"),
+    }
+    assert!(matches!(
+        selection,
+        Err(DeviceError::NoPlatform { .. } | DeviceError::NoRuntime { .. })
+    ));
+}
