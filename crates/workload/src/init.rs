@@ -76,9 +76,9 @@ impl Init {
         }
     }
 
-    /// Checks that the initialiser can produce `len` elements of `elem` (values fit the type,
-    /// ranges are ordered, explicit lists have the right length). File sizes are checked when
-    /// the data is produced.
+    /// Checks that the initialiser can produce `len` elements of `elem`: values fit the type,
+    /// ranges are ordered, explicit lists and files have the right length. (A file is read
+    /// again when the data is produced, and checked again then.)
     pub fn check(&self, elem: ElemType, len: u64) -> Result<(), String> {
         let ty = elem.scalar;
         let components = len.saturating_mul(u64::from(elem.width));
@@ -86,7 +86,21 @@ impl Init {
             n.write_le(ty, &mut Vec::new()).map_err(|e: NumberError| e.to_string())
         };
         match self {
-            Init::Zero | Init::NoInit | Init::File(_) => Ok(()),
+            Init::Zero | Init::NoInit => Ok(()),
+            Init::File(path) => {
+                // Checked at load time so a wrong path is reported with the workload's location.
+                let found = std::fs::metadata(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+                    .len();
+                let needed = len.saturating_mul(elem.size());
+                if found != needed {
+                    return Err(format!(
+                        "{} has {found} bytes, the buffer needs {needed} ({len} x {elem})",
+                        path.display()
+                    ));
+                }
+                Ok(())
+            }
             Init::Fill(v) => fits(*v),
             Init::Values(values) => {
                 if values.len() as u64 != components {
@@ -429,6 +443,9 @@ mod tests {
         let uchar = ElemType::scalar(ScalarType::UChar);
         assert_eq!(Init::File(path.clone()).generate(uchar, 4, 0), Ok(vec![1, 2, 3, 4]));
         assert!(Init::File(path.clone()).generate(uchar, 5, 0).is_err());
+        assert_eq!(Init::File(path.clone()).check(uchar, 4), Ok(()));
+        assert!(Init::File(path.clone()).check(uchar, 2).is_err_and(|e| e.contains("4 bytes")));
+        assert!(Init::File(dir.join("missing.bin")).check(uchar, 4).is_err());
         assert!(Init::File(dir.join("missing.bin")).generate(uchar, 4, 0).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clmap_workload::rng::SplitMix64;
-use clmap_workload::{LoadOptions, Workload};
+use clmap_workload::{scan_kernel_params, Init, LoadOptions, Number, Workload};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -204,4 +204,23 @@ fn mutated_sim_never_panics() {
         loaded += usize::from(exercise(Workload::from_sim_str_with(&text, &dir, &OPTIONS)));
     }
     assert!(loaded > 50, "only {loaded} mutants loaded");
+}
+
+#[test]
+fn mutated_kernels_and_init_strings_never_panic() {
+    let mut rng = SplitMix64::new(5);
+    let mut kernels = seeds("cl", &root().join("examples"));
+    kernels.extend(seeds("cl", &root().join("tests/sim_files")));
+    let inits = ["random(1, -1.0, 1.0)", "range(0, 0.5)", "fill(0x7f)", "file(a.bin)", "zero"];
+    for _ in 0..2000 {
+        let kernel = pick::<String>(&mut rng, &kernels).clone();
+        let text = mutate(&mut rng, &kernel);
+        for name in ["vector_add", "transpose", "jacobi_step", "mix", "k"] {
+            let _ = scan_kernel_params(&text, name);
+        }
+        let seed = *pick::<&str>(&mut rng, &inits);
+        let init = mutate(&mut rng, seed);
+        let _ = Init::parse(&init, Path::new("."));
+        let _ = Number::parse(&init);
+    }
 }
