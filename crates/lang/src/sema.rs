@@ -1,1 +1,304 @@
-//! (being written)
+//! Semantic checking: the syntax tree of a translation unit → the typed [`ir::Module`].
+//!
+//! [`check`] resolves names through C's scopes, gives every expression its OpenCL C type,
+//! makes C's and OpenCL's implicit conversions explicit, resolves built-in overloads, folds
+//! the constant expressions C requires to be constant, and rejects what OpenCL C 1.2 rejects
+//! with clang-like messages at the culprit's span. It keeps going after an error so one run
+//! reports several, but only returns a module when there was none.
+//!
+//! # Representation choices the IR's users rely on
+//!
+//! - **Conditions** (`if`, loops, scalar `?:`) and the scalar operands of `&&`, `||` and `!`
+//!   are expressions of type `bool`: an arithmetic scalar `x` becomes
+//!   `Convert { value: x, kind: Implicit }` to `bool` (true when `x != 0`); a pointer is first
+//!   converted to `ulong`. Scalar comparisons and logical operators yield `int` (0 or 1).
+//! - Vector comparisons and logical operators work on operands of one vector type and yield
+//!   the signed integer vector of the same element size (`-1` true, `0` false). A vector
+//!   condition of `?:` is such an integer vector.
+//! - A scalar mixed with a vector is converted to the element type and then `Splat`.
+//! - `barrier(…)` and the fence functions become [`ir::Statement::Barrier`] /
+//!   [`ir::Statement::MemFence`]; they are refused inside larger expressions.
+//! - Calls refer to functions by their final index in [`ir::Module::functions`], which lists a
+//!   callee before its callers (prototypes let the source order differ; sema reorders).
+//! - `(void)e` as a statement evaluates `e`; `sizeof` and `vec_step` are literals.
+
+mod builtins;
+mod constant;
+mod conversions;
+mod declarations;
+mod expr;
+mod names;
+mod scope;
+mod stmt;
+mod swizzle;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+
+use crate::ast;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{self, Handle, Scalar, TypeInner};
+use crate::span::Span;
+
+use scope::Scopes;
+
+/// Checks a translation unit and lowers it to IR. Never panics. Returns the module when there
+/// are no errors (warnings may be present).
+pub fn check(unit: &ast::TranslationUnit) -> (Option<ir::Module>, Diagnostics) {
+    let mut checker = Checker::new();
+    checker.translation_unit(unit);
+    checker.finish()
+}
+
+/// How deeply expressions and statements may nest before sema gives up on a construct (the
+/// parser limits nesting too; this keeps sema safe on hand-built trees).
+const MAX_DEPTH: u32 = 512;
+
+/// An error has been reported; the caller recovers (the error-type placeholder of sema).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reported;
+
+pub(crate) type SResult<T> = Result<T, Reported>;
+
+/// A function as declared (prototype or definition), in declaration order.
+#[derive(Clone, Debug)]
+struct FunctionEntry {
+    name: String,
+    params: Vec<Handle<ir::Type>>,
+    return_type: Option<Handle<ir::Type>>,
+    is_kernel: bool,
+    declared_at: Span,
+    /// The lowered definition, once its body has been checked.
+    definition: Option<ir::Function>,
+    /// Indices (in `functions`) of the user functions this one calls, with the call's span.
+    calls: Vec<(usize, Span)>,
+}
+
+/// The whole-unit state of the checker.
+pub(crate) struct Checker {
+    module: ir::Module,
+    diags: Diagnostics,
+    scopes: Scopes,
+    functions: Vec<FunctionEntry>,
+    /// Struct names already used in the module (tags, typedef names and invented names).
+    struct_names: HashSet<String>,
+    /// The function being lowered (a scratch function outside bodies, where constant
+    /// expressions are lowered before folding).
+    func: ir::Function,
+    /// State of the body being checked; `None` at file scope.
+    body: Option<BodyState>,
+    depth: u32,
+    /// Pragmas collected at file scope, with the number of function definitions before them.
+    definitions_so_far: usize,
+}
+
+/// What statement checking needs to know about the enclosing function and constructs.
+#[derive(Clone, Debug)]
+struct BodyState {
+    function_index: usize,
+    return_type: Option<Handle<ir::Type>>,
+    is_kernel: bool,
+    loop_depth: u32,
+    switch_depth: u32,
+    /// Nesting of blocks inside the function (0 = the function's outermost block).
+    block_depth: u32,
+}
+
+pub(crate) fn empty_function(name: &str, span: Span) -> ir::Function {
+    ir::Function {
+        name: name.to_string(),
+        kind: ir::FunctionKind::Helper,
+        params: Vec::new(),
+        return_type: None,
+        is_inline: false,
+        locals: ir::Arena::new(),
+        expressions: ir::Arena::new(),
+        expression_types: Vec::new(),
+        body: ir::Block::new(),
+        span,
+    }
+}
+
+impl Checker {
+    fn new() -> Self {
+        let mut checker = Checker {
+            module: ir::Module::default(),
+            diags: Diagnostics::default(),
+            scopes: Scopes::new(),
+            functions: Vec::new(),
+            struct_names: HashSet::new(),
+            func: empty_function("", Span::UNDEFINED),
+            body: None,
+            depth: 0,
+            definitions_so_far: 0,
+        };
+        names::define_predefined(&mut checker);
+        checker
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>) -> Reported {
+        self.diags.push(Diagnostic::error(span, message));
+        Reported
+    }
+
+    fn error_with_help(
+        &mut self,
+        span: Span,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Reported {
+        self.diags.push(Diagnostic::error(span, message).with_help(help));
+        Reported
+    }
+
+    fn warning(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(span, message));
+    }
+
+    fn scalar_type(&mut self, scalar: Scalar) -> Handle<ir::Type> {
+        self.module.ty(TypeInner::Scalar(scalar))
+    }
+
+    fn vector_type(&mut self, scalar: Scalar, size: ir::VectorSize) -> Handle<ir::Type> {
+        self.module.ty(TypeInner::Vector { scalar, size })
+    }
+
+    fn void_type(&mut self) -> Handle<ir::Type> {
+        self.module.ty(TypeInner::Void)
+    }
+
+    fn inner(&self, ty: Handle<ir::Type>) -> &TypeInner {
+        // Every handle sema holds came from this arena; `Void` is a harmless fallback.
+        self.module.types.get(ty).unwrap_or(&TypeInner::Void)
+    }
+
+    /// The OpenCL C spelling of a type, for messages.
+    fn type_name(&self, ty: Handle<ir::Type>) -> String {
+        types::display(&self.module.types, ty)
+    }
+
+    fn translation_unit(&mut self, unit: &ast::TranslationUnit) {
+        for item in &unit.items {
+            match item {
+                ast::ExternalDecl::Function(def) => self.function_definition(def),
+                ast::ExternalDecl::Declaration(decl) => self.file_scope_declaration(decl),
+                ast::ExternalDecl::Pragma(pragma) => self.module.pragmas.push(ir::ModulePragma {
+                    text: pragma.text.clone(),
+                    before_function: self.definitions_so_far,
+                    span: pragma.span,
+                }),
+            }
+        }
+    }
+
+    /// Orders the functions callee-first, reports recursion and calls of functions that are
+    /// never defined, and hands out the module when no error was reported.
+    fn finish(mut self) -> (Option<ir::Module>, Diagnostics) {
+        let order = self.order_functions();
+        if self.diags.has_errors() {
+            return (None, self.diags);
+        }
+        let Some(order) = order else {
+            return (None, self.diags);
+        };
+        // Old declaration index → final position among the definitions.
+        let mut final_index = vec![usize::MAX; self.functions.len()];
+        for (position, &old) in order.iter().enumerate() {
+            if let Some(slot) = final_index.get_mut(old) {
+                *slot = position;
+            }
+        }
+        let mut functions = std::mem::take(&mut self.functions);
+        for &old in &order {
+            let Some(mut function) = functions.get_mut(old).and_then(|f| f.definition.take())
+            else {
+                continue;
+            };
+            for handle in function.expressions.handles() {
+                if let ir::Expression::Call { function: callee, .. } =
+                    function.expressions.get_mut(handle)
+                {
+                    let new = final_index.get(callee.index()).copied().unwrap_or(usize::MAX);
+                    *callee = Handle::from_index(new);
+                }
+            }
+            let span = function.span;
+            self.module.functions.append(function, span);
+        }
+        (Some(self.module), self.diags)
+    }
+
+    /// A topological order of the defined functions (callees first, otherwise source order),
+    /// or `None` after reporting recursion.
+    fn order_functions(&mut self) -> Option<Vec<usize>> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            Active,
+            Done,
+        }
+        let count = self.functions.len();
+        let mut marks = vec![Mark::New; count];
+        let mut order = Vec::new();
+        let mut ok = true;
+        // Definition order is the source order of the bodies.
+        let mut roots: Vec<usize> =
+            (0..count).filter(|&i| self.functions[i].definition.is_some()).collect();
+        roots.sort_by_key(|&i| self.functions[i].definition.as_ref().map(|f| f.span.start));
+        for root in roots {
+            if marks[root] != Mark::New {
+                continue;
+            }
+            // Iterative depth-first search: (function, next call to visit).
+            let mut stack = vec![(root, 0usize)];
+            marks[root] = Mark::Active;
+            while let Some(&mut (current, ref mut next)) = stack.last_mut() {
+                let calls = &self.functions[current].calls;
+                if let Some(&(callee, span)) = calls.get(*next) {
+                    *next += 1;
+                    match marks.get(callee).copied() {
+                        Some(Mark::New) if self.functions[callee].definition.is_none() => {
+                            marks[callee] = Mark::Done;
+                            let name = self.functions[callee].name.clone();
+                            let declared = self.functions[callee].declared_at;
+                            self.diags.push(
+                                Diagnostic::error(
+                                    span,
+                                    format!("function '{name}' is called but never defined"),
+                                )
+                                .with_note(declared, "declared here"),
+                            );
+                            ok = false;
+                        }
+                        Some(Mark::New) => {
+                            marks[callee] = Mark::Active;
+                            stack.push((callee, 0));
+                        }
+                        Some(Mark::Active) => {
+                            let name = self.functions[callee].name.clone();
+                            self.diags.push(
+                                Diagnostic::error(
+                                    span,
+                                    format!(
+                                        "recursive call of '{name}' is not allowed in OpenCL C"
+                                    ),
+                                )
+                                .with_help("rewrite the recursion as a loop"),
+                            );
+                            ok = false;
+                        }
+                        _ => {}
+                    }
+                } else {
+                    marks[current] = Mark::Done;
+                    order.push(current);
+                    stack.pop();
+                }
+            }
+        }
+        ok.then_some(order)
+    }
+}

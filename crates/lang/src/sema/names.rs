@@ -1,0 +1,85 @@
+//! Identifiers every OpenCL C program may use without declaring them: the fence flags of
+//! `barrier` and the limits of `<float.h>`/`<limits.h>` that OpenCL C 1.2 §6.12.2 and §6.12.3
+//! make part of the language.
+
+use super::scope::Symbol;
+use super::Checker;
+use crate::ir::{Literal, Scalar};
+use crate::span::Span;
+
+pub(super) fn define_predefined(checker: &mut Checker) {
+    let ints: &[(&str, Scalar, i128)] = &[
+        ("CLK_LOCAL_MEM_FENCE", Scalar::UInt, 1),
+        ("CLK_GLOBAL_MEM_FENCE", Scalar::UInt, 2),
+        ("CHAR_BIT", Scalar::Int, 8),
+        ("CHAR_MAX", Scalar::Int, 127),
+        ("CHAR_MIN", Scalar::Int, -128),
+        ("SCHAR_MAX", Scalar::Int, 127),
+        ("SCHAR_MIN", Scalar::Int, -128),
+        ("UCHAR_MAX", Scalar::Int, 255),
+        ("SHRT_MAX", Scalar::Int, 32767),
+        ("SHRT_MIN", Scalar::Int, -32768),
+        ("USHRT_MAX", Scalar::Int, 65535),
+        ("INT_MAX", Scalar::Int, i32::MAX as i128),
+        ("INT_MIN", Scalar::Int, i32::MIN as i128),
+        ("UINT_MAX", Scalar::UInt, u32::MAX as i128),
+        ("LONG_MAX", Scalar::Long, i64::MAX as i128),
+        ("LONG_MIN", Scalar::Long, i64::MIN as i128),
+        ("ULONG_MAX", Scalar::ULong, u64::MAX as i128),
+        ("FLT_DIG", Scalar::Int, 6),
+        ("FLT_MANT_DIG", Scalar::Int, 24),
+        ("FLT_MAX_10_EXP", Scalar::Int, 38),
+        ("FLT_MAX_EXP", Scalar::Int, 128),
+        ("FLT_MIN_10_EXP", Scalar::Int, -37),
+        ("FLT_MIN_EXP", Scalar::Int, -125),
+        ("FLT_RADIX", Scalar::Int, 2),
+    ];
+    for &(name, scalar, value) in ints {
+        let symbol = Symbol::Constant { value: Literal::int(scalar, value), span: Span::UNDEFINED };
+        checker.scopes.insert_predefined(name, symbol);
+    }
+    let floats: &[(&str, Scalar, f64)] = &[
+        ("FLT_MAX", Scalar::Float, f32::MAX as f64),
+        ("FLT_MIN", Scalar::Float, f32::MIN_POSITIVE as f64),
+        ("FLT_EPSILON", Scalar::Float, f32::EPSILON as f64),
+        ("MAXFLOAT", Scalar::Float, f32::MAX as f64),
+        ("HUGE_VALF", Scalar::Float, f64::INFINITY),
+        ("INFINITY", Scalar::Float, f64::INFINITY),
+        ("NAN", Scalar::Float, f64::NAN),
+        ("HUGE_VAL", Scalar::Double, f64::INFINITY),
+        ("DBL_MAX", Scalar::Double, f64::MAX),
+        ("DBL_MIN", Scalar::Double, f64::MIN_POSITIVE),
+        ("DBL_EPSILON", Scalar::Double, f64::EPSILON),
+        ("M_E_F", Scalar::Float, std::f32::consts::E as f64),
+        ("M_LOG2E_F", Scalar::Float, std::f32::consts::LOG2_E as f64),
+        ("M_LOG10E_F", Scalar::Float, std::f32::consts::LOG10_E as f64),
+        ("M_LN2_F", Scalar::Float, std::f32::consts::LN_2 as f64),
+        ("M_LN10_F", Scalar::Float, std::f32::consts::LN_10 as f64),
+        ("M_PI_F", Scalar::Float, std::f32::consts::PI as f64),
+        ("M_PI_2_F", Scalar::Float, std::f32::consts::FRAC_PI_2 as f64),
+        ("M_PI_4_F", Scalar::Float, std::f32::consts::FRAC_PI_4 as f64),
+        ("M_1_PI_F", Scalar::Float, std::f32::consts::FRAC_1_PI as f64),
+        ("M_2_PI_F", Scalar::Float, std::f32::consts::FRAC_2_PI as f64),
+        ("M_2_SQRTPI_F", Scalar::Float, std::f32::consts::FRAC_2_SQRT_PI as f64),
+        ("M_SQRT2_F", Scalar::Float, std::f32::consts::SQRT_2 as f64),
+        ("M_SQRT1_2_F", Scalar::Float, std::f32::consts::FRAC_1_SQRT_2 as f64),
+        ("M_E", Scalar::Double, std::f64::consts::E),
+        ("M_LOG2E", Scalar::Double, std::f64::consts::LOG2_E),
+        ("M_LOG10E", Scalar::Double, std::f64::consts::LOG10_E),
+        ("M_LN2", Scalar::Double, std::f64::consts::LN_2),
+        ("M_LN10", Scalar::Double, std::f64::consts::LN_10),
+        ("M_PI", Scalar::Double, std::f64::consts::PI),
+        ("M_PI_2", Scalar::Double, std::f64::consts::FRAC_PI_2),
+        ("M_PI_4", Scalar::Double, std::f64::consts::FRAC_PI_4),
+        ("M_1_PI", Scalar::Double, std::f64::consts::FRAC_1_PI),
+        ("M_2_PI", Scalar::Double, std::f64::consts::FRAC_2_PI),
+        ("M_2_SQRTPI", Scalar::Double, std::f64::consts::FRAC_2_SQRT_PI),
+        ("M_SQRT2", Scalar::Double, std::f64::consts::SQRT_2),
+        ("M_SQRT1_2", Scalar::Double, std::f64::consts::FRAC_1_SQRT_2),
+    ];
+    for &(name, scalar, value) in floats {
+        let symbol =
+            Symbol::Constant { value: Literal::Float { scalar, value }, span: Span::UNDEFINED };
+        checker.scopes.insert_predefined(name, symbol);
+    }
+}

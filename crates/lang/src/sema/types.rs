@@ -1,0 +1,466 @@
+//! Declaration specifiers + declarators → IR types, and the C layout of structs and unions.
+
+use super::scope::{Symbol, Tag};
+use super::{Checker, Reported, SResult};
+use crate::ast;
+use crate::ir::{self, AddressSpace, Handle, Scalar, StructMember, TypeInner, UniqueArena};
+use crate::span::Span;
+
+/// A declared object's type with the qualifiers that apply to the object itself.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Declared {
+    pub ty: Handle<ir::Type>,
+    pub is_const: bool,
+    pub is_volatile: bool,
+    /// The address space written for the object (`__local float x[4]`), if any.
+    pub space: Option<AddressSpace>,
+}
+
+/// The OpenCL C spelling of a type, as clang prints it in messages.
+pub(super) fn display(types: &UniqueArena<ir::Type>, ty: Handle<ir::Type>) -> String {
+    match types.get(ty) {
+        None => "<error>".to_string(),
+        Some(TypeInner::Void) => "void".to_string(),
+        Some(TypeInner::Scalar(s)) => s.name().to_string(),
+        Some(TypeInner::Vector { scalar, size }) => format!("{}{}", scalar.name(), size.width()),
+        Some(TypeInner::Pointer { pointee, space, is_const, is_volatile, .. }) => {
+            let mut text = String::new();
+            if *is_const {
+                text.push_str("const ");
+            }
+            if *is_volatile {
+                text.push_str("volatile ");
+            }
+            if *space != AddressSpace::Private {
+                text.push_str(space.qualifier());
+                text.push(' ');
+            }
+            text.push_str(&display(types, *pointee));
+            text.push_str(" *");
+            text
+        }
+        Some(TypeInner::Array { element, len }) => format!("{}[{len}]", display(types, *element)),
+        Some(TypeInner::Struct { name, is_union, naming, .. }) => match naming {
+            ir::StructNaming::Typedef => name.clone(),
+            ir::StructNaming::Tag => {
+                format!("{} {name}", if *is_union { "union" } else { "struct" })
+            }
+        },
+        Some(TypeInner::Event) => "event_t".to_string(),
+    }
+}
+
+pub(super) fn address_space(space: ast::AddressSpace) -> Option<AddressSpace> {
+    match space {
+        ast::AddressSpace::Private => Some(AddressSpace::Private),
+        ast::AddressSpace::Global => Some(AddressSpace::Global),
+        ast::AddressSpace::Local => Some(AddressSpace::Local),
+        ast::AddressSpace::Constant => Some(AddressSpace::Constant),
+        ast::AddressSpace::Generic => None,
+    }
+}
+
+fn primitive_scalar(p: ast::PrimitiveType) -> Option<Scalar> {
+    use ast::PrimitiveType as P;
+    Some(match p {
+        P::Bool => Scalar::Bool,
+        P::Char => Scalar::Char,
+        P::UChar => Scalar::UChar,
+        P::Short => Scalar::Short,
+        P::UShort => Scalar::UShort,
+        P::Int => Scalar::Int,
+        P::UInt => Scalar::UInt,
+        P::Long | P::PtrdiffT | P::IntptrT => Scalar::Long,
+        P::ULong | P::SizeT | P::UintptrT => Scalar::ULong,
+        P::Half => Scalar::Half,
+        P::Float => Scalar::Float,
+        P::Double => Scalar::Double,
+        P::Void | P::Event | P::Image(_) | P::Sampler => return None,
+    })
+}
+
+impl Checker {
+    /// The type named by declaration specifiers. `typedef_name` is the name a `typedef`
+    /// gives an anonymous struct defined in these specifiers.
+    pub(super) fn base_type(
+        &mut self,
+        specs: &ast::DeclSpecifiers,
+        typedef_name: Option<&str>,
+    ) -> SResult<Handle<ir::Type>> {
+        if let Some((ast::AddressSpace::Generic, span)) = specs.address_space {
+            return Err(
+                self.error(span, "the '__generic' address space is not supported in OpenCL C 1.2")
+            );
+        }
+        if let Some((_, span)) = specs.access {
+            return Err(self.error(span, "image types are not supported yet"));
+        }
+        match &specs.ty {
+            ast::TypeSpec::Primitive(p) => self.primitive_type(*p, specs.span),
+            ast::TypeSpec::Vector { scalar, width } => {
+                let element = primitive_scalar(*scalar)
+                    .filter(|s| *s != Scalar::Bool)
+                    .ok_or_else(|| self.error(specs.span, "invalid vector element type"))?;
+                let size = ir::VectorSize::from_width(u32::from(*width))
+                    .ok_or_else(|| self.error(specs.span, "invalid vector width"))?;
+                Ok(self.vector_type(element, size))
+            }
+            ast::TypeSpec::Named(ident) => match self.scopes.lookup(&ident.name) {
+                Some(Symbol::Typedef { ty, .. }) => Ok(*ty),
+                _ => Err(self.error(ident.span, format!("unknown type name '{}'", ident.name))),
+            },
+            ast::TypeSpec::Struct(spec) => self.record_type(spec, typedef_name),
+            ast::TypeSpec::Enum(spec) => {
+                self.enum_type(spec)?;
+                Ok(self.scalar_type(Scalar::Int))
+            }
+        }
+    }
+
+    fn primitive_type(&mut self, p: ast::PrimitiveType, span: Span) -> SResult<Handle<ir::Type>> {
+        match p {
+            ast::PrimitiveType::Void => Ok(self.void_type()),
+            ast::PrimitiveType::Event => Ok(self.module.ty(TypeInner::Event)),
+            ast::PrimitiveType::Image(_) | ast::PrimitiveType::Sampler => {
+                Err(self.error(span, "image types are not supported yet"))
+            }
+            other => match primitive_scalar(other) {
+                Some(s) => Ok(self.scalar_type(s)),
+                None => Err(self.error(span, "invalid type")),
+            },
+        }
+    }
+
+    /// Applies a declarator's pointer and array parts to a base type. Function parts are the
+    /// caller's business: they are refused here ("function pointers are not supported").
+    pub(super) fn declared_type(
+        &mut self,
+        specs: &ast::DeclSpecifiers,
+        base: Handle<ir::Type>,
+        derived: &[ast::DerivedDeclarator],
+    ) -> SResult<Declared> {
+        let space = match specs.address_space {
+            Some((space, span)) => Some(address_space(space).ok_or_else(|| {
+                self.error(span, "the '__generic' address space is not supported in OpenCL C 1.2")
+            })?),
+            None => None,
+        };
+        let mut current = Declared {
+            ty: base,
+            is_const: specs.qualifiers.is_const,
+            is_volatile: specs.qualifiers.is_volatile,
+            space,
+        };
+        for part in derived.iter().rev() {
+            current = self.apply_derived(current, part)?;
+        }
+        Ok(current)
+    }
+
+    fn apply_derived(
+        &mut self,
+        current: Declared,
+        part: &ast::DerivedDeclarator,
+    ) -> SResult<Declared> {
+        match part {
+            ast::DerivedDeclarator::Pointer { qualifiers, address_space: own_space, span } => {
+                if matches!(self.inner(current.ty), TypeInner::Event)
+                    && current.space.is_some_and(|s| s != AddressSpace::Private)
+                {
+                    return Err(self.error(*span, "event_t may only be used in private memory"));
+                }
+                let own_space = match own_space {
+                    Some(s) => Some(address_space(*s).ok_or_else(|| {
+                        self.error(*span, "the '__generic' address space is not supported")
+                    })?),
+                    None => None,
+                };
+                let ty = self.module.ty(TypeInner::Pointer {
+                    pointee: current.ty,
+                    space: current.space.unwrap_or(AddressSpace::Private),
+                    is_const: current.is_const,
+                    is_volatile: current.is_volatile,
+                    is_restrict: qualifiers.is_restrict,
+                });
+                Ok(Declared {
+                    ty,
+                    is_const: qualifiers.is_const,
+                    is_volatile: qualifiers.is_volatile,
+                    space: own_space,
+                })
+            }
+            ast::DerivedDeclarator::Array { size, span } => {
+                if matches!(self.inner(current.ty), TypeInner::Void) {
+                    return Err(self.error(*span, "array has incomplete element type 'void'"));
+                }
+                let Some(size) = size else {
+                    return Err(self.error(
+                        *span,
+                        "array size missing (arrays of unknown size are only allowed as parameters or with an initializer)",
+                    ));
+                };
+                let len = self.array_length(size)?;
+                let ty = self.module.ty(TypeInner::Array { element: current.ty, len });
+                Ok(Declared { ty, ..current })
+            }
+            ast::DerivedDeclarator::Function { span, .. } => {
+                Err(self.error(*span, "function pointers are not supported in OpenCL C"))
+            }
+        }
+    }
+
+    /// Evaluates an array size: a positive integer constant expression.
+    pub(super) fn array_length(&mut self, size: &ast::Expr) -> SResult<u32> {
+        let value = self.constant_integer(size, "array size")?;
+        if value <= 0 {
+            return Err(self.error(size.span, "array size must be greater than zero"));
+        }
+        u32::try_from(value).map_err(|_| self.error(size.span, "array is too large"))
+    }
+
+    /// A type name (casts, `sizeof`, `vec_type_hint`), with the qualifiers dropped.
+    pub(super) fn type_name_type(&mut self, name: &ast::TypeName) -> SResult<Declared> {
+        let base = self.base_type(&name.specifiers, None)?;
+        self.declared_type(&name.specifiers, base, &name.declarator.derived)
+    }
+
+    fn record_type(
+        &mut self,
+        spec: &ast::StructSpec,
+        typedef_name: Option<&str>,
+    ) -> SResult<Handle<ir::Type>> {
+        let is_union = spec.kind == ast::StructKind::Union;
+        let keyword = if is_union { "union" } else { "struct" };
+        let Some(fields) = &spec.fields else {
+            // A reference: `struct S`.
+            let Some(name) = &spec.name else {
+                return Err(self.error(spec.span, format!("expected {keyword} name")));
+            };
+            return match self.scopes.lookup_tag(&name.name) {
+                Some(Tag::Record { ty: Some(ty), is_union: u, .. }) if *u == is_union => Ok(*ty),
+                Some(Tag::Record { ty: Some(_), span, .. }) => {
+                    let previous = *span;
+                    self.diags.push(
+                        crate::diag::Diagnostic::error(
+                            name.span,
+                            format!("use of '{}' with tag type that does not match previous declaration", name.name),
+                        )
+                        .with_note(previous, "previous use is here"),
+                    );
+                    Err(Reported)
+                }
+                Some(Tag::Record { ty: None, .. }) | None => Err(self.error(
+                    name.span,
+                    format!("incomplete type '{keyword} {}' is not supported here", name.name),
+                )),
+                Some(Tag::Enum { .. }) => Err(self.error(
+                    name.span,
+                    format!(
+                        "use of '{}' with tag type that does not match previous declaration",
+                        name.name
+                    ),
+                )),
+            };
+        };
+        if let Some(name) = &spec.name {
+            if let Some(Tag::Record { ty: Some(_), span, .. }) =
+                self.scopes.lookup_tag_innermost(&name.name)
+            {
+                let previous = *span;
+                self.diags.push(
+                    crate::diag::Diagnostic::error(
+                        name.span,
+                        format!("redefinition of '{}'", name.name),
+                    )
+                    .with_note(previous, "previous definition is here"),
+                );
+                return Err(Reported);
+            }
+        }
+        let (packed, explicit_align) = self.record_attributes(&spec.attributes)?;
+        let mut members: Vec<StructMember> = Vec::new();
+        let mut offset = 0u32;
+        let mut size = 0u32;
+        let mut align = 1u32;
+        let mut failed = false;
+        for field in fields {
+            let Ok(base) = self.base_type(&field.specifiers, None) else {
+                failed = true;
+                continue;
+            };
+            for declarator in &field.declarators {
+                let Ok(declared) = self.declared_type(&field.specifiers, base, &declarator.derived)
+                else {
+                    failed = true;
+                    continue;
+                };
+                let Some(name) = &declarator.name else {
+                    self.error(declarator.span, "anonymous members are not supported");
+                    failed = true;
+                    continue;
+                };
+                if members.iter().any(|m| m.name == name.name) {
+                    self.error(name.span, format!("duplicate member '{}'", name.name));
+                    failed = true;
+                    continue;
+                }
+                if matches!(self.inner(declared.ty), TypeInner::Void | TypeInner::Event) {
+                    let shown = self.type_name(declared.ty);
+                    self.error(name.span, format!("field has invalid type '{shown}'"));
+                    failed = true;
+                    continue;
+                }
+                let member_align = {
+                    let natural = if packed { 1 } else { self.module.align_of(declared.ty) };
+                    let (_, attr) = self.record_attributes(&declarator.attributes)?;
+                    natural.max(attr.unwrap_or(1))
+                };
+                let member_size = self.module.size_of(declared.ty);
+                let at = if is_union { 0 } else { round_up(offset, member_align) };
+                members.push(StructMember { name: name.name.clone(), ty: declared.ty, offset: at });
+                align = align.max(member_align);
+                if is_union {
+                    size = size.max(member_size);
+                } else {
+                    offset = at.saturating_add(member_size);
+                    size = offset;
+                }
+            }
+        }
+        if failed {
+            return Err(Reported);
+        }
+        if members.is_empty() {
+            return Err(
+                self.error(spec.span, format!("empty {keyword} is not allowed in OpenCL C"))
+            );
+        }
+        align = align.max(explicit_align.unwrap_or(1));
+        let size = round_up(size, align);
+        let (name, naming) = match (&spec.name, typedef_name) {
+            (Some(tag), _) => (tag.name.clone(), ir::StructNaming::Tag),
+            (None, Some(typedef)) => (typedef.to_string(), ir::StructNaming::Typedef),
+            (None, None) => (self.invent_struct_name(keyword), ir::StructNaming::Tag),
+        };
+        let name = self.unique_struct_name(name);
+        let ty = self
+            .module
+            .types
+            .insert(TypeInner::Struct { name, naming, is_union, members, size, align }, spec.span);
+        if let Some(tag) = &spec.name {
+            self.scopes
+                .insert_tag(&tag.name, Tag::Record { is_union, ty: Some(ty), span: tag.span });
+        }
+        Ok(ty)
+    }
+
+    fn invent_struct_name(&mut self, keyword: &str) -> String {
+        let mut n = 0;
+        loop {
+            let name = format!("__anonymous_{keyword}_{n}");
+            if !self.struct_names.contains(&name) {
+                return name;
+            }
+            n += 1;
+        }
+    }
+
+    /// Struct names must be unique in the module; a tag reused in an inner scope gets a
+    /// numbered name (the printer writes what the IR says).
+    fn unique_struct_name(&mut self, name: String) -> String {
+        let mut candidate = name.clone();
+        let mut n = 1;
+        while self.struct_names.contains(&candidate) {
+            candidate = format!("{name}_{n}");
+            n += 1;
+        }
+        self.struct_names.insert(candidate.clone());
+        candidate
+    }
+
+    /// `packed` and `aligned(N)` among record or member attributes; others are ignored.
+    fn record_attributes(&mut self, attributes: &[ast::Attribute]) -> SResult<(bool, Option<u32>)> {
+        let mut packed = false;
+        let mut align = None;
+        for attribute in attributes {
+            match attribute.name.name.trim_matches('_') {
+                "packed" => packed = true,
+                "aligned" => {
+                    let value = match attribute.args.first() {
+                        Some(ast::AttributeArg::Expr(e)) => {
+                            self.constant_integer(e, "alignment")?
+                        }
+                        None => 16,
+                        Some(ast::AttributeArg::Type(t)) => {
+                            return Err(self.error(t.span, "expected an integer constant"))
+                        }
+                    };
+                    if value <= 0 || value > 1 << 16 || (value & (value - 1)) != 0 {
+                        return Err(
+                            self.error(attribute.span, "requested alignment is not a power of 2")
+                        );
+                    }
+                    align = Some(value as u32);
+                }
+                _ => {}
+            }
+        }
+        Ok((packed, align))
+    }
+
+    /// Declares an enum's constants (values are `int`).
+    fn enum_type(&mut self, spec: &ast::EnumSpec) -> SResult<()> {
+        let Some(variants) = &spec.variants else {
+            if let Some(name) = &spec.name {
+                if self.scopes.lookup_tag(&name.name).is_none() {
+                    return Err(self.error(
+                        name.span,
+                        format!("incomplete type 'enum {}' is not supported", name.name),
+                    ));
+                }
+            }
+            return Ok(());
+        };
+        if let Some(name) = &spec.name {
+            if let Some(Tag::Enum { span }) = self.scopes.lookup_tag_innermost(&name.name) {
+                let previous = *span;
+                self.diags.push(
+                    crate::diag::Diagnostic::error(
+                        name.span,
+                        format!("redefinition of 'enum {}'", name.name),
+                    )
+                    .with_note(previous, "previous definition is here"),
+                );
+                return Err(Reported);
+            }
+            self.scopes.insert_tag(&name.name, Tag::Enum { span: name.span });
+        }
+        let mut next: i128 = 0;
+        for variant in variants {
+            if let Some(value) = &variant.value {
+                next = self.constant_integer(value, "enumerator value")?;
+            }
+            if next < i128::from(i32::MIN) || next > i128::from(u32::MAX) {
+                return Err(
+                    self.error(variant.name.span, "enumerator value is not representable in 'int'")
+                );
+            }
+            self.declare_symbol(
+                &variant.name,
+                Symbol::Constant {
+                    value: ir::Literal::int(Scalar::Int, next),
+                    span: variant.name.span,
+                },
+            );
+            next += 1;
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn round_up(value: u32, align: u32) -> u32 {
+    if align <= 1 {
+        return value;
+    }
+    value.div_ceil(align).saturating_mul(align)
+}
