@@ -1,0 +1,244 @@
+//! Module-level checks: the type arena, program-scope variables, pragmas, typedefs and
+//! function signatures.
+
+use super::{ValidationError, ValidationErrorKind as Kind};
+use crate::ir::{
+    AddressSpace, ConstValue, Function, FunctionKind, Handle, Module, Type, TypeInner,
+};
+use crate::span::Span;
+use std::collections::HashSet;
+
+/// Runs the module-level checks; returns whether the type arena is sound (every type refers
+/// only to earlier ones, so walks over types terminate).
+pub(super) fn check_module(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
+    let types_ok = check_types(module, errors);
+    for (handle, global) in module.global_variables.iter() {
+        let span = module.global_variables.span(handle);
+        let mut report = |reason: String| {
+            errors.push(ValidationError {
+                function: None,
+                span,
+                kind: Kind::InvalidGlobal { name: global.name.clone(), reason },
+            })
+        };
+        if module.types.get(global.ty).is_none() {
+            report(format!("type handle [{}] is out of range", global.ty.index()));
+            continue;
+        }
+        if global.space != AddressSpace::Constant {
+            report(format!(
+                "program-scope variables must be __constant, not {}",
+                global.space.qualifier()
+            ));
+        }
+        if let Some(init) = &global.init {
+            if types_ok {
+                if let Err(reason) = check_const_value(module, init, global.ty) {
+                    report(reason);
+                }
+            }
+        }
+    }
+    for pragma in &module.pragmas {
+        if pragma.before_function > module.functions.len() {
+            errors.push(ValidationError {
+                function: None,
+                span: pragma.span,
+                kind: Kind::InvalidPragma {
+                    text: pragma.text.clone(),
+                    before_function: pragma.before_function,
+                },
+            });
+        }
+    }
+    for typedef in &module.typedefs {
+        if !module.types.contains(typedef.ty) {
+            errors.push(ValidationError {
+                function: None,
+                span: typedef.span,
+                kind: Kind::InvalidTypeHandle { index: typedef.ty.index() },
+            });
+        }
+    }
+    let mut names = HashSet::new();
+    for (_, function) in module.functions.iter() {
+        if !names.insert(function.name.as_str()) {
+            errors.push(ValidationError {
+                function: None,
+                span: function.span,
+                kind: Kind::DuplicateFunction { name: function.name.clone() },
+            });
+        }
+        check_signature(module, function, errors);
+    }
+    types_ok
+}
+
+fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
+    let mut ok = true;
+    for (handle, ty) in module.types.iter() {
+        let span = module.types.span(handle);
+        let mut report = |kind| errors.push(ValidationError { function: None, span, kind });
+        let mut refer = |referenced: Handle<Type>, report: &mut dyn FnMut(Kind)| {
+            if referenced.index() >= handle.index() {
+                ok = false;
+                report(Kind::TypeForwardReference {
+                    ty: handle.index(),
+                    referenced: referenced.index(),
+                });
+            }
+        };
+        let malformed =
+            |reason: &str| Kind::InvalidType { ty: handle.index(), reason: reason.into() };
+        match ty {
+            TypeInner::Vector { scalar, .. } if !scalar.is_integer() && !scalar.is_float() => {
+                report(malformed("vectors of bool do not exist in OpenCL C"));
+            }
+            TypeInner::Pointer { pointee, .. } => refer(*pointee, &mut report),
+            TypeInner::Array { element, len } => {
+                refer(*element, &mut report);
+                if *len == 0 {
+                    report(malformed("arrays have at least one element"));
+                }
+                if matches!(module.types.get(*element), Some(TypeInner::Void)) {
+                    report(malformed("arrays of void do not exist"));
+                }
+            }
+            TypeInner::Struct { members, .. } => {
+                let mut names = HashSet::new();
+                for member in members {
+                    refer(member.ty, &mut report);
+                    if matches!(module.types.get(member.ty), Some(TypeInner::Void)) {
+                        report(malformed("a struct member cannot be void"));
+                    }
+                    if !names.insert(member.name.as_str()) {
+                        report(malformed("two members have the same name"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    ok
+}
+
+/// Whether a program-scope initialiser has the shape of its type.
+fn check_const_value(module: &Module, value: &ConstValue, ty: Handle<Type>) -> Result<(), String> {
+    // Types refer only to earlier ones, so the nesting is bounded by the arena's length.
+    match (value, module.types.get(ty)) {
+        (ConstValue::Zero, Some(_)) => Ok(()),
+        (ConstValue::Literal(lit), Some(inner)) if inner.scalar() == Some(lit.scalar()) => Ok(()),
+        (ConstValue::Literal(lit), Some(_)) => {
+            Err(format!("a {} literal cannot initialise this type", lit.scalar().name()))
+        }
+        (ConstValue::Composite(items), Some(TypeInner::Array { element, len })) => {
+            if items.len() > *len as usize {
+                return Err(format!("{} initialisers for an array of {len}", items.len()));
+            }
+            items.iter().try_for_each(|item| check_const_value(module, item, *element))
+        }
+        (ConstValue::Composite(items), Some(TypeInner::Vector { scalar, size })) => {
+            if items.len() > size.width() as usize {
+                return Err(format!(
+                    "{} initialisers for a vector of {}",
+                    items.len(),
+                    size.width()
+                ));
+            }
+            let Some(element) = module.types.find(&TypeInner::Scalar(*scalar)) else {
+                return match items.iter().all(|i| matches!(i, ConstValue::Zero)) {
+                    true => Ok(()),
+                    false => Err("vector element type missing from the type arena".into()),
+                };
+            };
+            items.iter().try_for_each(|item| check_const_value(module, item, element))
+        }
+        (ConstValue::Composite(items), Some(TypeInner::Struct { members, is_union, .. })) => {
+            let limit = if *is_union { 1 } else { members.len() };
+            if items.len() > limit {
+                return Err(format!("{} initialisers for {} members", items.len(), limit));
+            }
+            items
+                .iter()
+                .zip(members)
+                .try_for_each(|(item, m)| check_const_value(module, item, m.ty))
+        }
+        (ConstValue::Composite(items), Some(TypeInner::Scalar(_))) if items.len() <= 1 => {
+            items.iter().try_for_each(|item| check_const_value(module, item, ty))
+        }
+        (ConstValue::Composite(_), Some(_)) => {
+            Err("a brace list cannot initialise this type".into())
+        }
+        (_, None) => Err(format!("type handle [{}] is out of range", ty.index())),
+    }
+}
+
+fn check_signature(module: &Module, function: &Function, errors: &mut Vec<ValidationError>) {
+    let mut report = |span: Span, kind: Kind| {
+        errors.push(ValidationError { function: Some(function.name.clone()), span, kind })
+    };
+    let signature = |reason: &str| Kind::InvalidSignature { reason: reason.to_string() };
+    if let Some(ty) = function.return_type {
+        match module.types.get(ty) {
+            None => report(function.span, Kind::InvalidTypeHandle { index: ty.index() }),
+            Some(TypeInner::Array { .. }) => {
+                report(function.span, signature("functions cannot return arrays"))
+            }
+            Some(TypeInner::Void) => {
+                report(function.span, signature("a void return type is written as `None`"))
+            }
+            Some(_) => {}
+        }
+    }
+    let is_kernel = matches!(function.kind, FunctionKind::Kernel(_));
+    for param in &function.params {
+        match module.types.get(param.ty) {
+            None => report(param.span, Kind::InvalidTypeHandle { index: param.ty.index() }),
+            Some(TypeInner::Void) => report(param.span, signature("a parameter cannot be void")),
+            Some(TypeInner::Pointer { space: AddressSpace::Private, .. }) if is_kernel => report(
+                param.span,
+                signature(
+                    "kernel pointer parameters point to __global, __constant or __local memory",
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    if let FunctionKind::Kernel(attributes) = &function.kind {
+        if function.return_type.is_some() {
+            report(function.span, signature("kernels return void"));
+        }
+        for sizes in
+            [attributes.reqd_work_group_size, attributes.work_group_size_hint].iter().flatten()
+        {
+            if sizes.contains(&0) {
+                report(function.span, signature("work-group sizes in attributes are positive"));
+            }
+        }
+        if let Some(hint) = attributes.vec_type_hint {
+            if !module.types.get(hint).is_some_and(TypeInner::is_arithmetic) {
+                report(function.span, signature("vec_type_hint names a scalar or vector type"));
+            }
+        }
+    }
+    for (handle, local) in function.locals.iter() {
+        let span = function.locals.span(handle);
+        match module.types.get(local.ty) {
+            None => report(span, Kind::InvalidTypeHandle { index: local.ty.index() }),
+            Some(TypeInner::Void) => report(span, signature("a variable cannot be void")),
+            Some(_) => {}
+        }
+        if matches!(local.space, AddressSpace::Global | AddressSpace::Constant) {
+            report(
+                span,
+                Kind::InvalidStatement {
+                    reason: format!(
+                        "variable '{}' is {}; function-scope variables are private or __local",
+                        local.name,
+                        local.space.qualifier()
+                    ),
+                },
+            );
+        }
+    }
+}
