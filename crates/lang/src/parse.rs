@@ -125,6 +125,8 @@ struct Parser<'t> {
     /// Operators chained at one level (`a + b + c`, `x.a.b`, `f()()`): each makes the tree one
     /// node deeper without nesting in the source, so they are bounded by [`MAX_CHAIN`].
     chain: u32,
+    /// How many `switch` bodies enclose the current statement (`case` needs one).
+    switch_depth: u32,
 }
 
 impl<'t> Parser<'t> {
@@ -144,6 +146,7 @@ impl<'t> Parser<'t> {
             scopes: vec![HashMap::new()],
             depth: 0,
             chain: 0,
+            switch_depth: 0,
         }
     }
 
@@ -261,7 +264,14 @@ impl<'t> Parser<'t> {
         let next = self.peek();
         let resumable =
             next.at_line_start || next.is_punct(Punct::RBrace) || next.kind == TokenKind::Eof;
-        let reported = self.error_here(format!("expected ';' {context}"));
+        // Like C compilers, point just after the last token: the `;` belongs there, and that
+        // is the line the user has to fix.
+        let site = if self.prev_site.is_defined() {
+            Span { start: self.prev_site.end, ..self.prev_site }
+        } else {
+            self.peek().site
+        };
+        let reported = self.error_at(site, format!("expected ';' {context}"));
         if resumable {
             Ok(self.here())
         } else {

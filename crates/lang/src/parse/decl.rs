@@ -616,8 +616,8 @@ impl Parser<'_> {
             attributes.extend(inner.attributes);
         } else if kind == DeclaratorKind::Named {
             let message = match self.peek_word() {
-                Some(word) => format!("expected a name in declaration, found keyword '{word}'"),
-                None => "expected a name in declaration".to_string(),
+                Some(word) => format!("expected identifier or '(', found keyword '{word}'"),
+                None => "expected identifier or '('".to_string(),
             };
             return Err(self.error_here(message));
         }

@@ -82,18 +82,26 @@ impl Parser<'_> {
             Some("switch") => {
                 self.bump();
                 let cond = self.parenthesized_condition("switch")?;
-                let body = Box::new(self.statement()?);
-                StmtKind::Switch { cond, body }
+                self.switch_depth += 1;
+                let body = self.statement();
+                self.switch_depth -= 1;
+                StmtKind::Switch { cond, body: Box::new(body?) }
             }
             Some("case") => {
-                self.bump();
+                let keyword = self.bump();
+                if self.switch_depth == 0 {
+                    self.error_at(keyword, "case label outside switch");
+                }
                 let value = self.conditional()?;
                 self.expect_punct(Punct::Colon, "after 'case' value")?;
                 let body = Box::new(self.statement()?);
                 StmtKind::Case { value, body }
             }
             Some("default") => {
-                self.bump();
+                let keyword = self.bump();
+                if self.switch_depth == 0 {
+                    self.error_at(keyword, "'default' label outside switch");
+                }
                 self.expect_punct(Punct::Colon, "after 'default'")?;
                 let body = Box::new(self.statement()?);
                 StmtKind::Default { body }
@@ -114,6 +122,11 @@ impl Parser<'_> {
                     if self.at_punct(Punct::Semi) { None } else { Some(self.expression()?) };
                 self.expect_semi("after return statement")?;
                 StmtKind::Return(value)
+            }
+            Some("else") => {
+                let d = Diagnostic::error(start, "else without a matching 'if'")
+                    .with_help("check the braces and semicolons before it");
+                return Err(self.report(d));
             }
             Some("goto") => {
                 self.bump();

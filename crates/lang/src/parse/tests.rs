@@ -844,7 +844,9 @@ fn two_independent_errors_give_two_diagnostics() {
     let (unit, diags) = parse_text(source);
     assert_eq!(diags.len(), 2, "{diags:#?}");
     assert_eq!(diags[0].message, "expected ';' after expression");
-    assert_eq!(text_of(source, diags[0].span), "2");
+    // Right after the `1`, where the `;` is missing.
+    assert_eq!(diags[0].span.start as usize, source.find("1 2").expect("there") + 1);
+    assert!(diags[0].span.is_empty());
     assert_eq!(diags[1].message, "expected expression");
     assert_eq!(diags[1].span.start as usize, source.find("= ;").expect("there") + 2);
     let [ExternalDecl::Function(f)] = unit.items.as_slice() else { panic!() };
@@ -897,7 +899,7 @@ fn unclosed_brackets_point_at_their_opener() {
 
 #[test]
 fn keywords_cannot_be_names() {
-    assert_eq!(messages("int while;"), ["expected a name in declaration, found keyword 'while'"]);
+    assert_eq!(messages("int while;"), ["expected identifier or '(', found keyword 'while'"]);
     assert_eq!(messages("void f() { x = while; }"), ["expected expression, found keyword 'while'"]);
     assert_eq!(
         messages("typedef int T; void f() { x = T; }"),
@@ -918,6 +920,14 @@ fn misplaced_constructs_are_reported() {
     );
     assert_eq!(messages("}"), ["unexpected '}' outside of a function"]);
     assert_eq!(messages("void f() { do x++; until (x); }"), ["expected 'while' in do/while loop"]);
+    assert_eq!(messages("void f() { x = 1; else x = 2; }"), ["else without a matching 'if'"]);
+    assert_eq!(messages("void f() { if (x) { case 1: x = 2; } }"), ["case label outside switch"]);
+    assert_eq!(messages("void f() { default: ; }"), ["'default' label outside switch"]);
+    // A case inside a block inside a switch is fine, and the switch count unwinds.
+    assert_eq!(
+        messages("void f() { switch (x) { case 1: { case 2: ; } } case 3: ; }"),
+        ["case label outside switch"]
+    );
 }
 
 #[test]
