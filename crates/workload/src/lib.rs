@@ -13,6 +13,7 @@ pub mod model;
 pub mod number;
 pub mod output;
 pub mod rng;
+pub mod schedule;
 pub mod signature;
 mod sim_format;
 mod toml_format;
@@ -32,6 +33,7 @@ pub use output::{
     compare_buffers, format_oclgrind_dump, write_binary, write_csv, write_output_files,
     CompareError, Comparison, Mismatch,
 };
+pub use schedule::{Schedule, Step};
 pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
 pub use types::{ElemType, ScalarType};
 

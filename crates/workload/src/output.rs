@@ -84,7 +84,8 @@ fn trim_fraction(text: &str) -> &str {
 
 impl Workload {
     /// The dumps `oclgrind-kernel` would print after running this workload, given the final
-    /// buffer contents: every output buffer of the last launch, in argument order (then any
+    /// buffer contents by name (see [`Workload::contents_by_final_name`] for pipelines with
+    /// swaps): every output buffer of the last launch, in argument order (then any
     /// output not passed to it), with its `hex` setting.
     pub fn format_oclgrind_output(&self, data: &BufferSet) -> String {
         let mut order: Vec<&str> = Vec::new();
@@ -118,7 +119,8 @@ impl Workload {
 }
 
 /// Writes every output buffer of `workload` into `dir` as `NAME.bin` (raw bytes) and
-/// `NAME.csv`, creating `dir` if needed. Returns the files written.
+/// `NAME.csv`, creating `dir` if needed; `data` holds the contents by final name (see
+/// [`Workload::contents_by_final_name`]). Returns the files written.
 pub fn write_output_files(
     dir: &Path,
     workload: &Workload,
