@@ -48,12 +48,24 @@ pub fn tokens_to_string(tokens: &[Token]) -> String {
             TokenKind::Eof => continue,
             kind => display_kind(kind),
         };
-        if !out.is_empty() && (token.leading_space || token.at_line_start) {
+        let glued = match (out.chars().last(), text.chars().next()) {
+            (Some(a), Some(b)) => would_merge(a, b),
+            _ => false,
+        };
+        if !out.is_empty() && (token.leading_space || token.at_line_start || glued) {
             out.push(' ');
         }
         out.push_str(&text);
     }
     out
+}
+
+/// Whether two tokens written without a space between them could lex differently (`0` `5`,
+/// `+` `+`); `tokens_to_string` separates them so that its output reads back the same.
+fn would_merge(last: char, first: char) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let op = |c: char| "+-*/%<>=!&|^#.:".contains(c);
+    (word(last) && word(first)) || (op(last) && op(first))
 }
 
 /// A readable spelling of a token kind, re-escaping literals (not necessarily the original
@@ -120,6 +132,12 @@ pub struct Lexer {
     file: FileId,
     pos: usize,
     at_line_start: bool,
+    /// Keep malformed-number errors in [`Lexer::deferred`] instead of reporting them: C only
+    /// complains about a pp-number like `0x` or `1e` if it survives preprocessing (it may be
+    /// an operand of `##`).
+    pub defer_number_errors: bool,
+    /// Malformed-number errors held back (see `defer_number_errors`), located at the token.
+    pub deferred: Vec<Diagnostic>,
 }
 
 /// `#include` operand read raw, before tokenisation: `"name"` or `<name>`.
@@ -133,7 +151,18 @@ pub struct HeaderName {
 
 impl Lexer {
     pub fn new(file: FileId) -> Self {
-        Lexer { file, pos: 0, at_line_start: true }
+        Lexer {
+            file,
+            pos: 0,
+            at_line_start: true,
+            defer_number_errors: false,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// A lexer that holds malformed-number errors back (see `defer_number_errors`).
+    pub fn deferring_number_errors(file: FileId) -> Self {
+        Lexer { defer_number_errors: true, ..Lexer::new(file) }
     }
 
     /// Byte offset of the next unread character.
@@ -144,6 +173,7 @@ impl Lexer {
     /// The next token of `text` (always the same text for one lexer). With `diags` `None` the
     /// lexer is quiet: used for skipped groups, where C tolerates stray quotes.
     pub fn next_token(&mut self, text: &str, diags: Option<&mut Diagnostics>) -> Token {
+        let defer = self.defer_number_errors && diags.is_some();
         let mut scanner = Scanner {
             text: text.as_bytes(),
             pos: self.pos,
@@ -152,7 +182,11 @@ impl Lexer {
             leading_space: false,
             file: self.file,
             diags,
+            deferred: None,
         };
+        if defer {
+            scanner.deferred = Some(&mut self.deferred);
+        }
         scanner.leading_space = scanner.skip_whitespace();
         let kind = scanner.token();
         let start = scanner.token_start;
@@ -177,6 +211,7 @@ impl Lexer {
             leading_space: false,
             file: self.file,
             diags: None,
+            deferred: None,
         };
         scanner.skip_whitespace();
         scanner.line_start || scanner.at_end()
@@ -307,6 +342,8 @@ struct Scanner<'a, 'd> {
     leading_space: bool,
     file: FileId,
     diags: Option<&'d mut Diagnostics>,
+    /// Where malformed-number errors go when they are deferred.
+    deferred: Option<&'d mut Vec<Diagnostic>>,
 }
 
 impl Scanner<'_, '_> {
@@ -486,7 +523,13 @@ impl Scanner<'_, '_> {
             Ok(kind) => kind,
             Err(message) => {
                 let (start, end) = (self.token_start, self.pos);
-                self.error(start, end, message);
+                let span = Span::new(self.file, start as u32, end as u32);
+                match self.deferred.as_deref_mut() {
+                    Some(deferred) if self.diags.is_some() => {
+                        deferred.push(Diagnostic::error(span, message))
+                    }
+                    _ => self.error(start, end, message),
+                }
                 TokenKind::Int { value: 0, suffix: IntSuffix::default(), radix: Radix::Decimal }
             }
         }
@@ -971,8 +1014,10 @@ mod tests {
             })
             .collect();
         assert_eq!(got, Punct::ALL_LONGEST_FIRST);
-        assert_eq!(tokens_to_string(&lex_str("a<<=b>>=c...d->e")), "a<<=b>>=c...d->e");
-        assert_eq!(tokens_to_string(&lex_str("x+++++y")), "x+++++y");
+        // Adjacent tokens that would lex differently when glued get a space.
+        assert_eq!(tokens_to_string(&lex_str("a<<=b>>=c...d->e")), "a<<=b>>=c ... d->e");
+        assert_eq!(tokens_to_string(&lex_str("x+++++y")), "x++ ++ +y");
+        assert_eq!(tokens_to_string(&lex_str("f(a)[1]")), "f(a)[1]");
         assert_eq!(lex_str("x+++++y").len(), 6);
     }
 

@@ -105,6 +105,8 @@ pub struct Engine<'a> {
     depth: u32,
     limit_reported: bool,
     once: HashSet<PathBuf>,
+    /// Malformed pp-numbers by spelling location, reported only if they reach the output.
+    bad_numbers: HashMap<(FileId, u32), Diagnostic>,
 }
 
 impl<'a> Engine<'a> {
@@ -131,6 +133,7 @@ impl<'a> Engine<'a> {
             depth: 0,
             limit_reported: false,
             once: HashSet::new(),
+            bad_numbers: HashMap::new(),
         };
         for (name, builtin) in [("__FILE__", Builtin::File), ("__LINE__", Builtin::Line)] {
             let symbol = engine.symbol(name);
@@ -158,7 +161,7 @@ impl<'a> Engine<'a> {
         self.frames.push(Frame {
             file,
             text: Rc::from(source.text.as_str()),
-            lexer: Lexer::new(file),
+            lexer: Lexer::deferring_number_errors(file),
             peeked: None,
             conditionals: Vec::new(),
             dir,
@@ -178,6 +181,7 @@ impl<'a> Engine<'a> {
                 }
                 continue;
             }
+            self.check_number(&t.token);
             out.push(t.token);
         }
         out
@@ -211,7 +215,26 @@ impl<'a> Engine<'a> {
             return t;
         }
         let diags = if quiet { None } else { Some(&mut self.diags) };
-        frame.lexer.next_token(&frame.text, diags)
+        let token = frame.lexer.next_token(&frame.text, diags);
+        for d in frame.lexer.deferred.drain(..) {
+            self.bad_numbers.insert((d.span.file, d.span.start), d);
+        }
+        token
+    }
+
+    /// Reports a malformed number when it is used (output, `#if`, `#line`).
+    fn check_number(&mut self, token: &Token) {
+        if self.bad_numbers.is_empty()
+            || !matches!(token.kind, TokenKind::Int { .. } | TokenKind::Float { .. })
+        {
+            return;
+        }
+        if let Some(mut d) = self.bad_numbers.remove(&(token.span.file, token.span.start)) {
+            if token.expansion.is_some() {
+                d.span = token.site;
+            }
+            self.diags.push(d);
+        }
     }
 
     fn unread(&mut self, token: Token) {
@@ -639,10 +662,11 @@ impl<'a> Engine<'a> {
             ));
             return vec![lhs, rhs];
         }
-        for d in lex_diags.0 {
-            self.diags.push(Diagnostic { span: site, ..d });
-        }
         let span = self.add_scratch(&text);
+        // A pasted pp-number may still be pasted further; complain only if it is used.
+        for d in lex_diags.0 {
+            self.bad_numbers.insert((span.file, span.start), Diagnostic { span: site, ..d });
+        }
         let mut token =
             tokens.into_iter().next().unwrap_or_else(|| Token::new(TokenKind::Eof, span));
         token.span = span;
@@ -674,13 +698,11 @@ impl<'a> Engine<'a> {
                 name.token.site,
                 "_Pragma takes a parenthesized string literal",
             ));
-            // Put back what was read after the name, and drop the operator.
+            // Put back what was read after the name; the name stays, as an identifier.
             for t in taken.into_iter().rev() {
                 self.pending.push(t);
             }
-            return self
-                .next_raw()
-                .unwrap_or(PpToken::plain(Token::new(TokenKind::Eof, name.token.span)));
+            return name;
         }
         let text = match &parts[1].kind {
             TokenKind::Str(s) => s.trim().to_string(),
@@ -903,6 +925,9 @@ impl<'a> Engine<'a> {
             i += 1;
         }
         let expanded: Vec<Token> = self.expand_list(tokens).into_iter().map(|t| t.token).collect();
+        for t in &expanded {
+            self.check_number(t);
+        }
         let macros = &self.macros;
         super::condition::evaluate(
             &expanded,
