@@ -125,8 +125,9 @@ pub fn cl_error_explanation(code: i32) -> Option<&'static str> {
         -9999 => "the kernel accessed an illegal address (out-of-bounds access on the device)",
         RUNTIME_LOAD_FAILED => "the OpenCL library (libOpenCL.so.1) could not be loaded",
         FUNCTION_NOT_AVAILABLE => {
-            "the OpenCL library does not provide this function (it predates the OpenCL version \
-             it is called for)"
+            "the loaded OpenCL library does not provide this function: it predates the OpenCL \
+             version the function belongs to, or it is a driver meant to sit behind the ICD \
+             loader (OPENCL_DYLIB_PATH must name a loader such as libOpenCL.so.1, not a driver)"
         }
         _ => return None,
     };

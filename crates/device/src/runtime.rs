@@ -18,7 +18,7 @@ pub fn runtime_available() -> bool {
 /// The platforms the ICD loader lists, or the error that explains why there are none.
 pub(crate) fn platforms() -> Result<Vec<Platform>, DeviceError> {
     if !runtime_available() {
-        return Err(DeviceError::NoRuntime { hint: missing_nvidia_icd_hint(&[]) });
+        return Err(DeviceError::NoRuntime { hint: loaderless_nvidia_hint() });
     }
     match get_platforms() {
         Ok(platforms) if platforms.is_empty() => {
@@ -29,7 +29,7 @@ pub(crate) fn platforms() -> Result<Vec<Platform>, DeviceError> {
             Err(DeviceError::NoPlatform { hint: missing_nvidia_icd_hint(&[]) })
         }
         Err(error) if error.0 == RUNTIME_LOAD_FAILED => {
-            Err(DeviceError::NoRuntime { hint: missing_nvidia_icd_hint(&[]) })
+            Err(DeviceError::NoRuntime { hint: loaderless_nvidia_hint() })
         }
         Err(error) => Err(DeviceError::cl("clGetPlatformIDs", error.0)),
     }
@@ -53,6 +53,21 @@ pub fn missing_nvidia_icd_hint(platform_names: &[String]) -> String {
         return String::new();
     }
     nvidia_icd_instructions()
+}
+
+/// Advice when there is no ICD loader but NVIDIA's driver is installed. The driver library
+/// exports only the ICD entry points, so it cannot stand in for the loader (pointing
+/// `OPENCL_DYLIB_PATH` at it fails); the loader must be installed first.
+fn loaderless_nvidia_hint() -> String {
+    if !nvidia_driver_present() {
+        return String::new();
+    }
+    format!(
+        "\nnote: NVIDIA's OpenCL driver is installed ({NVIDIA_OPENCL_LIBRARY}) but works only \
+         behind the ICD loader; install the loader (Debian: apt-get install \
+         ocl-icd-libopencl1), and if the GPU is then not listed, clmap will say how to \
+         register it."
+    )
 }
 
 /// The commands that make NVIDIA's platform visible to the ICD loader.
