@@ -24,7 +24,7 @@ use crate::span::Span;
 use thiserror::Error;
 
 /// Expression trees deeper than this are rejected: later passes recurse over them.
-pub const MAX_EXPRESSION_DEPTH: usize = 1000;
+pub const MAX_EXPRESSION_DEPTH: usize = 256;
 /// Statement nesting deeper than this is rejected for the same reason.
 pub const MAX_STATEMENT_NESTING: usize = 256;
 

@@ -23,7 +23,7 @@ pub(crate) mod prec {
 
 /// Expression trees deeper than this are not printed (the validator rejects them); it keeps a
 /// hostile tree from exhausting the stack.
-pub(crate) const MAX_DEPTH: usize = 1000;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 fn binary_precedence(op: BinaryOp) -> u8 {
     match op {
