@@ -113,6 +113,19 @@ impl Evaluator<'_, '_> {
     }
 
     fn conditional(&mut self, live: bool) -> PpValue {
+        // `?:` nests through itself, not through `unary`, so it counts depth too.
+        if self.depth >= MAX_DEPTH {
+            let span = self.here();
+            self.error(span, "preprocessor expression is nested too deeply");
+            return PpValue::signed(0);
+        }
+        self.depth += 1;
+        let value = self.conditional_inner(live);
+        self.depth -= 1;
+        value
+    }
+
+    fn conditional_inner(&mut self, live: bool) -> PpValue {
         let condition = self.binary(0, live);
         if self.failed || !self.eat(Punct::Question) {
             return condition;
@@ -424,5 +437,9 @@ mod tests {
         let deep = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
         let (_, diags) = eval(&deep);
         assert!(diags.has_errors());
+        let chain = format!("{}1{}", "1 ? ".repeat(5000), " : 0".repeat(5000));
+        let (_, diags) = eval(&chain);
+        assert!(diags.has_errors());
+        assert!(truth("1 ? 0 ? 5 : 6 : 7"), "a short chain is fine");
     }
 }

@@ -501,3 +501,12 @@ fn no_panic_on_any_prefix_of_tricky_input() {
         }
     }
 }
+
+#[test]
+fn malformed_numbers_matter_only_when_they_reach_the_output() {
+    assert_eq!(pp("#define CAT(a, b) a ## b\nCAT(0x, 1f) CAT(1e, 5) CAT(., 5)"), "31 100000.0 0.5");
+    assert!(errors("#define CAT(a, b) a ## b\nCAT(1e, +5)").iter().any(|m| m.contains("exponent")));
+    assert!(errors("int x = 0x;").iter().any(|m| m.contains("0x")));
+    assert!(errors("#if 0\n0x 1e\n#endif").is_empty(), "skipped groups are not checked");
+    assert!(errors("#if 09\n#endif").iter().any(|m| m.contains("octal")));
+}
