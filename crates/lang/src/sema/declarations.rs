@@ -584,17 +584,17 @@ impl Checker {
                 format!("'{shown}' cannot be used as the type of a kernel parameter"),
             )),
             TypeInner::Pointer { pointee, space, .. } => {
+                if self.inner(*pointee).is_pointer() {
+                    return Err(self.error(
+                        param.span,
+                        "kernel parameter cannot be declared as a pointer to a pointer",
+                    ));
+                }
                 if *space == AddressSpace::Private {
                     return Err(self.error_with_help(
                         param.span,
                         "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space",
                         "add __global to the pointer's element type",
-                    ));
-                }
-                if self.inner(*pointee).is_pointer() {
-                    return Err(self.error(
-                        param.span,
-                        "kernel parameter cannot be declared as a pointer to a pointer",
                     ));
                 }
                 Ok(())

@@ -1,1 +1,470 @@
+//! Unit tests of semantic checking, from OpenCL C source through the whole front end.
 
+use crate::diag::Diagnostics;
+use crate::ir::{self, Expression, Handle, Scalar, Statement, TypeInner};
+use crate::preprocess::{preprocess_text, BuildOptions};
+use crate::span::SourceMap;
+
+/// Preprocesses, parses and checks `text`; panics on lexer or parser errors (tests only).
+fn check_text(text: &str) -> (Option<ir::Module>, Diagnostics, SourceMap) {
+    let (sources, pre) = preprocess_text(text, &BuildOptions::default());
+    assert!(!pre.diagnostics.has_errors(), "preprocessor: {}", pre.diagnostics.render(&sources));
+    let (unit, parse_diags) = crate::parse::parse(&pre.tokens);
+    assert!(!parse_diags.has_errors(), "parser: {}", parse_diags.render(&sources));
+    let (module, diags) = super::check(&unit);
+    (module, diags, sources)
+}
+
+/// Checks text that must be accepted, and validates the module.
+fn module(text: &str) -> ir::Module {
+    let (module, diags, sources) = check_text(text);
+    let Some(module) = module else {
+        panic!("unexpected errors:\n{}", diags.render(&sources));
+    };
+    if let Err(errors) = crate::valid::validate(&module) {
+        panic!("validator rejects sema's output: {errors:?}");
+    }
+    module
+}
+
+/// The rendered errors of text that must be rejected.
+fn errors(text: &str) -> String {
+    let (module, diags, sources) = check_text(text);
+    assert!(module.is_none(), "expected errors, got a module");
+    assert!(diags.has_errors());
+    diags.render(&sources)
+}
+
+fn kernel<'m>(module: &'m ir::Module, name: &str) -> &'m ir::Function {
+    let handle = module.function_by_name(name).expect("function exists");
+    &module.functions[handle]
+}
+
+/// Types of the expressions of `Statement::Expression`s and initialisers at the top of `f`.
+fn statement_types(module: &ir::Module, f: &ir::Function) -> Vec<String> {
+    f.body
+        .statements
+        .iter()
+        .filter_map(|s| match s {
+            Statement::Expression(e) | Statement::Declare { init: Some(e), .. } => Some(*e),
+            Statement::Return(Some(e)) => Some(*e),
+            _ => None,
+        })
+        .map(|e| super::types::display(&module.types, f.type_of(e)))
+        .collect()
+}
+
+fn find_expression(
+    f: &ir::Function,
+    pred: impl Fn(&Expression) -> bool,
+) -> Option<Handle<Expression>> {
+    f.expressions.iter().find(|(_, e)| pred(e)).map(|(h, _)| h)
+}
+
+#[test]
+fn corpus_style_kernel_checks_and_validates() {
+    let m = module(
+        "#define N 16\n\
+         __kernel void k(__global const float *in, __global float *out, __local float *tile, uint n) {\n\
+             size_t gid = get_global_id(0);\n\
+             uint lid = get_local_id(0);\n\
+             __local float scratch[N];\n\
+             tile[lid] = in[gid];\n\
+             barrier(CLK_LOCAL_MEM_FENCE);\n\
+             float acc = 0.0f;\n\
+             for (uint i = 0; i < n; i++) {\n\
+                 if (i == lid) continue;\n\
+                 acc += tile[i] * 2;\n\
+             }\n\
+             scratch[lid % N] = acc;\n\
+             out[gid] = sqrt(acc) + scratch[0];\n\
+         }\n",
+    );
+    let k = kernel(&m, "k");
+    assert!(k.is_kernel());
+    assert!(k
+        .body
+        .statements
+        .iter()
+        .any(|s| matches!(s, Statement::Barrier(f) if f.local && !f.global)));
+    assert!(k
+        .locals
+        .iter()
+        .any(|(_, l)| l.name == "scratch" && l.space == ir::AddressSpace::Local));
+    let sqrt = find_expression(k, |e| {
+        matches!(
+            e,
+            Expression::Builtin {
+                function: ir::Builtin::Math { function: ir::MathFunction::Sqrt, .. },
+                ..
+            }
+        )
+    });
+    assert_eq!(
+        sqrt.map(|e| super::types::display(&m.types, k.type_of(e))),
+        Some("float".to_string())
+    );
+}
+
+#[test]
+fn literal_types_follow_c99() {
+    let m = module(
+        "void f() {\n\
+            1; 2147483648; 0x80000000; 4294967296; 1u; 1l; 0xffffffffffffffff; 'a'; 1.0; 1.0f; 1.0h;\n\
+         }\n",
+    );
+    let f = kernel(&m, "f");
+    assert_eq!(
+        statement_types(&m, f),
+        ["int", "long", "uint", "long", "uint", "long", "ulong", "int", "double", "float", "half"]
+    );
+}
+
+#[test]
+fn usual_arithmetic_conversions_are_explicit() {
+    let m = module(
+        "float f(char c, uint u, int i, float x, long l) {\n\
+            c + c; u + i; i + x; l + u; c << l; return i;\n\
+         }\n",
+    );
+    let f = kernel(&m, "f");
+    assert_eq!(statement_types(&m, f), ["int", "uint", "float", "long", "int", "float"]);
+    // `u + i`: the int operand is converted to uint.
+    let conversions = f
+        .expressions
+        .iter()
+        .filter(|(_, e)| {
+            matches!(e, Expression::Convert { kind: ir::ConversionKind::Implicit, .. })
+        })
+        .count();
+    assert!(conversions >= 6, "{conversions}");
+}
+
+#[test]
+fn vector_scalar_mixes_splat_and_comparisons_give_signed_vectors() {
+    let m = module(
+        "void f(float4 v, int4 w, uchar4 b) {\n\
+            v * 2; v + 0.5; v < v; w == 3; b != b; v.xy + 1.0f; !w; w ? v : v;\n\
+         }\n",
+    );
+    let f = kernel(&m, "f");
+    let types = statement_types(&m, f);
+    assert_eq!(types, ["float4", "float4", "int4", "int4", "char4", "float2", "int4", "float4"]);
+    assert!(find_expression(f, |e| matches!(e, Expression::Splat(_))).is_some());
+}
+
+#[test]
+fn vector_type_mismatch_is_reported_with_a_conversion_hint() {
+    let text = errors("void f(int4 a, float4 b) { a + b; }\n");
+    assert!(text.contains("cannot convert between vector types 'int4' and 'float4'"), "{text}");
+    assert!(text.contains("convert_"), "{text}");
+    let text = errors("void f(int4 a, float4 b) { b = a; }\n");
+    assert!(text.contains("assigning to 'float4' from incompatible type 'int4'"), "{text}");
+    let text = errors("void f(int4 a) { a * 1.5f; }\n");
+    assert!(
+        text.contains("cannot convert between scalar type 'float' and vector type 'int4'"),
+        "{text}"
+    );
+}
+
+#[test]
+fn undeclared_identifier_points_at_its_line() {
+    let text = errors("void f() {\n  int a = 1;\n  a = b + 1;\n}\n");
+    assert!(text.contains("main.cl:3:7: error: use of undeclared identifier 'b'"), "{text}");
+}
+
+#[test]
+fn several_errors_are_reported_in_one_run() {
+    let (_, diags, _) = check_text("void f() { x = 1; y = 2; }\nvoid g() { z; }\n");
+    assert_eq!(diags.0.iter().filter(|d| d.is_error()).count(), 3);
+}
+
+#[test]
+fn redefinition_has_a_note_at_the_previous_one() {
+    let (_, diags, _) = check_text("void f() { int a; float a; }\n");
+    let d = diags.0.iter().find(|d| d.message == "redefinition of 'a'").expect("reported");
+    assert_eq!(d.notes.len(), 1);
+}
+
+#[test]
+fn kernel_rules() {
+    assert!(errors("__kernel int k() { return 0; }").contains("kernel must have void return type"));
+    assert!(errors("__kernel void k(float *p) {}")
+        .contains("must reside in '__global', '__constant' or '__local'"));
+    assert!(errors("__kernel void k(bool b) {}")
+        .contains("'bool' cannot be used as the type of a kernel parameter"));
+    assert!(errors("__kernel void k(size_t n) {}").contains("'size_t' cannot be used"));
+    assert!(errors("__kernel void k(__global float **p) {}").contains("pointer to a pointer"));
+    assert!(errors("void f() { __local int x; }").contains("local address space"));
+    assert!(
+        errors("__kernel void k() { __local int x = 1; }").contains("cannot have an initializer")
+    );
+    assert!(errors("__kernel void k() { __global int x; }").contains("global address space"));
+    assert!(errors("float g = 1.0f;").contains("constant address space"));
+    assert!(errors("__kernel void k(image2d_t i) {}").contains("image types are not supported yet"));
+}
+
+#[test]
+fn kernel_attributes_are_recorded() {
+    let m = module(
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1))) __attribute__((vec_type_hint(float4)))\n\
+         void k(__global float *p) { p[0] = 1.0f; }\n",
+    );
+    let ir::FunctionKind::Kernel(attributes) = &kernel(&m, "k").kind else { panic!("kernel") };
+    assert_eq!(attributes.reqd_work_group_size, Some([64, 1, 1]));
+    let hint = attributes.vec_type_hint.expect("hint");
+    assert_eq!(super::types::display(&m.types, hint), "float4");
+}
+
+#[test]
+fn recursion_and_undefined_functions_are_errors() {
+    let text =
+        errors("int f(int x);\nint g(int x) { return f(x); }\nint f(int x) { return g(x - 1); }\n");
+    assert!(text.contains("recursive call"), "{text}");
+    let text = errors("int f(int x);\nint g(int x) { return f(x); }\n");
+    assert!(text.contains("never defined"), "{text}");
+}
+
+#[test]
+fn prototypes_let_functions_be_defined_after_their_callers() {
+    let m = module("float h(float);\n__kernel void k(__global float *p) { p[0] = h(p[1]); }\nfloat h(float x) { return x * x; }\n");
+    let names: Vec<&str> = m.functions.iter().map(|(_, f)| f.name.as_str()).collect();
+    assert_eq!(names, ["h", "k"]);
+    let k = kernel(&m, "k");
+    let call = find_expression(k, |e| matches!(e, Expression::Call { .. })).expect("call");
+    let Expression::Call { function, .. } = &k.expressions[call] else { unreachable!() };
+    assert_eq!(m.functions[*function].name, "h");
+}
+
+#[test]
+fn swizzles_as_values_and_places() {
+    let m = module("void f(float4 v, float8 w) { v.xy = v.zw; v.s3; w.hi; w.odd.lo; v.even = (float2)(1.0f); }\n");
+    let f = kernel(&m, "f");
+    assert_eq!(statement_types(&m, f), ["float2", "float", "float4", "float2", "float2"]);
+    assert!(errors("void f(float4 v) { v.xx = v.yz; }").contains("duplicate components"));
+    assert!(errors("void f(float2 v) { v.z; }").contains("exceeds type 'float2'"));
+    assert!(errors("void f(float4 v) { v.xs1; }").contains("mixed"));
+}
+
+#[test]
+fn vector_literals_in_every_arity_mix() {
+    let m = module("void f(float2 a, float x) { (float4)(a, a); (float4)(x, a, x); (float4)(x); (float3)(a, 1); }\n");
+    let f = kernel(&m, "f");
+    assert_eq!(statement_types(&m, f), ["float4", "float4", "float4", "float3"]);
+    assert!(errors("void f(float2 a) { (float4)(a, a, a); }").contains("too many elements"));
+    assert!(errors("void f(int2 a) { (float4)(a, a); }").contains("vector literal"));
+}
+
+#[test]
+fn casts_and_conversions() {
+    let m = module("void f(int4 i, float x, __global int *p) { (float)1; (float4)x; convert_float4(i); convert_uchar4_sat(i); as_float4(i); (__global float *)p; }\n");
+    let f = kernel(&m, "f");
+    assert_eq!(
+        statement_types(&m, f),
+        ["float", "float4", "float4", "uchar4", "float4", "__global float *"]
+    );
+    assert!(
+        errors("void f(int4 i) { (float4)i; }").contains("invalid conversion between vector types")
+    );
+    assert!(errors("void f(int4 i) { convert_float4_sat(i); }").contains("saturated"));
+    assert!(errors("void f(int4 i) { as_float2(i); }").contains("sizes"));
+}
+
+#[test]
+fn builtin_overloads_resolve_with_scalar_widening() {
+    let m = module(
+        "void f(float4 v, int4 w, int i, uint u, __global float *p) {\n\
+            fmin(v, 1.0f); clamp(w, 0, 255); mix(v, v, 0.5f); dot(v, v); isnan(v); any(w); abs(i); select(v, v, w);\n\
+            vload4(0, p); vstore4(v, i, p); atomic_add((__global int *)p, 1); get_local_size(u); mad24(i, i, i); cross(v, v);\n\
+         }\n",
+    );
+    let f = kernel(&m, "f");
+    assert_eq!(
+        statement_types(&m, f),
+        [
+            "float4", "int4", "float4", "float", "int4", "int", "uint", "float4", "float4", "void",
+            "int", "ulong", "int", "float4"
+        ]
+    );
+}
+
+#[test]
+fn no_matching_overload_lists_candidates() {
+    let (_, diags, _) = check_text("void f(int4 a) { dot(a, a); }");
+    let d = diags.0.iter().find(|d| d.is_error()).expect("error");
+    assert!(d.message.contains("no matching overload for dot(int4, int4)"), "{}", d.message);
+    assert!(d.help.as_deref().is_some_and(|h| h.contains("dot(float4, float4)")), "{:?}", d.help);
+    assert!(errors("void f() { sqrt(2); }").contains("ambiguous"));
+}
+
+#[test]
+fn barriers_are_statements_only() {
+    assert!(errors("__kernel void k() { int x = (barrier(CLK_LOCAL_MEM_FENCE), 1); }")
+        .contains("statement of its own"));
+    let m = module("__kernel void k() { mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); }");
+    let k = kernel(&m, "k");
+    assert!(matches!(
+        k.body.statements[0],
+        Statement::MemFence {
+            flags: ir::FenceFlags { local: true, global: true },
+            kind: ir::FenceKind::ReadWrite
+        }
+    ));
+}
+
+#[test]
+fn structs_layout_and_members() {
+    let m = module(
+        "typedef struct { char c; float4 v; int i; } S;\n\
+         struct __attribute__((packed)) P { char c; int i; };\n\
+         float f(S s, __global S *p, struct P q) { return s.v.x + p->i + q.i; }\n",
+    );
+    let sizes: Vec<(String, u32, u32)> = m
+        .types
+        .iter()
+        .filter_map(|(h, t)| match t {
+            TypeInner::Struct { name, .. } => Some((name.clone(), m.size_of(h), m.align_of(h))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sizes, [("S".to_string(), 48, 16), ("P".to_string(), 5, 1)]);
+    assert_eq!(m.typedefs.len(), 1);
+}
+
+#[test]
+fn program_scope_constants_fold_including_infinity() {
+    let m = module(
+        "__constant float inf = (1.0f / 0.0f);\n\
+         __constant int table[] = { 1, 2, 3 };\n\
+         enum { A = 3, B };\n\
+         __constant int sizes[B] = { [2] = A };\n\
+         __kernel void k(__global float *o) { o[0] = inf + table[1] + sizes[2]; }\n",
+    );
+    let values: Vec<&ir::ConstValue> =
+        m.global_variables.iter().filter_map(|(_, g)| g.init.as_ref()).collect();
+    assert_eq!(
+        values[0],
+        &ir::ConstValue::Literal(ir::Literal::Float {
+            scalar: Scalar::Float,
+            value: f64::INFINITY
+        })
+    );
+    let (_, table) = m.global_variables.iter().nth(1).expect("table");
+    assert_eq!(super::types::display(&m.types, table.ty), "int[3]");
+    let (_, sizes) = m.global_variables.iter().nth(2).expect("sizes");
+    assert_eq!(super::types::display(&m.types, sizes.ty), "int[4]");
+}
+
+#[test]
+fn control_flow_statements() {
+    let m = module(
+        "int f(int x) {\n\
+            int r = 0;\n\
+            switch (x) { case 1: case 2: r = 1; break; case 3: r = 2; default: r += 3; }\n\
+            while (x > 0) { x--; if (x == 5) break; }\n\
+            do { x++; } while (x < 3);\n\
+            #pragma unroll 4\n\
+            for (int i = 0; i < 4; ++i) r += i;\n\
+            return r;\n\
+         }\n",
+    );
+    let f = kernel(&m, "f");
+    let Some(Statement::Switch { cases, .. }) = f.body.statements.get(1) else { panic!("switch") };
+    let shape: Vec<(Option<i64>, bool)> = cases.iter().map(|c| (c.value, c.fall_through)).collect();
+    assert_eq!(shape, [(Some(1), true), (Some(2), false), (Some(3), true), (None, true)]);
+    let pragma = f.body.statements.iter().find_map(|s| match s {
+        Statement::Loop { form: ir::LoopForm::For, pragma, .. } => Some(pragma.clone()),
+        _ => None,
+    });
+    assert_eq!(pragma, Some(Some("4".to_string())));
+    assert!(
+        errors("void f() { break; }").contains("'break' statement not in loop or switch statement")
+    );
+    assert!(errors("void f(int x) { switch (x) { case 1: break; case 1: break; } }")
+        .contains("duplicate case value"));
+    assert!(errors("void f() { l: goto l; }").contains("not supported"));
+}
+
+#[test]
+fn pointers_arithmetic_and_address_spaces() {
+    let m = module(
+        "void f(__global float *p, __global float *q, __local int *l) {\n\
+            p + 1; 2 + p; p - q; p < q; &p[3]; *l; p++;\n\
+         }\n",
+    );
+    let f = kernel(&m, "f");
+    assert_eq!(
+        statement_types(&m, f),
+        [
+            "__global float *",
+            "__global float *",
+            "long",
+            "int",
+            "__global float *",
+            "int",
+            "__global float *"
+        ]
+    );
+    let text = errors("void f(__global float *p) { __local float *l = p; }");
+    assert!(text.contains("changes address space of pointer"), "{text}");
+    let (_, diags, _) = check_text("void f(const __global float *p) { __global float *q = p; }");
+    assert!(diags.0.iter().any(|d| d.message.contains("discards qualifiers")));
+}
+
+#[test]
+fn lvalue_rules() {
+    assert!(errors("void f(int a) { 1 = a; }").contains("not assignable"));
+    assert!(errors("void f() { const int a = 1; a = 2; }").contains("const-qualified"));
+    assert!(errors("void f() { int a[2]; int b[2]; a = b; }").contains("array type"));
+    assert!(errors("void f(__constant int *p) { p[0] = 1; }").contains("const"));
+}
+
+#[test]
+fn sizeof_and_vec_step_are_literals() {
+    let m = module("void f(float3 v) { sizeof(float3); sizeof v; vec_step(v); vec_step(int8); }");
+    let f = kernel(&m, "f");
+    let literals: Vec<i128> = f
+        .body
+        .statements
+        .iter()
+        .filter_map(|s| match s {
+            Statement::Expression(e) => match f.expressions[*e] {
+                Expression::Literal(l) => l.as_i128(),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(literals, [16, 16, 4, 8]);
+}
+
+#[test]
+fn printf_takes_a_literal_format_and_promotes_floats() {
+    let m = module("__kernel void k(float x) { printf(\"%f %d\\n\", x, (char)1); }");
+    let k = kernel(&m, "k");
+    let call = find_expression(k, |e| {
+        matches!(e, Expression::Builtin { function: ir::Builtin::Printf, .. })
+    })
+    .expect("printf");
+    let Expression::Builtin { args, .. } = &k.expressions[call] else { unreachable!() };
+    let types: Vec<String> =
+        args.iter().map(|a| super::types::display(&m.types, k.type_of(*a))).collect();
+    assert_eq!(types, ["const __constant char *", "double", "int"]);
+}
+
+#[test]
+fn compound_assignment_records_the_compute_type() {
+    let m = module("void f(uchar c, float4 v) { c += 1.5f; v *= 2; c <<= 1; }");
+    let f = kernel(&m, "f");
+    let computes: Vec<String> = f
+        .expressions
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Expression::CompoundAssign { compute_type, .. } => {
+                Some(super::types::display(&m.types, *compute_type))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(computes, ["float", "float4", "int"]);
+}
