@@ -82,7 +82,7 @@ fn with_parser_stack<T: Send>(work: impl Fn() -> T + Sync) -> T {
         let spawned = std::thread::Builder::new()
             .name("clmap-parse".to_string())
             .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, || work());
+            .spawn_scoped(scope, &work);
         match spawned {
             Ok(handle) => match handle.join() {
                 Ok(result) => result,
