@@ -409,6 +409,8 @@ impl<'t> Parser<'t> {
                     depth -= 1;
                     self.bump();
                     if depth == 0 {
+                        // A skipped `= { … };` or `struct { … };` ends with its `;`.
+                        self.eat_punct(Punct::Semi);
                         return;
                     }
                 }

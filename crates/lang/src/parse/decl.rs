@@ -544,7 +544,15 @@ impl Parser<'_> {
                 break;
             }
             if ok {
-                return Err(self.error_here("expected ',' or '}' after enumerator"));
+                // `A B`: report, then resume at the next enumerator of this same list.
+                self.error_here("expected ',' or '}' after enumerator");
+                self.recover_list_item(Punct::RBrace);
+                if self.eat_punct(Punct::Comma).is_some() {
+                    continue;
+                }
+                if self.at_punct(Punct::RBrace) {
+                    break;
+                }
             }
             return Err(Reported);
         }
@@ -696,7 +704,15 @@ impl Parser<'_> {
                     break;
                 }
                 if ok {
-                    return Err(self.error_here("expected ',' or ')' after parameter"));
+                    // `int a b`: report, then resume at the next parameter.
+                    self.error_here("expected ',' or ')' after parameter");
+                    self.recover_list_item(Punct::RParen);
+                    if self.eat_punct(Punct::Comma).is_some() {
+                        continue;
+                    }
+                    if self.at_punct(Punct::RParen) {
+                        break;
+                    }
                 }
                 return Err(Reported);
             }

@@ -873,8 +873,10 @@ fn errors_at_file_scope_recover_at_the_next_declaration() {
     assert_eq!(diags[0].message, "expected expression");
     assert_eq!(diags[1].message, "expected ',' or ')' after parameter");
     assert_eq!(text_of(source, diags[1].span), "y");
-    assert_eq!(unit.items.len(), 2);
-    assert!(matches!(unit.items[1], ExternalDecl::Function(_)));
+    // `f` itself survives: the broken parameter list recovers at its own `)`.
+    assert_eq!(unit.items.len(), 3);
+    assert!(matches!(&unit.items[0], ExternalDecl::Function(f) if f.body.stmts.len() == 1));
+    assert!(matches!(unit.items[2], ExternalDecl::Function(_)));
 }
 
 #[test]
@@ -1055,4 +1057,40 @@ fn mutated_kernels_never_panic_or_hang() {
     let (unit, diags) = parse(&kernel);
     assert!(diags.0.is_empty(), "{diags:#?}");
     assert_eq!(unit.items.len(), 3);
+}
+
+#[test]
+fn recovery_reports_each_error_once() {
+    let cases = [
+        ("struct S { int a b; float c; };\nint x;", "expected ';' after struct member"),
+        ("enum E { A, B C, D };\nint x;", "expected ',' or '}' after enumerator"),
+        ("void f(int a b, float c) { return; }\nint x;", "expected ',' or ')' after parameter"),
+        ("void f() { x = (1 + 2; y = 3; }\nint x;", "expected ')'"),
+        ("void f() { if (x) { y = 1; } else { z = ; } w = 2; }\nint x;", "expected expression"),
+        ("void f() { for (int i = 0; i < n; i++ { a[i] = 0; } b = 1; }\nint x;", "expected ')'"),
+        (
+            "void f() { int a[3] = {1, 2, 3; b = 1; }\nint x;",
+            "expected ',' or '}' in initializer list",
+        ),
+        ("kernel void f(global float *a) { a[0] = 1.0f }\nint x;", "expected ';' after expression"),
+        ("void f() { x = a ? b; }\nint x;", "expected ':' in conditional expression"),
+        ("int f() { return 1 }\nint x;", "expected ';' after return statement"),
+        ("void f() { switch (x) { case 1 x = 1; } }\nint x;", "expected ':' after 'case' value"),
+        ("void f() ) { }\nint x;", "expected ';' after declaration"),
+        ("int a[3) = {1};\nint x;", "expected ']'"),
+        ("float4 v = (float4)(1, 2, ;\nint x;", "expected expression"),
+        ("void f() { foo(; bar(); }\nint x;", "expected expression"),
+        ("typedef struct { int a; } S\nS x;", "expected ';' after declaration"),
+    ];
+    for (source, message) in cases {
+        let (unit, diags) = parse_text(source);
+        let found: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(found, [message], "{source}");
+        // The declaration on the last line always survives.
+        let Some(ExternalDecl::Declaration(last)) = unit.items.last() else {
+            panic!("{source}: {:#?}", unit.items)
+        };
+        let name = last.declarators.first().and_then(|d| d.declarator.name.as_ref());
+        assert_eq!(name.map(|n| n.name.as_str()), Some("x"), "{source}");
+    }
 }
