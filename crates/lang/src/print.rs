@@ -136,10 +136,49 @@ fn struct_definition(module: &Module, ty: &TypeInner) -> String {
         let decl = declaration(module, member.ty, &[], &member.name);
         let _ = writeln!(body, "{INDENT}{};", decl.joined());
     }
+    let attributes = layout_attributes(module, ty);
     match naming {
-        StructNaming::Tag => format!("{keyword} {name} {{\n{body}}};\n"),
-        StructNaming::Typedef => format!("typedef {keyword} {{\n{body}}} {name};\n"),
+        StructNaming::Tag => format!("{keyword} {attributes}{name} {{\n{body}}};\n"),
+        StructNaming::Typedef => format!("typedef {keyword} {attributes}{{\n{body}}} {name};\n"),
     }
+}
+
+/// `__attribute__((packed))` and `__attribute__((aligned(N)))` where the struct's recorded
+/// layout differs from the natural one, so that buffers shared with the host keep their layout.
+fn layout_attributes(module: &Module, ty: &TypeInner) -> String {
+    let TypeInner::Struct { is_union, members, align, .. } = ty else {
+        return String::new();
+    };
+    let mut natural_end = 0u32;
+    let mut packed_end = 0u32;
+    let mut natural_align = 1u32;
+    let mut natural = true;
+    let mut packed = true;
+    for member in members {
+        let member_align = module.align_of(member.ty).max(1);
+        let size = module.size_of(member.ty);
+        natural_align = natural_align.max(member_align);
+        let (natural_offset, packed_offset) = if *is_union {
+            (0, 0)
+        } else {
+            (natural_end.div_ceil(member_align).saturating_mul(member_align), packed_end)
+        };
+        natural &= member.offset == natural_offset;
+        packed &= member.offset == packed_offset;
+        natural_end = natural_end.max(natural_offset.saturating_add(size));
+        packed_end = packed_end.max(packed_offset.saturating_add(size));
+    }
+    let mut attributes = String::new();
+    let base_align = if !natural && packed {
+        attributes.push_str("__attribute__((packed)) ");
+        1
+    } else {
+        natural_align
+    };
+    if *align > base_align {
+        let _ = write!(attributes, "__attribute__((aligned({align}))) ");
+    }
+    attributes
 }
 
 fn global(module: &Module, variable: &GlobalVariable) -> String {

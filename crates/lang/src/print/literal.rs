@@ -11,14 +11,12 @@ pub(crate) struct LiteralText {
 
 pub(crate) fn literal(lit: Literal) -> LiteralText {
     match lit {
-        Literal::Bool(b) => primary(if b { "true" } else { "false" }.to_string()),
+        // `true` and `false` are macros of clang's OpenCL header, not keywords; a cast needs
+        // no header.
+        Literal::Bool(b) => LiteralText { text: format!("(bool){}", b as u8), is_unary: true },
         Literal::Int { scalar, .. } => integer(scalar, lit.as_i128().unwrap_or(0)),
         Literal::Float { scalar, value } => float(scalar, value),
     }
-}
-
-fn primary(text: String) -> LiteralText {
-    LiteralText { text, is_unary: false }
 }
 
 /// Integers: `int` plain, `uint` with `u`, `long` with `L`, `ulong` with `UL`; the small types
@@ -32,7 +30,7 @@ pub(crate) fn integer(scalar: Scalar, value: i128) -> LiteralText {
         Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => {
             return LiteralText { text: format!("({}){value}", scalar.name()), is_unary: true };
         }
-        Scalar::Bool => return primary(if value != 0 { "true" } else { "false" }.to_string()),
+        Scalar::Bool => return literal(Literal::Bool(value != 0)),
         // Not produced by sema; written as a conversion so the value survives.
         Scalar::Half | Scalar::Float | Scalar::Double => {
             return LiteralText { text: format!("({}){value}", scalar.name()), is_unary: true };

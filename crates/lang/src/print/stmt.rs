@@ -127,7 +127,7 @@ impl<'a> FunctionPrinter<'a> {
             }
             Statement::Loop { form, init, condition, update, body, pragma } => {
                 if let Some(pragma) = pragma {
-                    self.line(indent, &format!("#pragma {}", pragma.trim()));
+                    self.line(indent, &unroll_pragma(pragma));
                 }
                 let condition_text = condition.map(|c| self.expression(c)).unwrap_or_default();
                 match form {
@@ -300,9 +300,33 @@ impl<'a> FunctionPrinter<'a> {
         } else {
             self.block_body(&case.body, indent + 1);
         }
-        if !case.fall_through {
+        // Sema keeps the `break` that ends a case in its body; one is added only where the
+        // body does not already leave the case.
+        if !case.fall_through && !ends_in_jump(&case.body) {
             self.line(indent + 1, "break;");
         }
+    }
+}
+
+fn ends_in_jump(block: &Block) -> bool {
+    matches!(
+        block.statements.last(),
+        Some(Statement::Break | Statement::Continue | Statement::Return(_))
+    )
+}
+
+/// The `#pragma unroll` line of a loop. The IR keeps either the whole text after `pragma`
+/// (`unroll 4`) or only the argument of `unroll` (`4`, or empty); both print the same.
+fn unroll_pragma(text: &str) -> String {
+    let text = text.trim();
+    let argument = match text.strip_prefix("unroll") {
+        Some(rest) if rest.is_empty() || rest.starts_with([' ', '(', '\t']) => rest.trim(),
+        _ => text,
+    };
+    if argument.is_empty() {
+        "#pragma unroll".to_string()
+    } else {
+        format!("#pragma unroll {argument}")
     }
 }
 
