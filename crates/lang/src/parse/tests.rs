@@ -1094,3 +1094,43 @@ fn recovery_reports_each_error_once() {
         assert_eq!(name.map(|n| n.name.as_str()), Some("x"), "{source}");
     }
 }
+
+#[test]
+fn spans_use_the_site_of_macro_expanded_tokens() {
+    // `int x = TWICE(y);` where TWICE(a) expands to `a * 2`: the expanded tokens are spelled in
+    // the `#define` (file 1) but sit at the invocation `TWICE(y)` (file 0, bytes 8..16).
+    let mut tokens = tokenize("int x = y * 2;");
+    let invocation = Span::new(FileId(0), 8, 16);
+    for token in &mut tokens[3..6] {
+        token.span = Span::new(FileId(1), 20, 25);
+        token.site = invocation;
+    }
+    tokens[6].site = Span::new(FileId(0), 16, 17);
+    let (unit, diags) = parse(&tokens);
+    assert!(diags.0.is_empty(), "{diags:#?}");
+    let [ExternalDecl::Declaration(d)] = unit.items.as_slice() else { panic!() };
+    let Some(Initializer::Expr(init)) = &d.declarators[0].init else { panic!() };
+    assert_eq!(init.span, invocation);
+    let ExprKind::Binary { lhs, .. } = &init.kind else { panic!() };
+    assert_eq!(lhs.span, invocation);
+    assert_eq!(d.span, Span::new(FileId(0), 0, 17));
+}
+
+#[test]
+fn empty_input_and_input_without_eof() {
+    let (unit, diags) = parse(&[]);
+    assert!(unit.items.is_empty() && diags.0.is_empty());
+    let mut tokens = tokenize("int x;");
+    tokens.pop();
+    let (unit, diags) = parse(&tokens);
+    assert!(diags.0.is_empty());
+    assert_eq!(unit.items.len(), 1);
+    tokens.pop();
+    let (_, diags) = parse(&tokens);
+    assert_eq!(diags.0.len(), 1);
+    assert_eq!(diags.0[0].message, "expected ';' after declaration");
+    // Tokens after an `Eof` in the middle are not read.
+    let mut tokens = tokenize("int x;");
+    tokens.extend(tokenize("int y = ;"));
+    assert_eq!(parse(&tokens).0.items.len(), 1);
+}
