@@ -171,6 +171,12 @@ impl Checker {
             (Some(_), Some(_)) => {
                 if lhs.ty == rhs.ty {
                     Ok(lhs.ty)
+                } else if a.size != b.size {
+                    let (l, r) = (self.type_name(lhs.ty), self.type_name(rhs.ty));
+                    Err(self.error(
+                        op_span,
+                        format!("cannot convert between vector values of different size ('{l}' and '{r}')"),
+                    ))
                 } else {
                     let (l, r) = (self.type_name(lhs.ty), self.type_name(rhs.ty));
                     Err(self.vector_mismatch(op_span, &l, &r))

@@ -220,9 +220,15 @@ impl Checker {
             let element = self.declared_type(specs, base, &derived[1..])?;
             let len = match init {
                 ast::Initializer::List { items, .. } => self.list_length(items)?,
-                ast::Initializer::Expr(e) => {
-                    return Err(self.error(e.span, "array initializer must be an initializer list"));
-                }
+                ast::Initializer::Expr(e) => match string_literal(e) {
+                    Some(text) => u32::try_from(text.len() + 1)
+                        .map_err(|_| self.error(e.span, "string is too long"))?,
+                    None => {
+                        return Err(
+                            self.error(e.span, "array initializer must be an initializer list")
+                        );
+                    }
+                },
             };
             if len == 0 {
                 return Err(self.error(*span, "zero size arrays are not allowed"));
@@ -359,6 +365,11 @@ impl Checker {
     ) -> SResult<Handle<Expression>> {
         match init {
             ast::Initializer::Expr(e) => {
+                if let (Some(text), TypeInner::Array { element, len }) =
+                    (string_literal(e), self.inner(ty).clone())
+                {
+                    return self.string_initializer(text, element, len, ty, e.span);
+                }
                 if matches!(self.inner(ty), TypeInner::Array { .. }) {
                     return Err(self.error(e.span, "array initializer must be an initializer list"));
                 }
@@ -480,6 +491,42 @@ impl Checker {
                 Some(e) => e,
                 None => self.add(Expression::ZeroValue, slot_type, span),
             });
+        }
+        Ok(self.add(Expression::Compose(parts), ty, span))
+    }
+
+    /// `char s[] = "text"`: the bytes and a terminating zero (C99 §6.7.8p14).
+    fn string_initializer(
+        &mut self,
+        text: &str,
+        element: Handle<ir::Type>,
+        len: u32,
+        ty: Handle<ir::Type>,
+        span: Span,
+    ) -> SResult<Handle<Expression>> {
+        let Some(scalar @ (Scalar::Char | Scalar::UChar)) = self
+            .shape(element)
+            .map(|s| s.scalar)
+            .filter(|_| !matches!(self.inner(element), TypeInner::Vector { .. }))
+        else {
+            return Err(
+                self.error(span, "only arrays of char can be initialized from a string literal")
+            );
+        };
+        let bytes = text.as_bytes();
+        if bytes.len() > len as usize {
+            return Err(self.error(span, "initializer-string for char array is too long"));
+        }
+        let mut parts = Vec::with_capacity(len as usize);
+        for i in 0..len as usize {
+            let byte = bytes.get(i).copied().unwrap_or(0);
+            let value =
+                if scalar == Scalar::Char { i128::from(byte as i8) } else { i128::from(byte) };
+            parts.push(self.add(
+                Expression::Literal(ir::Literal::int(scalar, value)),
+                element,
+                span,
+            ));
         }
         Ok(self.add(Expression::Compose(parts), ty, span))
     }
@@ -799,6 +846,15 @@ impl Checker {
     #[allow(dead_code)]
     pub(super) fn operand_type(&self, operand: Operand) -> Handle<ir::Type> {
         operand.ty
+    }
+}
+
+/// The text of a string literal, looking through parentheses.
+fn string_literal(e: &ast::Expr) -> Option<&str> {
+    match &e.kind {
+        ast::ExprKind::Str(text) => Some(text),
+        ast::ExprKind::Paren(inner) => string_literal(inner),
+        _ => None,
     }
 }
 

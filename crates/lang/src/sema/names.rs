@@ -11,6 +11,9 @@ pub(super) fn define_predefined(checker: &mut Checker) {
     let ints: &[(&str, Scalar, i128)] = &[
         ("CLK_LOCAL_MEM_FENCE", Scalar::UInt, 1),
         ("CLK_GLOBAL_MEM_FENCE", Scalar::UInt, 2),
+        // §6.1.1: `true` and `false` are the integer constants 1 and 0.
+        ("true", Scalar::Int, 1),
+        ("false", Scalar::Int, 0),
         ("CHAR_BIT", Scalar::Int, 8),
         ("CHAR_MAX", Scalar::Int, 127),
         ("CHAR_MIN", Scalar::Int, -128),

@@ -40,7 +40,7 @@ fn numbered(digits: &str, width: u32) -> Result<Vec<u8>, String> {
             let index =
                 c.to_digit(16).ok_or_else(|| format!("illegal vector component name '{c}'"))?;
             if index >= width {
-                return Err("vector component access exceeds type '{type}'".to_string());
+                return Err(format!("vector component access exceeds type '{{type}}' (component '{c}' is out of range)"));
             }
             Ok(index as u8)
         })
@@ -71,7 +71,7 @@ fn lettered(letters: &str, width: u32) -> Result<Vec<u8>, String> {
                 );
             }
             if index >= width {
-                return Err("vector component access exceeds type '{type}'".to_string());
+                return Err(format!("vector component access exceeds type '{{type}}' (component '{c}' is out of range)"));
             }
             Ok(index as u8)
         })

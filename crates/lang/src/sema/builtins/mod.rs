@@ -174,7 +174,11 @@ fn argument_cost(checker: &Checker, arg: &Operand, param: &Param) -> Option<u8> 
             let same = shape.scalar == pointee.scalar && shape.size == pointee.size;
             (same && spaces.contains(&space) && (!is_const || *const_ok)).then_some(0)
         }
-        Param::Event => matches!(inner, TypeInner::Event).then_some(0),
+        Param::Event => match inner {
+            TypeInner::Event => Some(0),
+            TypeInner::Scalar(s) if s.is_integer() && checker.is_zero_literal(arg.expr) => Some(2),
+            _ => None,
+        },
         Param::EventPointer => match *inner {
             TypeInner::Pointer { pointee, .. } => {
                 matches!(checker.inner(pointee), TypeInner::Event).then_some(0)
@@ -213,7 +217,7 @@ impl Checker {
         if signatures.is_empty() {
             return Err(self.error(
                 name_span,
-                format!("implicit declaration of function '{name}' is invalid in OpenCL"),
+                format!("call to undeclared function '{name}'; implicit function declarations are invalid in OpenCL C"),
             ));
         }
         let mut values = Vec::new();
@@ -227,6 +231,19 @@ impl Checker {
         if failed {
             return Err(Reported);
         }
+        if !signatures.iter().any(|s| s.params.len() == values.len()) {
+            let fewest = signatures.iter().map(|s| s.params.len()).min().unwrap_or(0);
+            let most = signatures.iter().map(|s| s.params.len()).max().unwrap_or(0);
+            let (relation, expected) =
+                if values.len() > most { ("many", most) } else { ("few", fewest) };
+            return Err(self.error(
+                span,
+                format!(
+                    "too {relation} arguments to function call, expected {expected}, have {}",
+                    values.len()
+                ),
+            ));
+        }
         let chosen = self.resolve(name, &signatures, &values, span)?;
         let mut converted = Vec::new();
         for (value, param) in values.iter().zip(&chosen.params) {
@@ -234,6 +251,11 @@ impl Checker {
                 Param::Value(v) => {
                     let ty = self.val_type(*v);
                     self.implicit(*value, ty).expr
+                }
+                // A literal 0 stands for "no event" (clang accepts it for `event_t`).
+                Param::Event if !matches!(self.inner(value.ty), TypeInner::Event) => {
+                    let event = self.module.ty(TypeInner::Event);
+                    self.add(Expression::ZeroValue, event, value.span)
                 }
                 _ => value.expr,
             };
@@ -341,6 +363,19 @@ impl Checker {
         let mut converted =
             vec![self.add(Expression::StringLiteral(text.clone()), format_ty, format.span)];
         for arg in rest {
+            let mut inner = arg;
+            while let ast::ExprKind::Paren(i) = &inner.kind {
+                inner = i;
+            }
+            if let ast::ExprKind::Str(text) = &inner.kind {
+                // A `%s` argument: OpenCL C allows string literals here too.
+                converted.push(self.add(
+                    Expression::StringLiteral(text.clone()),
+                    format_ty,
+                    arg.span,
+                ));
+                continue;
+            }
             let value = self.value(arg)?;
             let promoted = match *self.inner(value.ty) {
                 TypeInner::Scalar(Scalar::Float | Scalar::Half) => {
