@@ -5,8 +5,9 @@
 //! when `T` is a typedef), so the parser keeps a stack of block scopes with the typedef names in
 //! them; it knows nothing else about types.
 //!
-//! Errors never stop the parse: each one becomes a [`Diagnostic`] at the offending token's site,
-//! the parser skips to a point where it can resume (the end of the statement, the end of a list
+//! Errors never stop the parse: each one becomes a [`Diagnostic`] at the offending token's site
+//! (a missing `;` is reported right after the token it should follow, as C compilers do), the
+//! parser skips to a point where it can resume (the end of the statement, the end of a list
 //! item, the closing brace of the current nesting level) and goes on, so one run reports several
 //! independent errors. Every loop consumes at least one token per round and nesting is bounded
 //! by [`MAX_NESTING`], so no input makes the parser hang or overflow its stack.
@@ -36,8 +37,10 @@ pub const MAX_ERRORS: usize = 100;
 
 /// Parses a preprocessed token stream (normally ending with [`TokenKind::Eof`]).
 ///
-/// Never panics. The tree is complete for everything that parsed; a construct with a syntax
-/// error is reported in the diagnostics and left out of the tree.
+/// Never panics. The tree holds everything that parsed: a construct with a syntax error is
+/// reported in the diagnostics and left out of the tree, or kept as far as it got when what
+/// follows could still be read (a function body cut short, an initializer list with a bad
+/// item). Callers treat the tree as incomplete whenever the diagnostics hold an error.
 pub fn parse(tokens: &[Token]) -> (ast::TranslationUnit, Diagnostics) {
     with_parser_stack(|| {
         let mut parser = Parser::new(tokens);
