@@ -510,3 +510,71 @@ fn malformed_numbers_matter_only_when_they_reach_the_output() {
     assert!(errors("#if 0\n0x 1e\n#endif").is_empty(), "skipped groups are not checked");
     assert!(errors("#if 09\n#endif").iter().any(|m| m.contains("octal")));
 }
+
+/// Pseudo-random programs built from preprocessor fragments: none may panic or hang.
+#[test]
+fn random_fragment_soup_never_panics() {
+    const FRAGMENTS: &[&str] = &[
+        "#define ",
+        "#undef ",
+        "#if ",
+        "#ifdef ",
+        "#elif ",
+        "#else",
+        "#endif",
+        "#include ",
+        "#line ",
+        "#pragma ",
+        "#error ",
+        "\n",
+        " ",
+        "f",
+        "g",
+        "x",
+        "(",
+        ")",
+        ",",
+        "...",
+        "__VA_ARGS__",
+        "#",
+        "##",
+        "defined",
+        "1",
+        "0x",
+        "'a'",
+        "\"s\"",
+        "<",
+        ">",
+        "/*",
+        "*/",
+        "//",
+        "\\\n",
+        "_Pragma",
+        "__LINE__",
+        "?",
+        ":",
+        "/",
+        "0",
+        "-",
+        "f(",
+        "g(x)",
+        "@",
+        "\u{e9}",
+        "'",
+        "\"",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..300 {
+        let len = (next() % 60) as usize;
+        let text: String =
+            (0..len).map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize]).collect();
+        let (_, result) = run(&text);
+        assert!(matches!(result.tokens.last().map(|t| &t.kind), Some(TokenKind::Eof)), "{text:?}");
+    }
+}
