@@ -155,46 +155,50 @@ impl Init {
         let byte_len = len.checked_mul(elem.size()).ok_or("buffer size overflows")?;
         let byte_len =
             usize::try_from(byte_len).map_err(|_| "buffer too large for this machine")?;
+        if let Init::File(path) = self {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            if bytes.len() != byte_len {
+                return Err(format!(
+                    "{} has {} bytes, the buffer needs {byte_len} ({len} x {elem})",
+                    path.display(),
+                    bytes.len()
+                ));
+            }
+            return Ok(bytes);
+        }
         let mut out = Vec::new();
         out.try_reserve_exact(byte_len).map_err(|_| "out of memory for buffer")?;
+        out.resize(byte_len, 0);
         match self {
-            Init::Zero | Init::NoInit => out.resize(byte_len, 0),
-            Init::File(path) => {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                if bytes.len() != byte_len {
-                    return Err(format!(
-                        "{} has {} bytes, the buffer needs {byte_len} ({len} x {elem})",
-                        path.display(),
-                        bytes.len()
-                    ));
-                }
-                out = bytes;
-            }
+            Init::Zero | Init::NoInit | Init::File(_) => {}
             Init::Fill(v) => {
                 let mut one = Vec::new();
                 v.write_le(ty, &mut one).map_err(|e| e.to_string())?;
-                fill_components(&mut out, elem, len, |_, buf| {
-                    buf.extend_from_slice(&one);
+                for_each_component(&mut out, elem, |_, lane| {
+                    lane.copy_from_slice(&one);
                     Ok(())
                 })?;
             }
             Init::Values(values) => {
-                fill_components(&mut out, elem, len, |i, buf| {
+                let mut scratch = Vec::with_capacity(8);
+                for_each_component(&mut out, elem, |i, lane| {
                     let v = values.get(i as usize).ok_or("too few values")?;
-                    v.write_le(ty, buf).map_err(|e| e.to_string())
+                    encode(*v, ty, &mut scratch, lane)
                 })?;
             }
             Init::Range { start, step } => {
-                fill_components(&mut out, elem, len, |i, buf| {
-                    range_value(*start, *step, i, ty).write_le(ty, buf).map_err(|e| e.to_string())
+                let mut scratch = Vec::with_capacity(8);
+                for_each_component(&mut out, elem, |i, lane| {
+                    encode(range_value(*start, *step, i, ty), ty, &mut scratch, lane)
                 })?;
             }
             Init::Random { seed, lo, hi } => {
                 let (lo, hi) = random_bounds(*lo, *hi, ty)?;
                 let mut rng = SplitMix64::new(seed.wrapping_add(seed_shift));
-                fill_components(&mut out, elem, len, |_, buf| {
-                    random_value(&mut rng, lo, hi, ty).write_le(ty, buf).map_err(|e| e.to_string())
+                let mut scratch = Vec::with_capacity(8);
+                for_each_component(&mut out, elem, |_, lane| {
+                    encode(random_value(&mut rng, lo, hi, ty), ty, &mut scratch, lane)
                 })?;
             }
         }
@@ -215,25 +219,33 @@ fn seed_of(n: Number) -> Result<u64, String> {
     }
 }
 
-/// Writes `len` elements component by component; `component(i, out)` appends component `i`
-/// (counting only real components, not the padding lane of 3-vectors).
-fn fill_components(
-    out: &mut Vec<u8>,
+/// Calls `write(i, lane)` for every real component of a zeroed buffer, `i` counting
+/// components in order; the padding lane of 3-component vectors is skipped (stays zero).
+fn for_each_component(
+    out: &mut [u8],
     elem: ElemType,
-    len: u64,
-    mut component: impl FnMut(u64, &mut Vec<u8>) -> Result<(), String>,
+    mut write: impl FnMut(u64, &mut [u8]) -> Result<(), String>,
 ) -> Result<(), String> {
+    let size = elem.scalar.size() as usize;
+    let width = usize::from(elem.width);
     let mut index = 0u64;
-    let pad = vec![0u8; elem.scalar.size() as usize];
-    for _ in 0..len {
-        for _ in 0..elem.width {
-            component(index, out)?;
+    for element in out.chunks_exact_mut(elem.size() as usize) {
+        for lane in element.chunks_exact_mut(size).take(width) {
+            write(index, lane)?;
             index += 1;
         }
-        if elem.width == 3 {
-            out.extend_from_slice(&pad);
-        }
     }
+    Ok(())
+}
+
+/// Encodes `n` as `ty` into `lane` (exactly the type's size), through a reused scratch vector.
+fn encode(n: Number, ty: ScalarType, scratch: &mut Vec<u8>, lane: &mut [u8]) -> Result<(), String> {
+    scratch.clear();
+    n.write_le(ty, scratch).map_err(|e| e.to_string())?;
+    if scratch.len() != lane.len() {
+        return Err(format!("internal size mismatch encoding {ty}"));
+    }
+    lane.copy_from_slice(scratch);
     Ok(())
 }
 
