@@ -171,8 +171,7 @@ impl<'a> Engine<'a> {
     /// Preprocesses every open file; the result ends with `Eof`.
     pub fn run(&mut self) -> Vec<Token> {
         let mut out = Vec::new();
-        loop {
-            let Some(t) = self.next_expanded() else { break };
+        while let Some(t) = self.next_expanded() {
             if t.token.kind == TokenKind::Eof {
                 self.close_file();
                 if self.frames.is_empty() {
@@ -183,6 +182,9 @@ impl<'a> Engine<'a> {
             }
             self.check_number(&t.token);
             out.push(t.token);
+        }
+        if out.last().is_none_or(|t| t.kind != TokenKind::Eof) {
+            out.push(Token::new(TokenKind::Eof, Span::UNDEFINED));
         }
         out
     }
