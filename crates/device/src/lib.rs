@@ -17,7 +17,6 @@
 //! ```
 
 mod cl_codes;
-mod compare;
 mod device;
 mod error;
 mod info;
@@ -28,7 +27,6 @@ mod select;
 mod timing;
 
 pub use cl_codes::{cl_error_explanation, cl_error_name};
-pub use compare::{compare_buffers, Comparison, ComparisonError, ElementKind, Mismatch, Tolerance};
 pub use device::{list_devices, listing_hint, select_device, Device};
 pub use error::{ClStatus, DeviceError};
 pub use info::{DeviceInfo, DeviceType, LocalMemoryKind};
