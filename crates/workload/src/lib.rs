@@ -31,7 +31,7 @@ pub use model::{
 pub use number::{Number, NumberError};
 pub use output::{
     compare_buffers, format_oclgrind_dump, write_binary, write_csv, write_output_files,
-    CompareError, Comparison, Mismatch,
+    CompareError, Comparison, Mismatch, OutputComparison,
 };
 pub use schedule::{Schedule, Step};
 pub use signature::{scan_kernel_params, KernelParam, ParamSpace};

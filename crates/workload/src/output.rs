@@ -118,6 +118,43 @@ impl Workload {
     }
 }
 
+/// The comparison of one output buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputComparison {
+    pub name: String,
+    pub elem: ElemType,
+    /// The tolerance used (the buffer's own, or [`Tolerance::default`]).
+    pub tolerance: Tolerance,
+    pub result: Result<Comparison, CompareError>,
+}
+
+impl Workload {
+    /// Compares every output buffer of two runs (contents by final name), each with its own
+    /// tolerance. An output missing from either set is reported as a size mismatch.
+    pub fn compare_outputs(
+        &self,
+        expected: &BufferSet,
+        actual: &BufferSet,
+    ) -> Vec<OutputComparison> {
+        self.outputs
+            .iter()
+            .filter_map(|name| self.buffer(name))
+            .map(|buffer| {
+                let tolerance = buffer.tolerance.unwrap_or_default();
+                let e = expected.get(&buffer.name).map_or(&[][..], |b| &b.bytes[..]);
+                let a = actual.get(&buffer.name).map_or(&[][..], |b| &b.bytes[..]);
+                let result =
+                    if expected.get(&buffer.name).is_none() || actual.get(&buffer.name).is_none() {
+                        Err(CompareError::SizeMismatch { expected: e.len(), actual: a.len() })
+                    } else {
+                        compare_buffers(buffer.elem, e, a, tolerance)
+                    };
+                OutputComparison { name: buffer.name.clone(), elem: buffer.elem, tolerance, result }
+            })
+            .collect()
+    }
+}
+
 /// Writes every output buffer of `workload` into `dir` as `NAME.bin` (raw bytes) and
 /// `NAME.csv`, creating `dir` if needed; `data` holds the contents by final name (see
 /// [`Workload::contents_by_final_name`]). Returns the files written.
@@ -452,6 +489,40 @@ mod tests {
         let csv = std::fs::read_to_string(dir.join("out_x.csv")).unwrap_or_default();
         assert_eq!(csv, "index,value\n0,1.5\n1,1.5\n");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn outputs_compare_with_their_own_tolerance() {
+        use crate::model::{Access, ArgSpec, NdRange};
+        use crate::Init;
+        let buffer = |name: &str, tolerance| ArgSpec::Buffer {
+            name: name.into(),
+            elem: ElemType::scalar(ScalarType::Float),
+            len: 1,
+            init: Init::Fill(Number::Float(1.0)),
+            output: true,
+            access: Access::ReadWrite,
+            tolerance,
+        };
+        let w = Workload::single(
+            "",
+            "k",
+            NdRange::linear(1, None),
+            vec![buffer("loose", Some(Tolerance { rel: 0.1, abs: 0.0 })), buffer("strict", None)],
+        );
+        let expected = w.initial_data(0).expect("data");
+        let mut actual = expected.clone();
+        for b in &mut actual.buffers {
+            b.bytes = 1.01f32.to_le_bytes().to_vec();
+        }
+        let results = w.compare_outputs(&expected, &actual);
+        let passed: Vec<(String, bool)> = results
+            .iter()
+            .map(|c| (c.name.clone(), c.result.as_ref().is_ok_and(Comparison::passed)))
+            .collect();
+        assert_eq!(passed, vec![("loose".into(), true), ("strict".into(), false)]);
+        actual.buffers.pop();
+        assert!(w.compare_outputs(&expected, &actual)[1].result.is_err());
     }
 
     #[test]
