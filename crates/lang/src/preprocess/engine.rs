@@ -183,7 +183,7 @@ impl<'a> Engine<'a> {
             self.check_number(&t.token);
             out.push(t.token);
         }
-        if out.last().is_none_or(|t| t.kind != TokenKind::Eof) {
+        if !matches!(out.last(), Some(t) if t.kind == TokenKind::Eof) {
             out.push(Token::new(TokenKind::Eof, Span::UNDEFINED));
         }
         out
