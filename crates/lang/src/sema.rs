@@ -91,6 +91,9 @@ pub(crate) struct Checker {
     /// State of the body being checked; `None` at file scope.
     body: Option<BodyState>,
     depth: u32,
+    /// What the constant expression being checked is for ("array size"), so a variable in it
+    /// can be reported in those terms.
+    constant_context: Option<String>,
     /// Pragmas collected at file scope, with the number of function definitions before them.
     definitions_so_far: usize,
 }
@@ -133,6 +136,7 @@ impl Checker {
             func: empty_function("", Span::UNDEFINED),
             body: None,
             depth: 0,
+            constant_context: None,
             definitions_so_far: 0,
         };
         names::define_predefined(&mut checker);

@@ -298,7 +298,9 @@ impl Checker {
 
     /// An integer constant expression (C99 §6.6), as its mathematical value.
     pub(super) fn constant_integer(&mut self, e: &ast::Expr, what: &str) -> SResult<i128> {
+        let outer = self.constant_context.replace(what.to_string());
         let (scratch, result) = self.scratch_expression(e);
+        self.constant_context = outer;
         let operand = result?;
         let saved = std::mem::replace(&mut self.func, scratch);
         let folded = self.fold(operand.expr);
@@ -312,6 +314,10 @@ impl Checker {
                 let shown = self.type_name(operand.ty);
                 Err(self.error(e.span, format!("{what} has non-integer type '{shown}'")))
             }
+            _ if what == "array size" => Err(self.error(
+                e.span,
+                "variable-length arrays are not supported in OpenCL C (the size must be an integer constant expression)",
+            )),
             _ => Err(self.error(e.span, format!("{what} is not an integer constant expression"))),
         }
     }

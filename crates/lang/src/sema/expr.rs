@@ -132,7 +132,14 @@ impl Checker {
         match self.scopes.lookup(name).cloned() {
             Some(Symbol::Variable { var, ty, space, is_const, .. }) => {
                 if let (VariableRef::Local(_) | VariableRef::Param(_), None) = (var, &self.body) {
-                    return Err(self.error(span, format!("'{name}' is not a constant expression")));
+                    let message = match self.constant_context.as_deref() {
+                        Some("array size") => format!(
+                            "variable-length arrays are not supported in OpenCL C ('{name}' is not a constant)"
+                        ),
+                        Some(what) => format!("{what} is not a constant expression ('{name}' is a variable)"),
+                        None => format!("'{name}' is not a constant expression"),
+                    };
+                    return Err(self.error(span, message));
                 }
                 let expr = self.add(Expression::Variable(var), ty, span);
                 Ok(Operand {
@@ -336,7 +343,7 @@ impl Checker {
         }
         if !place.assignable {
             return Err(
-                self.error(span, "vector is not assignable (contains duplicate components)")
+                self.error(span, "vector is not assignable (contains duplicate components, or the undefined lane of a 3-component vector)")
             );
         }
         if place.space == AddressSpace::Constant {

@@ -6,8 +6,11 @@ use crate::ir::VectorSize;
 /// The component indices a suffix selects from a vector of `size`, or a message (where
 /// `{type}` stands for the vector's type name).
 ///
-/// `.lo`/`.hi`/`.even`/`.odd` of a 3-component vector treat it as a 4-component one, as the
-/// specification says, so `.hi` of a `float3` selects components 2 and 3.
+/// `.lo`/`.hi`/`.even`/`.odd` of a 3-component vector treat it as a 4-component one whose
+/// fourth component is undefined, as the specification says. The IR has no fourth component
+/// to name, so the undefined lane repeats the component before it (`.hi` of a `float3` is
+/// `.zz`): the values agree wherever the specification defines them, and the repetition keeps
+/// such a swizzle from being assigned to.
 pub(super) fn parse(name: &str, size: VectorSize) -> Result<Vec<u8>, String> {
     let width = size.width();
     let halves = size.storage_width() / 2;
@@ -24,6 +27,16 @@ pub(super) fn parse(name: &str, size: VectorSize) -> Result<Vec<u8>, String> {
             }
         }
     };
+    let components: Vec<u8> = components
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| match i.checked_sub(1) {
+            Some(previous) if u32::from(c) >= width => {
+                components.get(previous).copied().unwrap_or(0)
+            }
+            _ => c,
+        })
+        .collect();
     if VectorSize::from_width(components.len() as u32).is_none() && components.len() != 1 {
         return Err(format!("vector component access has invalid length {}", components.len()));
     }
@@ -89,7 +102,9 @@ mod tests {
         assert_eq!(parse("S3", VectorSize::Four), Ok(vec![3]));
         assert_eq!(parse("hi", VectorSize::Eight), Ok(vec![4, 5, 6, 7]));
         assert_eq!(parse("odd", VectorSize::Four), Ok(vec![1, 3]));
-        assert_eq!(parse("hi", VectorSize::Three), Ok(vec![2, 3]));
+        assert_eq!(parse("hi", VectorSize::Three), Ok(vec![2, 2]));
+        assert_eq!(parse("odd", VectorSize::Three), Ok(vec![1, 1]));
+        assert_eq!(parse("lo", VectorSize::Three), Ok(vec![0, 1]));
         assert_eq!(parse("lo", VectorSize::Two), Ok(vec![0]));
     }
 

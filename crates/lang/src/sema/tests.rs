@@ -468,3 +468,13 @@ fn compound_assignment_records_the_compute_type() {
         .collect();
     assert_eq!(computes, ["float", "float4", "int"]);
 }
+
+#[test]
+fn variable_length_arrays_and_three_component_halves() {
+    let text = errors("void f(int n) { float a[n]; }");
+    assert!(text.contains("variable-length arrays are not supported"), "{text}");
+    let m = module("void f(float3 v) { v.hi; v.lo; }");
+    let f = kernel(&m, "f");
+    assert_eq!(statement_types(&m, f), ["float2", "float2"]);
+    assert!(errors("void f(float3 v) { v.hi = (float2)(1.0f); }").contains("not assignable"));
+}
