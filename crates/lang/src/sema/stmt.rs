@@ -40,8 +40,7 @@ impl Checker {
                 // `#pragma unroll` belongs to the loop after it; other pragmas are dropped.
                 let text = pragma.text.trim();
                 if text == "unroll" || text.starts_with("unroll ") || text.starts_with("unroll(") {
-                    pending_pragma =
-                        Some(text.strip_prefix("unroll").unwrap_or("").trim().to_string());
+                    pending_pragma = Some(text.to_string());
                 }
                 continue;
             }

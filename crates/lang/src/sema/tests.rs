@@ -376,7 +376,7 @@ fn control_flow_statements() {
         Statement::Loop { form: ir::LoopForm::For, pragma, .. } => Some(pragma.clone()),
         _ => None,
     });
-    assert_eq!(pragma, Some(Some("4".to_string())));
+    assert_eq!(pragma, Some(Some("unroll 4".to_string())));
     assert!(
         errors("void f() { break; }").contains("'break' statement not in loop or switch statement")
     );
