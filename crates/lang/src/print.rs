@@ -87,6 +87,11 @@ pub fn print_type(module: &Module, ty: Handle<Type>) -> String {
     types::type_name(module, ty)
 }
 
+/// A literal as the printer spells it (`1.0f`, `3u`), for the IR dump.
+pub(crate) fn literal_text(lit: crate::ir::Literal) -> String {
+    literal::literal(lit).text
+}
+
 /// Items separated by one blank line, empty items skipped.
 struct Section<'o> {
     out: &'o mut String,

@@ -23,6 +23,12 @@ use crate::ir;
 use crate::span::Span;
 use thiserror::Error;
 
+/// The operands of an expression, in evaluation order (cleared first), for passes that walk
+/// expression trees without recursion.
+pub(crate) fn operands_of(expr: &ir::Expression, out: &mut Vec<ir::Handle<ir::Expression>>) {
+    expression::operands(expr, out)
+}
+
 /// Expression trees deeper than this are rejected: later passes recurse over them.
 pub const MAX_EXPRESSION_DEPTH: usize = 256;
 /// Statement nesting deeper than this is rejected for the same reason.
