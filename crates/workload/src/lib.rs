@@ -16,6 +16,7 @@ pub mod rng;
 pub mod schedule;
 pub mod signature;
 mod sim_format;
+mod sim_writer;
 mod toml_format;
 mod toml_writer;
 pub mod types;
@@ -35,6 +36,7 @@ pub use output::{
 };
 pub use schedule::{Schedule, Step};
 pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
+pub use sim_writer::SimExport;
 pub use types::{ElemType, ScalarType};
 
 /// Puts `file` into an error's location when the error has none.
