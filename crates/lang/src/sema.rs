@@ -55,7 +55,7 @@ pub fn check(unit: &ast::TranslationUnit) -> (Option<ir::Module>, Diagnostics) {
 
 /// How deeply expressions and statements may nest before sema gives up on a construct (the
 /// parser limits nesting too; this keeps sema safe on hand-built trees).
-const MAX_DEPTH: u32 = 512;
+const MAX_DEPTH: u32 = 256;
 
 /// An error has been reported; the caller recovers (the error-type placeholder of sema).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

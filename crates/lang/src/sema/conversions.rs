@@ -285,6 +285,9 @@ impl Checker {
                     pointee: sp, space: ss, is_const: sc, is_volatile: sv, ..
                 },
             ) => {
+                if self.is_null_constant(operand.expr) {
+                    return Ok(self.implicit(operand, target));
+                }
                 if ts != ss {
                     let (t, s) = (self.type_name(target), self.type_name(operand.ty));
                     return Err(self.error(
@@ -356,6 +359,26 @@ impl Checker {
             self.func.expressions.get(expr),
             Some(Expression::Literal(ir::Literal::Int { bits: 0, .. }))
         )
+    }
+
+    /// A null pointer constant (C99 §6.3.2.3): a literal `0`, or one cast to `void *`.
+    pub(super) fn is_null_constant(&self, expr: Handle<Expression>) -> bool {
+        if self.is_zero_literal(expr) {
+            return true;
+        }
+        let Some(Expression::Convert { value, .. }) = self.func.expressions.get(expr) else {
+            return false;
+        };
+        let is_void_pointer = match self.func.expression_types.get(expr.index()) {
+            Some(&ty) => match *self.inner(ty) {
+                TypeInner::Pointer { pointee, .. } => {
+                    matches!(self.inner(pointee), TypeInner::Void)
+                }
+                _ => false,
+            },
+            None => false,
+        };
+        is_void_pointer && self.is_zero_literal(*value)
     }
 }
 

@@ -12,6 +12,9 @@ use crate::ir::{
 };
 use crate::span::Span;
 
+/// The longest array a brace initializer may fill (each element is an IR expression).
+const MAX_LIST_ELEMENTS: u32 = 1 << 16;
+
 /// A checked parameter of a function declarator.
 struct ParamInfo {
     name: Option<ast::Ident>,
@@ -402,6 +405,12 @@ impl Checker {
         span: Span,
     ) -> SResult<Handle<Expression>> {
         let inner = self.inner(ty).clone();
+        if let TypeInner::Array { len, .. } = inner {
+            // Every element becomes an expression; a huge list would exhaust memory.
+            if len > MAX_LIST_ELEMENTS {
+                return Err(self.error(span, format!("brace initializers of arrays longer than {MAX_LIST_ELEMENTS} elements are not supported")));
+            }
+        }
         let (slot_types, member_names): (Vec<Handle<ir::Type>>, Vec<String>) = match &inner {
             TypeInner::Array { element, len } => (vec![*element; *len as usize], Vec::new()),
             TypeInner::Struct { is_union: true, .. } => {

@@ -505,6 +505,14 @@ impl Checker {
             | BinaryOp::Eq
             | BinaryOp::Ne => {
                 let (l, r) = match (lhs_pointer, rhs_pointer) {
+                    (true, true) if self.is_null_constant(rhs.expr) => {
+                        let r = self.implicit(rhs, lhs.ty);
+                        (lhs, r)
+                    }
+                    (true, true) if self.is_null_constant(lhs.expr) => {
+                        let l = self.implicit(lhs, rhs.ty);
+                        (l, rhs)
+                    }
                     (true, true) => {
                         if self.pointee_and_space(lhs.ty).map(|p| p.1)
                             != self.pointee_and_space(rhs.ty).map(|p| p.1)

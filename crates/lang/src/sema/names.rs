@@ -11,9 +11,6 @@ pub(super) fn define_predefined(checker: &mut Checker) {
     let ints: &[(&str, Scalar, i128)] = &[
         ("CLK_LOCAL_MEM_FENCE", Scalar::UInt, 1),
         ("CLK_GLOBAL_MEM_FENCE", Scalar::UInt, 2),
-        // §6.1.1: `true` and `false` are the integer constants 1 and 0.
-        ("true", Scalar::Int, 1),
-        ("false", Scalar::Int, 0),
         ("CHAR_BIT", Scalar::Int, 8),
         ("CHAR_MAX", Scalar::Int, 127),
         ("CHAR_MIN", Scalar::Int, -128),
@@ -39,6 +36,11 @@ pub(super) fn define_predefined(checker: &mut Checker) {
     ];
     for &(name, scalar, value) in ints {
         let symbol = Symbol::Constant { value: Literal::int(scalar, value), span: Span::UNDEFINED };
+        checker.scopes.insert_predefined(name, symbol);
+    }
+    // OpenCL C makes `true` and `false` keywords of type `bool`, as clang does.
+    for (name, value) in [("true", true), ("false", false)] {
+        let symbol = Symbol::Constant { value: Literal::Bool(value), span: Span::UNDEFINED };
         checker.scopes.insert_predefined(name, symbol);
     }
     let floats: &[(&str, Scalar, f64)] = &[

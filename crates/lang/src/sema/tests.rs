@@ -478,3 +478,26 @@ fn variable_length_arrays_and_three_component_halves() {
     assert_eq!(statement_types(&m, f), ["float2", "float2"]);
     assert!(errors("void f(float3 v) { v.hi = (float2)(1.0f); }").contains("not assignable"));
 }
+
+#[test]
+fn deep_nesting_and_huge_initialisers_do_not_crash() {
+    let depth = 60;
+    let nested = format!("void f(int x) {{ x = {}x{}; }}", "-(".repeat(depth), ")".repeat(depth));
+    module(&nested);
+    let blocks = format!("void f() {{ {} int y = 1; {} }}", "{".repeat(depth), "}".repeat(depth));
+    module(&blocks);
+    let huge = errors("__kernel void k() { int big[100000000] = { 1 }; }");
+    assert!(huge.contains("not supported"), "{huge}");
+}
+
+#[test]
+fn booleans_and_null_pointers() {
+    let m = module(
+        "bool f(__global float *p) { int n = true; if (p == (void *)0) return false; __global float *q = (void *)0; return n; }",
+    );
+    let f = kernel(&m, "f");
+    assert!(
+        find_expression(f, |e| matches!(e, Expression::Literal(ir::Literal::Bool(true)))).is_some()
+    );
+    assert!(find_expression(f, |e| matches!(e, Expression::PointerCompare { .. })).is_some());
+}
