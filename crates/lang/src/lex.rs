@@ -175,6 +175,7 @@ impl Lexer {
     pub fn next_token(&mut self, text: &str, diags: Option<&mut Diagnostics>) -> Token {
         let defer = self.defer_number_errors && diags.is_some();
         let mut scanner = Scanner {
+            src: text,
             text: text.as_bytes(),
             pos: self.pos,
             token_start: self.pos,
@@ -204,6 +205,7 @@ impl Lexer {
     /// the next token (if any) starts a new line. Reads nothing.
     pub fn at_end_of_line(&self, text: &str) -> bool {
         let mut scanner = Scanner {
+            src: text,
             text: text.as_bytes(),
             pos: self.pos,
             token_start: self.pos,
@@ -332,6 +334,8 @@ pub fn remove_splices(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// One token's worth of scanning state.
 struct Scanner<'a, 'd> {
+    /// The same text as `text`, for slicing out token text without re-validating UTF-8.
+    src: &'a str,
     text: &'a [u8],
     pos: usize,
     /// Where the token being scanned begins (after whitespace).
@@ -490,10 +494,12 @@ impl Scanner<'_, '_> {
 
     /// The physical text of the current token, splices removed.
     fn token_text(&self) -> std::borrow::Cow<'_, str> {
-        let raw = &self.text[self.token_start..self.pos];
-        match std::str::from_utf8(raw) {
-            Ok(s) => remove_splices(s),
-            Err(_) => std::borrow::Cow::Owned(String::from_utf8_lossy(raw).into_owned()),
+        // Token boundaries are character boundaries, so slicing the `str` needs no validation.
+        match self.src.get(self.token_start..self.pos) {
+            Some(s) => remove_splices(s),
+            None => std::borrow::Cow::Owned(
+                String::from_utf8_lossy(&self.text[self.token_start..self.pos]).into_owned(),
+            ),
         }
     }
 

@@ -218,8 +218,10 @@ impl<'a> Engine<'a> {
         }
         let diags = if quiet { None } else { Some(&mut self.diags) };
         let token = frame.lexer.next_token(&frame.text, diags);
-        for d in frame.lexer.deferred.drain(..) {
-            self.bad_numbers.insert((d.span.file, d.span.start), d);
+        if !frame.lexer.deferred.is_empty() {
+            for d in frame.lexer.deferred.drain(..) {
+                self.bad_numbers.insert((d.span.file, d.span.start), d);
+            }
         }
         token
     }
