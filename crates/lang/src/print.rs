@@ -13,6 +13,8 @@
 mod expr;
 mod literal;
 mod stmt;
+#[cfg(test)]
+mod tests;
 mod types;
 
 use crate::ir::{

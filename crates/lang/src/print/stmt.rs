@@ -126,9 +126,7 @@ impl<'a> FunctionPrinter<'a> {
                 self.if_chain(&opening, accept, reject, indent);
             }
             Statement::Loop { form, init, condition, update, body, pragma } => {
-                if let Some(pragma) = pragma {
-                    self.line(indent, &unroll_pragma(pragma));
-                }
+                let pragma_line = pragma.as_deref().map(unroll_pragma);
                 let condition_text = condition.map(|c| self.expression(c)).unwrap_or_default();
                 match form {
                     LoopForm::For => {
@@ -139,24 +137,24 @@ impl<'a> FunctionPrinter<'a> {
                                 // own before the loop.
                                 self.line(indent, "{");
                                 self.block_body(init, indent + 1);
+                                if let Some(pragma) = &pragma_line {
+                                    self.line(indent + 1, pragma);
+                                }
                                 self.for_loop("", &condition_text, *update, body, indent + 1);
                                 self.line(indent, "}");
                                 return;
                             }
                         };
+                        if let Some(pragma) = &pragma_line {
+                            self.line(indent, pragma);
+                        }
                         self.for_loop(&init_text, &condition_text, *update, body, indent);
                     }
-                    LoopForm::While => {
-                        let condition_text =
-                            if condition.is_some() { condition_text } else { "1".to_string() };
-                        self.braced(&format!("while ({condition_text})"), body, indent);
-                        self.line(indent, "}");
-                    }
-                    LoopForm::DoWhile => {
-                        let condition_text =
-                            if condition.is_some() { condition_text } else { "1".to_string() };
-                        self.braced("do", body, indent);
-                        self.line(indent, &format!("}} while ({condition_text});"));
+                    LoopForm::While | LoopForm::DoWhile => {
+                        if let Some(pragma) = &pragma_line {
+                            self.line(indent, pragma);
+                        }
+                        self.while_loop(*form, *condition, condition_text, body, indent);
                     }
                 }
             }
@@ -186,6 +184,25 @@ impl<'a> FunctionPrinter<'a> {
                 };
                 self.line(indent, &format!("{name}({});", fence_flags(*flags)));
             }
+        }
+    }
+
+    fn while_loop(
+        &mut self,
+        form: LoopForm,
+        condition: Option<Handle<Expression>>,
+        condition_text: String,
+        body: &Block,
+        indent: usize,
+    ) {
+        // A loop without a condition runs until a `break`.
+        let condition_text = if condition.is_some() { condition_text } else { "1".to_string() };
+        if form == LoopForm::DoWhile {
+            self.braced("do", body, indent);
+            self.line(indent, &format!("}} while ({condition_text});"));
+        } else {
+            self.braced(&format!("while ({condition_text})"), body, indent);
+            self.line(indent, "}");
         }
     }
 
