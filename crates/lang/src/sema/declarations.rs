@@ -277,7 +277,7 @@ impl Checker {
         match space {
             AddressSpace::Private => {}
             AddressSpace::Local => {
-                if !self.body.as_ref().is_some_and(|b| b.is_kernel) {
+                if !self.body.as_ref().is_some_and(|b| b.is_kernel && b.block_depth == 0) {
                     return Err(self.error(name.span, "variables in the local address space can only be declared in the outermost scope of a kernel function"));
                 }
                 if decl.init.is_some() {

@@ -344,20 +344,28 @@ impl Checker {
             b.switch_depth += 1;
         }
         self.scopes.push();
-        let result = self.switch_cases(&block.stmts, selector_scalar);
+        let mut prelude = ir::Block::new();
+        let result = self.switch_cases(&block.stmts, selector_scalar, &mut prelude);
         self.scopes.pop();
         if let Some(b) = &mut self.body {
             b.switch_depth -= 1;
         }
         let cases = result?;
-        let _ = span;
-        Ok(Statement::Switch { selector: selector.expr, cases })
+        let switch = Statement::Switch { selector: selector.expr, cases };
+        if prelude.is_empty() {
+            return Ok(switch);
+        }
+        // Declarations before the first label are visible in every case; they go in a scope
+        // around the switch.
+        prelude.push(switch, span);
+        Ok(Statement::Block(prelude))
     }
 
     fn switch_cases(
         &mut self,
         stmts: &[ast::Stmt],
         selector: ir::Scalar,
+        prelude: &mut ir::Block,
     ) -> SResult<Vec<ir::SwitchCase>> {
         let mut cases: Vec<ir::SwitchCase> = Vec::new();
         let mut seen: Vec<(Option<i64>, Span)> = Vec::new();
@@ -408,9 +416,21 @@ impl Checker {
                 current = inner;
             }
             if !opened_label && cases.is_empty() {
-                // Statements before the first label never run; C allows them, we refuse them.
-                self.error(stmt.span, "statements before the first case label are not supported");
-                failed = true;
+                // Statements before the first label never run. Declarations without an
+                // initialiser only introduce names, so they are kept; anything else is refused.
+                let declares_only = match &stmt.kind {
+                    ast::StmtKind::Decl(decl) => decl.declarators.iter().all(|d| d.init.is_none()),
+                    _ => false,
+                };
+                if declares_only {
+                    failed |= self.statement(stmt, prelude, None).is_err();
+                } else {
+                    self.error(
+                        stmt.span,
+                        "statements before the first case label are not supported",
+                    );
+                    failed = true;
+                }
                 continue;
             }
             let Some(mut case_body) = cases.last_mut().map(|c| std::mem::take(&mut c.body)) else {

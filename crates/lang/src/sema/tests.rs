@@ -501,3 +501,21 @@ fn booleans_and_null_pointers() {
     );
     assert!(find_expression(f, |e| matches!(e, Expression::PointerCompare { .. })).is_some());
 }
+
+#[test]
+fn clang_agreements_on_scope_and_overloads() {
+    let text = errors(
+        "__kernel void k(__global float *o) { if (o[0] > 0) { __local float t[4]; t[0] = 1; } }",
+    );
+    assert!(text.contains("outermost scope of a kernel"), "{text}");
+    let m = module("float f(float4 v) { return dot(v, 1.0f); }");
+    let f = kernel(&m, "f");
+    assert!(find_expression(f, |e| matches!(e, Expression::Splat(_))).is_some());
+    let m = module(
+        "int f(int v) { switch (v) { int q; case 1: q = 2; return q; default: return 0; } }",
+    );
+    let f = kernel(&m, "f");
+    assert!(
+        matches!(&f.body.statements[0], Statement::Block(b) if matches!(b.statements.last(), Some(Statement::Switch { .. })))
+    );
+}

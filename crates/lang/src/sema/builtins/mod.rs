@@ -158,6 +158,11 @@ fn argument_cost(checker: &Checker, arg: &Operand, param: &Param) -> Option<u8> 
             if shape.scalar == v.scalar && shape.size == v.size {
                 return Some(0);
             }
+            if shape.size.is_none() && v.size.is_some() {
+                // clang lets a scalar become a vector (`dot(v, 1.0f)`), ranked below every
+                // scalar conversion, so the spec's explicit scalar overloads win when present.
+                return Some(3);
+            }
             if shape.size.is_some() || v.size.is_some() {
                 return None;
             }
