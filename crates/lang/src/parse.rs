@@ -30,7 +30,10 @@ use crate::token::{Punct, Token, TokenKind};
 pub const MAX_NESTING: u32 = 256;
 
 /// How many operators may chain without parentheses in one expression (`a + b + …`).
-pub const MAX_CHAIN: u32 = 1024;
+///
+/// With [`MAX_NESTING`] this bounds the depth of every tree the parser returns (at most about
+/// `MAX_NESTING + MAX_CHAIN` nodes from root to leaf), so later passes may recurse over it.
+pub const MAX_CHAIN: u32 = 256;
 
 /// After this many errors the parser stops: what follows is more likely noise than news.
 pub const MAX_ERRORS: usize = 100;
