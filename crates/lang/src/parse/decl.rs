@@ -10,7 +10,7 @@ use crate::ast::{
 };
 use crate::diag::Diagnostic;
 use crate::span::Span;
-use crate::token::{Punct, Token};
+use crate::token::{Punct, Token, TokenKind};
 
 /// Whether a declarator must, may or must not have a name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -473,6 +473,13 @@ impl Parser<'_> {
         let open = self.bump();
         let mut fields = Vec::new();
         while !self.at_punct(Punct::RBrace) && !self.at_eof() {
+            if matches!(self.peek().kind, TokenKind::Pragma(_)) {
+                // The tree has no place for it here, and no pragma changes a struct's layout
+                // in OpenCL C; say so rather than drop it silently.
+                let site = self.bump();
+                self.diags.push(Diagnostic::warning(site, "#pragma inside a struct is ignored"));
+                continue;
+            }
             let before = self.pos;
             match self.field_declaration() {
                 Ok(field) => fields.push(field),

@@ -644,6 +644,16 @@ fn structs_unions_and_enums() {
 }
 
 #[test]
+fn pragmas_inside_structs_are_ignored_with_a_warning() {
+    let (unit, diags) = parse_text("struct S {\n#pragma pack\n int a; int b; };");
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].severity, crate::diag::Severity::Warning);
+    let [ExternalDecl::Declaration(d)] = unit.items.as_slice() else { panic!() };
+    let TypeSpec::Struct(s) = &d.specifiers.ty else { panic!() };
+    assert_eq!(s.fields.as_ref().map(Vec::len), Some(2));
+}
+
+#[test]
 fn bit_fields_are_reported() {
     assert_eq!(messages("struct S { int a : 3; };"), ["bit-fields are not supported in OpenCL C"]);
 }
