@@ -128,6 +128,13 @@ impl EditSet {
             self.check_overlap(Span::new(self.file, offset, offset))?;
         }
         self.check_overlap(span)?;
+        // Commenting out twice would stack the markers: an insertion at the statement's
+        // first byte counts as touching it here.
+        if let Some(existing) =
+            self.edits.iter().find(|e| e.span.is_empty() && e.span.start == span.start)
+        {
+            return Err(EditError::Overlap { span, existing: existing.span });
+        }
         for offset in starts {
             self.insert_after(offset, "// ")?;
         }
