@@ -94,6 +94,9 @@ pub(crate) struct Checker {
     /// What the constant expression being checked is for ("array size"), so a variable in it
     /// can be reported in those terms.
     constant_context: Option<String>,
+    /// Values of `const` scalar locals with constant initialisers: clang folds them in
+    /// constant expressions (`const int n = 4; float a[n];`), so sema does too.
+    constant_locals: std::collections::HashMap<Handle<ir::LocalVariable>, ir::Literal>,
     /// Pragmas collected at file scope, with the number of function definitions before them.
     definitions_so_far: usize,
 }
@@ -137,6 +140,7 @@ impl Checker {
             body: None,
             depth: 0,
             constant_context: None,
+            constant_locals: std::collections::HashMap::new(),
             definitions_so_far: 0,
         };
         names::define_predefined(&mut checker);

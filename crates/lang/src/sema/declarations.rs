@@ -334,6 +334,11 @@ impl Checker {
             Some(init) => Some(self.initializer(init, declared.ty)?),
             None => None,
         };
+        if let (true, Some(init)) = (declared.is_const, init) {
+            if let Some(super::constant::Folded::Scalar(value)) = self.fold(init) {
+                self.constant_locals.insert(variable, value);
+            }
+        }
         block.push(ir::Statement::Declare { variable, init }, decl.span);
         Ok(())
     }
@@ -751,6 +756,7 @@ impl Checker {
             switch_depth: 0,
             block_depth: 0,
         });
+        self.constant_locals.clear();
         self.scopes.push();
         for (i, param) in signature.params.iter().enumerate() {
             self.func.params.push(ir::Parameter {

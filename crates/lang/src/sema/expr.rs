@@ -131,6 +131,11 @@ impl Checker {
     fn identifier(&mut self, name: &str, span: Span) -> SResult<Operand> {
         match self.scopes.lookup(name).cloned() {
             Some(Symbol::Variable { var, ty, space, is_const, .. }) => {
+                if let (VariableRef::Local(local), None) = (var, &self.body) {
+                    if let Some(&value) = self.constant_locals.get(&local) {
+                        return Ok(self.literal(value, span));
+                    }
+                }
                 if let (VariableRef::Local(_) | VariableRef::Param(_), None) = (var, &self.body) {
                     let message = match self.constant_context.as_deref() {
                         Some("array size") => format!(
@@ -691,6 +696,14 @@ impl Checker {
                 },
                 common,
                 span,
+            ));
+        }
+        if self.shape(condition.ty).is_some_and(|s| s.scalar.is_float()) {
+            // OpenCL C 1.2 §6.3.i: the condition of `?:` is an integer.
+            let shown = self.type_name(condition.ty);
+            return Err(self.error(
+                condition.span,
+                format!("used type '{shown}' where floating point type is not allowed"),
             ));
         }
         let test = self.condition(condition)?;

@@ -519,3 +519,13 @@ fn clang_agreements_on_scope_and_overloads() {
         matches!(&f.body.statements[0], Statement::Block(b) if matches!(b.statements.last(), Some(Statement::Switch { .. })))
     );
 }
+
+#[test]
+fn const_locals_fold_and_float_selection_conditions_are_refused() {
+    let m = module("void f() { const int n = 4; float a[n * 2]; a[0] = 1.0f; }");
+    let f = kernel(&m, "f");
+    let array = f.locals.iter().find(|(_, l)| l.name == "a").map(|(_, l)| l.ty).expect("a");
+    assert_eq!(super::types::display(&m.types, array), "float[8]");
+    assert!(errors("void f(float x) { int y = x ? 1 : 2; }")
+        .contains("floating point type is not allowed"));
+}
