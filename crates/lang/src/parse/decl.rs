@@ -794,7 +794,7 @@ impl Parser<'_> {
     // ----- attributes --------------------------------------------------------------------
 
     /// Zero or more `__attribute__((…))` groups.
-    fn attribute_list(&mut self) -> PResult<Vec<Attribute>> {
+    pub(super) fn attribute_list(&mut self) -> PResult<Vec<Attribute>> {
         let mut attributes = Vec::new();
         while self.peek_word().and_then(keywords::specifier_word) == Some(SpecifierWord::Attribute)
         {

@@ -37,11 +37,46 @@ impl Parser<'_> {
 
     /// A statement or, since C99, a declaration.
     fn block_item(&mut self) -> PResult<Stmt> {
+        if self.attributes_precede_statement() {
+            return self.statement();
+        }
         if self.starts_declaration() && !self.at_label() {
             let decl = self.declaration()?;
             return Ok(Stmt { span: decl.span, kind: StmtKind::Decl(decl) });
         }
         self.statement()
+    }
+
+    /// Whether `__attribute__((…))` groups start here and a statement keyword or `{` follows
+    /// them (`__attribute__((opencl_unroll_hint(4))) for (…)`), rather than a declaration.
+    fn attributes_precede_statement(&self) -> bool {
+        const STATEMENT_WORDS: &[&str] = &["for", "while", "do", "if", "switch", "return"];
+        let mut n = 0;
+        while self.peek_nth(n).ident().and_then(keywords::specifier_word)
+            == Some(keywords::SpecifierWord::Attribute)
+        {
+            n += 1;
+            // Skip the balanced parentheses of this group.
+            let mut depth = 0usize;
+            loop {
+                let token = self.peek_nth(n);
+                match token.kind {
+                    TokenKind::Punct(Punct::LParen) => depth += 1,
+                    TokenKind::Punct(Punct::RParen) => depth = depth.saturating_sub(1),
+                    TokenKind::Eof => return false,
+                    _ => {}
+                }
+                n += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+        }
+        if n == 0 {
+            return false;
+        }
+        let next = self.peek_nth(n);
+        next.is_punct(Punct::LBrace) || next.ident().is_some_and(|w| STATEMENT_WORDS.contains(&w))
     }
 
     /// `name :` (a plain word followed by a colon) starts a labeled statement.
@@ -67,6 +102,9 @@ impl Parser<'_> {
         }
         if let Some(site) = self.eat_punct(Punct::Semi) {
             return Ok(Stmt { kind: StmtKind::Expr(None), span: site });
+        }
+        if self.attributes_precede_statement() {
+            return self.attributed_statement();
         }
         let keyword = self.peek_word().map(str::to_string);
         let kind = match keyword.as_deref() {
@@ -152,6 +190,20 @@ impl Parser<'_> {
             }
         };
         Ok(Stmt { kind, span: self.span_from(start) })
+    }
+
+    /// A statement after attributes. Loop hints such as `opencl_unroll_hint` only tune code
+    /// generation, and the tree has no place for them: they are read, reported as ignored, and
+    /// the statement itself is returned.
+    fn attributed_statement(&mut self) -> PResult<Stmt> {
+        let start = self.peek().site;
+        let attributes = self.attribute_list()?;
+        let names: Vec<String> =
+            attributes.iter().map(|attribute| format!("'{}'", attribute.name.name)).collect();
+        let span = self.span_from(start);
+        let message = format!("statement attributes are ignored: {}", names.join(", "));
+        self.diags.push(Diagnostic::warning(span, message));
+        self.statement()
     }
 
     /// `( expression )` after `if`, `while`, `switch`.

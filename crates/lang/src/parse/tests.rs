@@ -750,6 +750,22 @@ fn program_scope_variables_and_prototypes_keep_their_order() {
 // ----- statements --------------------------------------------------------------------------
 
 #[test]
+fn loop_attributes_are_read_and_reported_as_ignored() {
+    let source = "void f() {\n  __attribute__((opencl_unroll_hint(2))) for (;;) break;\n  \
+                  __attribute__((aligned(4))) int x;\n}";
+    let (unit, diags) = parse_text(source);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(diags[0].severity, crate::diag::Severity::Warning);
+    assert_eq!(diags[0].message, "statement attributes are ignored: 'opencl_unroll_hint'");
+    assert_eq!(text_of(source, diags[0].span), "__attribute__((opencl_unroll_hint(2)))");
+    let [ExternalDecl::Function(f)] = unit.items.as_slice() else { panic!() };
+    assert!(matches!(f.body.stmts[0].kind, StmtKind::For { .. }));
+    // Before a declaration, attributes stay what they are: declaration specifiers.
+    let StmtKind::Decl(d) = &f.body.stmts[1].kind else { panic!() };
+    assert_eq!(d.specifiers.attributes[0].name.name, "aligned");
+}
+
+#[test]
 fn dangling_else_binds_to_the_nearest_if() {
     let stmts = body("if (a) if (b) x = 1; else x = 2;");
     let StmtKind::If { then, otherwise, .. } = &stmts[0].kind else { panic!() };
