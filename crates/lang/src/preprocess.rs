@@ -110,6 +110,18 @@ impl Preprocessed {
     pub fn expansion(&self, id: ExpansionId) -> Option<&Expansion> {
         self.expansions.get(id.0 as usize)
     }
+
+    /// The expansion `id` and the ones it came out of, innermost first ("in expansion of
+    /// macro …" notes). Parents always have smaller ids, so the chain ends.
+    pub fn expansion_chain(&self, id: ExpansionId) -> impl Iterator<Item = &Expansion> + '_ {
+        let mut next = self.expansion(id);
+        std::iter::from_fn(move || {
+            let current = next?;
+            next = current.parent.and_then(|p| self.expansion(p));
+            Some(current)
+        })
+        .take(self.expansions.len())
+    }
 }
 
 /// Preprocesses `main` with the macros and include directories of `options`.

@@ -578,3 +578,12 @@ fn random_fragment_soup_never_panics() {
         assert!(matches!(result.tokens.last().map(|t| &t.kind), Some(TokenKind::Eof)), "{text:?}");
     }
 }
+
+#[test]
+fn expansion_chains_lead_to_the_outermost_macro() {
+    let (_, result) = run("#define INNER 7\n#define OUTER (INNER)\nOUTER");
+    let seven = result.tokens.iter().find(|t| matches!(t.kind, TokenKind::Int { value: 7, .. }));
+    let id = seven.and_then(|t| t.expansion).expect("expanded");
+    let names: Vec<&str> = result.expansion_chain(id).map(|e| e.macro_name.as_str()).collect();
+    assert_eq!(names, ["INNER", "OUTER"]);
+}
