@@ -492,6 +492,6 @@ impl<'t> Parser<'t> {
             self.bump();
             return Ok(None);
         }
-        self.declaration_or_function().map(Some)
+        self.declaration_or_function()
     }
 }

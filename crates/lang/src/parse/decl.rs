@@ -108,6 +108,18 @@ fn has_function_pointer(derived: &[DerivedDeclarator]) -> bool {
     })
 }
 
+/// Whether `written` names the builtin `builtin`, taking the pointer-sized integer types as the
+/// 64-bit types they are on the devices clmap runs on.
+fn same_builtin_type(written: &TypeSpec, builtin: &TypeSpec) -> bool {
+    use PrimitiveType as P;
+    let canonical = |ty: &TypeSpec| match ty {
+        TypeSpec::Primitive(P::SizeT | P::UintptrT) => TypeSpec::Primitive(P::ULong),
+        TypeSpec::Primitive(P::PtrdiffT | P::IntptrT) => TypeSpec::Primitive(P::Long),
+        other => other.clone(),
+    };
+    canonical(written) == canonical(builtin)
+}
+
 fn is_function_declarator(declarator: &Declarator) -> bool {
     matches!(declarator.derived.first(), Some(DerivedDeclarator::Function { .. }))
 }
@@ -116,24 +128,58 @@ impl Parser<'_> {
     // ----- whole declarations ------------------------------------------------------------
 
     /// A file-scope declaration or function definition.
-    pub(super) fn declaration_or_function(&mut self) -> PResult<ExternalDecl> {
+    /// `None` for a declaration that declares nothing new (a builtin type's typedef).
+    pub(super) fn declaration_or_function(&mut self) -> PResult<Option<ExternalDecl>> {
         let start = self.peek().site;
         let specifiers = self.decl_specifiers("a declaration")?;
         if self.eat_punct(Punct::Semi).is_some() {
             let span = self.span_from(start);
-            return Ok(ExternalDecl::Declaration(Declaration {
+            return Ok(Some(ExternalDecl::Declaration(Declaration {
                 specifiers,
                 declarators: Vec::new(),
                 span,
-            }));
+            })));
+        }
+        if self.builtin_typedef(&specifiers) {
+            return Ok(None);
         }
         let declarator = self.declarator(DeclaratorKind::Named)?;
         if is_function_declarator(&declarator) && self.at_punct(Punct::LBrace) {
-            return self
-                .function_definition(start, specifiers, declarator)
-                .map(ExternalDecl::Function);
+            let function = self.function_definition(start, specifiers, declarator)?;
+            return Ok(Some(ExternalDecl::Function(function)));
         }
-        self.finish_declaration(start, specifiers, declarator).map(ExternalDecl::Declaration)
+        let declaration = self.finish_declaration(start, specifiers, declarator)?;
+        Ok(Some(ExternalDecl::Declaration(declaration)))
+    }
+
+    /// `typedef unsigned int uint;` at file scope: code shared with host C does this, and C
+    /// compilers for OpenCL accept it when the type is the builtin one. It declares nothing
+    /// new, so it is consumed here (with a warning) and left out of the tree; a different type
+    /// is an error. Returns whether such a typedef was consumed.
+    fn builtin_typedef(&mut self, specifiers: &DeclSpecifiers) -> bool {
+        if !matches!(specifiers.storage, Some((StorageClass::Typedef, _)))
+            || !self.peek_nth(1).is_punct(Punct::Semi)
+        {
+            return false;
+        }
+        let Some(word) = self.peek_word() else { return false };
+        let builtin = match keywords::specifier_word(word) {
+            Some(SpecifierWord::Primitive(prim)) => TypeSpec::Primitive(prim),
+            Some(SpecifierWord::Vector { scalar, width }) => TypeSpec::Vector { scalar, width },
+            _ => return false,
+        };
+        let word = word.to_string();
+        let site = self.bump();
+        self.bump();
+        if same_builtin_type(&specifiers.ty, &builtin) {
+            let d = Diagnostic::warning(site, format!("typedef of builtin type '{word}' ignored"))
+                .with_help(format!("OpenCL C defines '{word}' already; the typedef can go"));
+            self.diags.push(d);
+        } else {
+            let d = Diagnostic::error(site, format!("cannot redefine builtin type '{word}'"));
+            self.report(d);
+        }
+        true
     }
 
     /// A declaration inside a function (a block item or the init of a `for`).
@@ -319,6 +365,14 @@ impl Parser<'_> {
                     }
                     words.int = Some(site);
                 }
+                W::Primitive(_) | W::Vector { .. }
+                    if matches!(storage, Some((StorageClass::Typedef, _)))
+                        && !words.is_empty()
+                        && self.peek_nth(1).is_punct(Punct::Semi) =>
+                {
+                    // `typedef unsigned int uint;`: the word is the name being (re)defined.
+                    break;
+                }
                 W::Primitive(prim) => {
                     let site = self.bump();
                     self.set_base(&mut words, BaseType::Primitive(prim), site);
@@ -383,11 +437,8 @@ impl Parser<'_> {
 
     fn set_base(&mut self, words: &mut TypeWords, base: BaseType, span: Span) {
         if let Some((previous, _)) = &words.base {
-            let message = format!(
-                "cannot combine '{}' with '{}' in one type",
-                base.describe(),
-                previous.describe()
-            );
+            let message =
+                format!("cannot combine '{}' with '{}'", base.describe(), previous.describe());
             self.error_at(span, message);
             return;
         }

@@ -474,6 +474,30 @@ fn vector_type_words() {
 }
 
 #[test]
+fn typedefs_of_builtin_types_are_dropped_with_a_warning() {
+    let (unit, diags) = parse_text(
+        "typedef unsigned int uint;\ntypedef unsigned long size_t;\ntypedef float float4;\nuint x;",
+    );
+    let found: Vec<(&str, crate::diag::Severity)> =
+        diags.iter().map(|d| (d.message.as_str(), d.severity)).collect();
+    use crate::diag::Severity::{Error, Warning};
+    assert_eq!(
+        found,
+        [
+            ("typedef of builtin type 'uint' ignored", Warning),
+            ("typedef of builtin type 'size_t' ignored", Warning),
+            ("cannot redefine builtin type 'float4'", Error),
+        ]
+    );
+    // Only `uint x;` is left, and `uint` is still the builtin type.
+    let [ExternalDecl::Declaration(d)] = unit.items.as_slice() else { panic!("{unit:#?}") };
+    assert_eq!(d.specifiers.ty, TypeSpec::Primitive(PrimitiveType::UInt));
+    // Other uses of builtin words as names stay errors.
+    assert_eq!(messages("int x, uint;"), ["expected identifier or '(', found keyword 'uint'"]);
+    assert_eq!(messages("int uint;"), ["cannot combine 'int' with 'uint'"]);
+}
+
+#[test]
 fn long_long_and_bad_combinations_are_reported() {
     let diags = parse_text("long long x;").1;
     assert_eq!(diags.len(), 1);
@@ -482,7 +506,7 @@ fn long_long_and_bad_combinations_are_reported() {
     assert!(diags[0].help.is_some());
     assert_eq!(messages("unsigned float x;"), ["cannot combine 'unsigned' with 'float'"]);
     assert_eq!(messages("int float x;"), ["cannot combine 'int' with 'float'"]);
-    assert_eq!(messages("float double x;"), ["cannot combine 'double' with 'float' in one type"]);
+    assert_eq!(messages("float double x;"), ["cannot combine 'double' with 'float'"]);
     assert_eq!(messages("long double x;"), ["'long double' is not supported in OpenCL C"]);
     assert_eq!(messages("const x;"), ["a type specifier is required"]);
     assert_eq!(messages("register int x;"), ["'register' is not supported in OpenCL C"]);
