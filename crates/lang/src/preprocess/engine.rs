@@ -858,7 +858,7 @@ impl<'a> Engine<'a> {
     fn current_file_key(&self) -> Option<PathBuf> {
         let frame = self.frames.last()?;
         let source = self.sources.get(frame.file)?;
-        Some(source.path.clone().unwrap_or_else(|| PathBuf::from(&source.name)))
+        Some(super::normalize(source.path.as_deref().unwrap_or(Path::new(&source.name))))
     }
 
     fn define(&mut self, line: &[Token], span: Span) {
@@ -1108,6 +1108,8 @@ impl<'a> Engine<'a> {
             candidates.extend(self.include_dirs.iter().map(|d| d.join(requested)));
         }
         for path in candidates {
+            // `a/../b.h` and `b.h` are one file for `#pragma once` and in diagnostics.
+            let path = super::normalize(&path);
             if self.once.contains(&path) {
                 return;
             }
