@@ -73,6 +73,9 @@ struct FunctionEntry {
     declared_at: Span,
     /// The lowered definition, once its body has been checked.
     definition: Option<ir::Function>,
+    /// How many definitions preceded this one in the source (spans of different files
+    /// cannot be compared, so source order is counted).
+    definition_order: usize,
     /// Indices (in `functions`) of the user functions this one calls, with the call's span.
     calls: Vec<(usize, Span)>,
 }
@@ -255,7 +258,7 @@ impl Checker {
         // Definition order is the source order of the bodies.
         let mut roots: Vec<usize> =
             (0..count).filter(|&i| self.functions[i].definition.is_some()).collect();
-        roots.sort_by_key(|&i| self.functions[i].definition.as_ref().map(|f| f.span.start));
+        roots.sort_by_key(|&i| self.functions[i].definition_order);
         for root in roots {
             if marks[root] != Mark::New {
                 continue;

@@ -1,7 +1,7 @@
 //! Declarations: typedefs, program-scope constants, function prototypes and definitions
 //! (with the OpenCL rules for kernels), block-scope variables and their initialisers.
 
-use super::conversions::{AssignContext, Operand};
+use super::conversions::AssignContext;
 use super::scope::Symbol;
 use super::types::Declared;
 use super::{BodyState, Checker, FunctionEntry, Reported, SResult};
@@ -298,15 +298,6 @@ impl Checker {
         }
         if matches!(self.inner(declared.ty), TypeInner::Void) {
             return Err(self.error(name.span, format!("variable has incomplete type 'void'")));
-        }
-        if declared.is_const && decl.init.is_none() && space == AddressSpace::Private {
-            self.warning(
-                name.span,
-                format!(
-                    "default initialization of an object of const type '{}'",
-                    self.type_name(declared.ty)
-                ),
-            );
         }
         let (_, align) = self.declarator_alignment(&declarator.attributes)?;
         let variable = self.func.locals.append(
@@ -720,6 +711,7 @@ impl Checker {
             is_kernel: signature.is_kernel,
             declared_at: name.span,
             definition: None,
+            definition_order: 0,
             calls: Vec::new(),
         });
         self.scopes.insert(&name.name, Symbol::Function { index, span: name.span });
@@ -791,6 +783,7 @@ impl Checker {
         }
         if let Some(entry) = self.functions.get_mut(index) {
             entry.definition = Some(function);
+            entry.definition_order = self.definitions_so_far;
         }
         self.definitions_so_far += 1;
     }
@@ -855,12 +848,6 @@ impl Checker {
             }
         }
         Ok(attributes)
-    }
-
-    /// The operand's value for an expression statement's sake, used by tests.
-    #[allow(dead_code)]
-    pub(super) fn operand_type(&self, operand: Operand) -> Handle<ir::Type> {
-        operand.ty
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::{Checker, Reported, SResult, MAX_DEPTH};
 use crate::ast;
-use crate::ir::{self, Expression, FenceFlags, FenceKind, Statement};
+use crate::ir::{self, FenceFlags, FenceKind, Statement};
 use crate::span::Span;
 
 /// Whether the block's last statement is a `return` (or an `if` whose branches both end so).
@@ -450,11 +450,6 @@ impl Checker {
             return Err(Reported);
         }
         Ok(cases)
-    }
-
-    #[allow(dead_code)]
-    fn is_expression(&self, e: ir::Handle<Expression>) -> bool {
-        self.func.expressions.contains(e)
     }
 }
 
