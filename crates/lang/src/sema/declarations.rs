@@ -77,7 +77,12 @@ impl Checker {
             }
             _ => None,
         };
-        let base = self.base_type(specs, typedef_name)?;
+        let Ok(base) = self.base_type(specs, typedef_name) else {
+            for init_declarator in &decl.declarators {
+                self.poison(&init_declarator.declarator);
+            }
+            return Err(Reported);
+        };
         let mut result = Ok(());
         for init_declarator in &decl.declarators {
             let declarator = &init_declarator.declarator;
@@ -101,10 +106,20 @@ impl Checker {
                     self.local_variable(specs, base, init_declarator, block)
                 };
             if outcome.is_err() {
+                self.poison(declarator);
                 result = Err(Reported);
             }
         }
         result
+    }
+
+    /// Marks a declarator's name as erroneous where nothing else has claimed it.
+    fn poison(&mut self, declarator: &ast::Declarator) {
+        if let Some(name) = &declarator.name {
+            if self.scopes.lookup_innermost(&name.name).is_none() {
+                self.scopes.insert(&name.name, Symbol::Poisoned { span: name.span });
+            }
+        }
     }
 
     fn typedef(
@@ -720,11 +735,13 @@ impl Checker {
 
     pub(super) fn function_definition(&mut self, def: &ast::FunctionDef) {
         let Ok(base) = self.base_type(&def.specifiers, None) else {
+            self.poison(&def.declarator);
             return;
         };
         let Ok((index, signature)) =
             self.function_declaration(&def.specifiers, base, &def.declarator, Some(def.span))
         else {
+            self.poison(&def.declarator);
             return;
         };
         let kind = if signature.is_kernel {

@@ -155,6 +155,7 @@ impl Checker {
                 })
             }
             Some(Symbol::Constant { value, .. }) => Ok(self.literal(value, span)),
+            Some(Symbol::Poisoned { .. }) => Err(Reported),
             Some(Symbol::Typedef { .. }) => {
                 Err(self.error(span, format!("unexpected type name '{name}': expected expression")))
             }
@@ -949,6 +950,7 @@ impl Checker {
         };
         match self.scopes.lookup(name).cloned() {
             Some(Symbol::Function { index, .. }) => self.user_call(index, name, args, span),
+            Some(Symbol::Poisoned { .. }) => Err(Reported),
             Some(other) => {
                 let shown = match other {
                     Symbol::Variable { ty, .. } => self.type_name(ty),

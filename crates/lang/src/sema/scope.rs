@@ -30,6 +30,11 @@ pub(super) enum Symbol {
         value: Literal,
         span: Span,
     },
+    /// A name whose declaration had an error: uses of it fail quietly, so one mistake is
+    /// reported once rather than at every use.
+    Poisoned {
+        span: Span,
+    },
 }
 
 impl Symbol {
@@ -38,7 +43,8 @@ impl Symbol {
             Symbol::Variable { span, .. }
             | Symbol::Typedef { span, .. }
             | Symbol::Function { span, .. }
-            | Symbol::Constant { span, .. } => span,
+            | Symbol::Constant { span, .. }
+            | Symbol::Poisoned { span } => span,
         }
     }
 }

@@ -529,3 +529,11 @@ fn const_locals_fold_and_float_selection_conditions_are_refused() {
     assert!(errors("void f(float x) { int y = x ? 1 : 2; }")
         .contains("floating point type is not allowed"));
 }
+
+#[test]
+fn a_bad_declaration_is_reported_once() {
+    let (_, diags, _) = check_text("void f() { int a[-1]; a[0] = 1; a[1] = 2; }\n__kernel int g(int x) { return x; }\nvoid h() { g(1); }\n");
+    let errors: Vec<&str> =
+        diags.0.iter().filter(|d| d.is_error()).map(|d| d.message.as_str()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+}

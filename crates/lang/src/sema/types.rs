@@ -107,6 +107,7 @@ impl Checker {
             }
             ast::TypeSpec::Named(ident) => match self.scopes.lookup(&ident.name) {
                 Some(Symbol::Typedef { ty, .. }) => Ok(*ty),
+                Some(Symbol::Poisoned { .. }) => Err(Reported),
                 _ => Err(self.error(ident.span, format!("unknown type name '{}'", ident.name))),
             },
             ast::TypeSpec::Struct(spec) => self.record_type(spec, typedef_name),
