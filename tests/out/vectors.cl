@@ -10,9 +10,9 @@ __kernel void vectors(__global float4 *out4, __global float8 *out8, __global int
     ints.sf = 15;
     ints.s9a = (int2)(9, 10);
     uchar4 p = pixels[i];
-    float4 q = convert_float4(p) * (float4)(0.00392157f);
-    int4 r = convert_int4_sat_rte(q * (float4)(255.0f));
-    out4[i] = select(v, q, r > (int4)(128)) + as_float4(r & (int4)(127));
+    float4 q = convert_float4(p) * 0.00392157f;
+    int4 r = convert_int4_sat_rte(q * 255.0f);
+    out4[i] = select(v, q, r > 128) + as_float4(r & 127);
     out8[i] = wide;
     out16[i] = ints;
 }

@@ -21,6 +21,7 @@ use crate::ir::{
     ConstValue, Expression, Function, FunctionKind, GlobalVariable, Handle, Module, StructNaming,
     Type, TypeInner,
 };
+use crate::span::Span;
 use std::fmt::Write as _;
 
 pub(crate) use expr::ExpressionPrinter;
@@ -36,18 +37,20 @@ pub fn print_module(module: &Module) -> String {
         let _ = writeln!(out, "{}", pragma_line(&pragma.text));
     }
     let mut section = Section::new(&mut out);
-    for (_, ty) in module.types.iter() {
-        if let TypeInner::Struct { .. } = ty {
-            section.item(&struct_definition(module, ty));
+    let mut typedef_run = String::new();
+    for item in type_declarations(module) {
+        match item {
+            TypeDeclaration::Struct(ty) => {
+                section.item(&std::mem::take(&mut typedef_run));
+                section.item(&struct_definition(module, ty));
+            }
+            TypeDeclaration::Typedef(t) => {
+                let decl = declaration(module, t.ty, &[], &t.name).joined();
+                let _ = writeln!(typedef_run, "typedef {decl};");
+            }
         }
     }
-    let typedefs: String = module
-        .typedefs
-        .iter()
-        .filter(|t| !names_typedef_struct(module, &t.name, t.ty))
-        .map(|t| format!("typedef {};\n", declaration(module, t.ty, &[], &t.name).joined()))
-        .collect();
-    section.item(&typedefs);
+    section.item(&typedef_run);
     let globals: String = module.global_variables.iter().map(|(_, g)| global(module, g)).collect();
     section.item(&globals);
     for (index, handle) in module.functions.handles().enumerate() {
@@ -122,6 +125,36 @@ fn pragma_line(text: &str) -> String {
     } else {
         format!("#pragma {text}")
     }
+}
+
+/// A struct definition or a typedef at file scope.
+enum TypeDeclaration<'m> {
+    Struct(&'m TypeInner),
+    Typedef(&'m crate::ir::Typedef),
+}
+
+/// Struct definitions and typedefs in the order the source declared them, when their spans
+/// say so (all in one file); otherwise structs in type order (members before their users),
+/// then typedefs. Either order declares every struct before its first use, since the type
+/// arena holds a struct's member types before the struct.
+fn type_declarations(module: &Module) -> Vec<TypeDeclaration<'_>> {
+    let mut items: Vec<(Span, TypeDeclaration<'_>)> = Vec::new();
+    for (handle, ty) in module.types.iter() {
+        if let TypeInner::Struct { .. } = ty {
+            items.push((module.types.span(handle), TypeDeclaration::Struct(ty)));
+        }
+    }
+    for t in &module.typedefs {
+        if !names_typedef_struct(module, &t.name, t.ty) {
+            items.push((t.span, TypeDeclaration::Typedef(t)));
+        }
+    }
+    let file = items.first().map(|(span, _)| span.file);
+    if items.iter().all(|(span, _)| span.is_defined() && Some(span.file) == file) {
+        // Stable: equal starts keep the struct-then-typedef order.
+        items.sort_by_key(|(span, _)| span.start);
+    }
+    items.into_iter().map(|(_, item)| item).collect()
 }
 
 /// Whether a typedef is the one that names a `typedef struct { … } Name;` (printed with the

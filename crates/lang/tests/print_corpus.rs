@@ -9,7 +9,7 @@
 use clmap_lang::ir::Module;
 use clmap_lang::preprocess::{self, BuildOptions, FsLoader};
 use clmap_lang::span::SourceMap;
-use clmap_lang::{parse, print, sema, valid};
+use clmap_lang::{dump, parse, print, sema, valid};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -52,6 +52,48 @@ fn front_end(name: &str, text: &str, options: &str, include: &Path) -> Result<Mo
         return Err(rendered);
     }
     Ok(module)
+}
+
+/// The dump without its table of types, whose order follows the order of declarations in the
+/// text (the printer writes struct definitions first); types appear by name everywhere else.
+fn without_type_table(dump: &str) -> String {
+    let mut in_table = false;
+    let mut out = String::new();
+    for line in dump.lines() {
+        if line == "types:" {
+            in_table = true;
+            continue;
+        }
+        if in_table && line.starts_with("  [") {
+            continue;
+        }
+        in_table = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The dump with expressions renumbered by first appearance: the arena order of a subtree
+/// follows the text (`(float4)(x) * v` creates the broadcast first, `x * v` last), the tree
+/// does not.
+fn renumbered(dump: &str) -> String {
+    let mut numbers = std::collections::HashMap::new();
+    let mut out = String::with_capacity(dump.len());
+    let mut rest = dump;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            let next = numbers.len();
+            let number = *numbers.entry(rest[..digits].to_string()).or_insert(next);
+            out.push_str(&number.to_string());
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs clang's syntax check on `text`; `None` when clang-16 is not installed.
@@ -111,7 +153,24 @@ fn corpus_prints_to_valid_opencl_c_and_is_a_fixpoint() {
             None => clang_missing = true,
         }
         let reprinted = match front_end(&name, &printed, "", &dir) {
-            Ok(module) => print::print_module(&module),
+            Ok(reparsed) => {
+                // The same tree, not only the same text: a lost pair of parentheses would
+                // reprint as itself.
+                let before = renumbered(&without_type_table(&dump::dump_module(&module, None)));
+                let after = renumbered(&without_type_table(&dump::dump_module(&reparsed, None)));
+                if before != after {
+                    let diff = clmap_lang::edit::unified_diff(
+                        &before,
+                        &after,
+                        "original IR",
+                        "reparsed IR",
+                        2,
+                    );
+                    failures
+                        .push(format!("{name}: the printed text means something else:\n{diff}"));
+                }
+                print::print_module(&reparsed)
+            }
             Err(message) => {
                 failures
                     .push(format!("{name}: printed text does not compile:\n{message}\n{printed}"));

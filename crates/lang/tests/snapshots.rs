@@ -118,7 +118,22 @@ fn snapshots() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The printed snapshots are themselves inputs the printer reproduces exactly.
+/// clang's verdict on a printed file; `None` when clang-16 is not installed.
+fn clang_accepts(path: &Path) -> Option<Result<(), String>> {
+    let output = std::process::Command::new("clang-16")
+        .args(["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-fsyntax-only"])
+        .arg(path)
+        .output()
+        .ok()?;
+    if output.status.success() {
+        Some(Ok(()))
+    } else {
+        Some(Err(String::from_utf8_lossy(&output.stderr).into_owned()))
+    }
+}
+
+/// The printed snapshots are themselves inputs the printer reproduces exactly, and clang
+/// accepts them.
 #[test]
 fn printed_snapshots_are_fixpoints() {
     let output_dir = root().join("tests/out");
@@ -130,6 +145,11 @@ fn printed_snapshots_are_fixpoints() {
         }
         let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).expect("printed snapshot");
+        match clang_accepts(&path) {
+            Some(Ok(())) => {}
+            Some(Err(message)) => failures.push(format!("clang rejects {name}:\n{message}")),
+            None => eprintln!("clang-16 not found: {name} not checked with clang"),
+        }
         match front_end(&name, &text).1 {
             Ok(module) => {
                 let reprinted = print::print_module(&module);

@@ -166,6 +166,33 @@ impl<'a> ExpressionPrinter<'a> {
         }
     }
 
+    /// A scalar broadcast for a vector operator, when the other operand is a vector that is
+    /// not broadcast itself: C widens the scalar anyway (`v * 2.0f`), so it is left implicit.
+    fn implicit_splat(
+        &self,
+        operand: Handle<Expression>,
+        other: Handle<Expression>,
+    ) -> Option<Handle<Expression>> {
+        let Some(Expression::Splat(scalar)) = self.function.expressions.get(operand) else {
+            return None;
+        };
+        // The printed scalar must widen without narrowing, or clang refuses it: an implicit
+        // conversion the printer omits must come from a type of lower or equal rank.
+        if let Some(Expression::Convert { value, kind: ConversionKind::Implicit }) =
+            self.function.expressions.get(*scalar)
+        {
+            let from = self.type_inner(*value).and_then(TypeInner::scalar)?;
+            let to = self.type_inner(*scalar).and_then(TypeInner::scalar)?;
+            if from.rank() > to.rank() {
+                return None;
+            }
+        }
+        let other_is_splat =
+            matches!(self.function.expressions.get(other), Some(Expression::Splat(_)));
+        let other_is_vector = matches!(self.type_inner(other), Some(TypeInner::Vector { .. }));
+        (other_is_vector && !other_is_splat).then_some(*scalar)
+    }
+
     fn binary(
         &self,
         op: BinaryOp,
@@ -173,11 +200,13 @@ impl<'a> ExpressionPrinter<'a> {
         rhs: Handle<Expression>,
         depth: usize,
     ) -> Printed {
+        let shown_lhs = self.implicit_splat(lhs, rhs).unwrap_or(lhs);
+        let shown_rhs = self.implicit_splat(rhs, lhs).unwrap_or(rhs);
         let text = format!(
             "{} {} {}",
-            self.binary_operand(op, lhs, false, depth),
+            self.binary_operand(op, shown_lhs, false, depth),
             op.as_str(),
-            self.binary_operand(op, rhs, true, depth)
+            self.binary_operand(op, shown_rhs, true, depth)
         );
         Printed { text, prec: binary_precedence(op), op: Some(op) }
     }

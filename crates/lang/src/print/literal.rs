@@ -11,9 +11,8 @@ pub(crate) struct LiteralText {
 
 pub(crate) fn literal(lit: Literal) -> LiteralText {
     match lit {
-        // `true` and `false` are macros of clang's OpenCL header, not keywords; a cast needs
-        // no header.
-        Literal::Bool(b) => LiteralText { text: format!("(bool){}", b as u8), is_unary: true },
+        // OpenCL C names them `true` and `false` (sema and clang's header both know them).
+        Literal::Bool(b) => LiteralText { text: b.to_string(), is_unary: false },
         Literal::Int { scalar, .. } => integer(scalar, lit.as_i128().unwrap_or(0)),
         Literal::Float { scalar, value } => float(scalar, value),
     }
