@@ -757,6 +757,12 @@ fn function_pointers_are_reported_at_the_declarator() {
 }
 
 #[test]
+fn stray_semicolons_at_file_scope_are_accepted() {
+    let unit = parse_clean(";\nvoid f() {};\nstruct S { int a; };;\n");
+    assert_eq!(unit.items.len(), 2);
+}
+
+#[test]
 fn program_scope_variables_and_prototypes_keep_their_order() {
     let unit = parse_clean(
         "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
