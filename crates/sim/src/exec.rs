@@ -1,0 +1,1483 @@
+//! The lock-step executor: runs one work-group at a time over all its lanes.
+
+use clmap_lang::ir::{AddressSpace, BinaryOp, Rounding, Scalar, WorkItemFunction};
+use clmap_lang::Span;
+
+use crate::arith::{map1, map2, map3, Arith, Prim};
+use crate::mask::{for_active, Mask};
+use crate::memory::{self, decode, read_bytes, region_base, write_bytes, SharedBuffer, Target};
+use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer, OpClass};
+use crate::program::*;
+use crate::report::{Report, ReportKind, ReportSink};
+use crate::value::{from_memory, normalise, to_memory, with_scalar_type, Lane};
+
+/// Everything a launch shares between threads.
+pub(crate) struct LaunchPlan<'a> {
+    pub program: &'a Program,
+    /// Buffers of the launch: pointer arguments first, then program-scope constants.
+    pub buffers: Vec<SharedBuffer>,
+    /// Index in `buffers` of the first program-scope constant.
+    pub globals_base: usize,
+    /// Register values of each parameter (per component), or bytes for private parameters.
+    pub param_values: Vec<ParamValue>,
+    pub local_size_bytes: u64,
+    pub global_size: [u64; 3],
+    pub local_size: [u64; 3],
+    pub global_offset: [u64; 3],
+    pub num_groups: [u64; 3],
+    pub dims: u32,
+    pub max_steps: u64,
+}
+
+pub(crate) enum ParamValue {
+    Components(Vec<u64>),
+    Bytes(Vec<u8>),
+}
+
+impl LaunchPlan<'_> {
+    pub fn lanes(&self) -> usize {
+        (self.local_size[0] * self.local_size[1] * self.local_size[2]) as usize
+    }
+
+    pub fn group_count(&self) -> u64 {
+        self.num_groups[0] * self.num_groups[1] * self.num_groups[2]
+    }
+
+    pub fn group_info(&self, index: u64) -> GroupInfo {
+        let nx = self.num_groups[0].max(1);
+        let ny = self.num_groups[1].max(1);
+        GroupInfo {
+            group_id: [index % nx, (index / nx) % ny, index / (nx * ny)],
+            group_index: index,
+            local_size: self.local_size,
+            global_size: self.global_size,
+            global_offset: self.global_offset,
+            num_groups: self.num_groups,
+            lanes: self.lanes(),
+        }
+    }
+}
+
+/// Why a group stopped early.
+pub(crate) enum Stop {
+    StepLimit,
+}
+
+struct BreakTarget {
+    brk: Mask,
+    cont: Mask,
+    is_loop: bool,
+}
+
+/// One thread's executor; runs groups one after another, reusing its storage.
+pub(crate) struct GroupExec<'a, O: Observer> {
+    plan: &'a LaunchPlan<'a>,
+    lanes: usize,
+    regs: Vec<u64>,
+    local: Vec<u8>,
+    private: Vec<u8>,
+    frame: u64,
+    local_ids: [Vec<u64>; 3],
+    targets: Vec<BreakTarget>,
+    live: Mask,
+    call_depth: u32,
+    time: u64,
+    steps: u64,
+    last_span: Span,
+    pub(crate) group: GroupInfo,
+    pub(crate) observer: O,
+    pub(crate) reports: ReportSink,
+    /// Output of `printf`: (group, lane, sequence, text).
+    pub(crate) printf: Vec<(u64, usize, u64, String)>,
+    printf_seq: u64,
+    scratch: Vec<u64>,
+    addr_scratch: Vec<u64>,
+    oob: Vec<(usize, u64)>,
+}
+
+/// Splits the register file into a destination range and source ranges that do not overlap it
+/// (copying the sources aside when they do).
+#[inline(always)]
+fn operands<'r, const K: usize>(
+    regs: &'r mut [u64],
+    scratch: &'r mut Vec<u64>,
+    dst: usize,
+    n: usize,
+    srcs: [usize; K],
+) -> Option<(&'r mut [u64], [&'r [u64]; K])> {
+    let dst_end = dst.checked_add(n)?;
+    if dst_end > regs.len() || srcs.iter().any(|&s| s.checked_add(n).is_none_or(|e| e > regs.len()))
+    {
+        return None;
+    }
+    if srcs.iter().any(|&s| s < dst_end && s + n > dst) {
+        scratch.clear();
+        for &s in &srcs {
+            scratch.extend_from_slice(&regs[s..s + n]);
+        }
+        let sources: &'r [u64] = scratch;
+        let d = &mut regs[dst..dst_end];
+        return Some((d, std::array::from_fn(|i| &sources[i * n..(i + 1) * n])));
+    }
+    let (lo, rest) = regs.split_at_mut(dst);
+    let (d, hi) = rest.split_at_mut(n);
+    let lo: &'r [u64] = lo;
+    let hi: &'r [u64] = hi;
+    Some((
+        d,
+        std::array::from_fn(|i| {
+            let s = srcs[i];
+            if s < dst {
+                &lo[s..s + n]
+            } else {
+                &hi[s - dst_end..s - dst_end + n]
+            }
+        }),
+    ))
+}
+
+/// Reads memory for one lane; `None` when the address is outside every object.
+#[inline(always)]
+fn mem_read(
+    buffers: &[SharedBuffer],
+    local: &[u8],
+    private: &[u8],
+    frame: u64,
+    addr: u64,
+    size: u32,
+) -> Option<u64> {
+    match decode(addr) {
+        Target::Buffer { index, offset } => {
+            let b = &buffers.get(index)?.storage;
+            if b.in_bounds(offset, u64::from(size)) {
+                Some(b.read(offset, size))
+            } else {
+                None
+            }
+        }
+        Target::Local { offset } => read_bytes(local, offset, size),
+        Target::Private { lane, offset } => {
+            if offset.checked_add(u64::from(size))? > frame {
+                return None;
+            }
+            read_bytes(private, (lane as u64).checked_mul(frame)?.checked_add(offset)?, size)
+        }
+        Target::Invalid => None,
+    }
+}
+
+#[inline(always)]
+fn mem_write(
+    buffers: &[SharedBuffer],
+    local: &mut [u8],
+    private: &mut [u8],
+    frame: u64,
+    addr: u64,
+    size: u32,
+    value: u64,
+) -> bool {
+    match decode(addr) {
+        Target::Buffer { index, offset } => {
+            let Some(b) = buffers.get(index) else { return false };
+            if b.storage.in_bounds(offset, u64::from(size)) {
+                b.storage.write(offset, size, value);
+                true
+            } else {
+                false
+            }
+        }
+        Target::Local { offset } => write_bytes(local, offset, size, value),
+        Target::Private { lane, offset } => {
+            if offset.saturating_add(u64::from(size)) > frame {
+                return false;
+            }
+            let Some(at) = (lane as u64).checked_mul(frame).and_then(|x| x.checked_add(offset))
+            else {
+                return false;
+            };
+            write_bytes(private, at, size, value)
+        }
+        Target::Invalid => false,
+    }
+}
+
+impl<'a, O: Observer> GroupExec<'a, O> {
+    pub fn new(plan: &'a LaunchPlan<'a>, observer: O) -> Self {
+        let lanes = plan.lanes();
+        let slots = plan.program.slots as usize;
+        let frame = plan.program.private_size;
+        let dummy = GroupInfo {
+            group_id: [0; 3],
+            group_index: 0,
+            local_size: plan.local_size,
+            global_size: plan.global_size,
+            global_offset: plan.global_offset,
+            num_groups: plan.num_groups,
+            lanes,
+        };
+        let mut local_ids = [Vec::new(), Vec::new(), Vec::new()];
+        for lane in 0..lanes {
+            let id = dummy.local_id(lane);
+            for d in 0..3 {
+                local_ids[d].push(id[d]);
+            }
+        }
+        GroupExec {
+            plan,
+            lanes,
+            regs: vec![0; slots * lanes],
+            local: vec![0; plan.local_size_bytes as usize],
+            private: vec![0; (frame as usize).saturating_mul(lanes)],
+            frame,
+            local_ids,
+            targets: Vec::new(),
+            live: Mask::all(lanes),
+            call_depth: 0,
+            time: 0,
+            steps: 0,
+            last_span: Span::UNDEFINED,
+            group: dummy,
+            observer,
+            reports: ReportSink::default(),
+            printf: Vec::new(),
+            printf_seq: 0,
+            scratch: Vec::new(),
+            addr_scratch: vec![0; lanes],
+            oob: Vec::new(),
+        }
+    }
+
+    /// Runs work-group `index` to completion.
+    pub fn run_group(&mut self, index: u64) -> Result<(), crate::SimError> {
+        let plan = self.plan;
+        self.group = plan.group_info(index);
+        self.regs.fill(0);
+        self.private.fill(0);
+        self.local.fill(0);
+        let lanes = self.lanes;
+        for &(slot, value) in &plan.program.constants {
+            let at = slot as usize * lanes;
+            if let Some(r) = self.regs.get_mut(at..at + lanes) {
+                r.fill(value);
+            }
+        }
+        for (param, value) in plan.program.params.iter().zip(&plan.param_values) {
+            match (&param.slot, value) {
+                (ParamSlot::Reg { slot, .. }, ParamValue::Components(values)) => {
+                    for (c, v) in values.iter().enumerate() {
+                        let at = (*slot as usize + c) * lanes;
+                        if let Some(r) = self.regs.get_mut(at..at + lanes) {
+                            r.fill(*v);
+                        }
+                    }
+                }
+                (ParamSlot::Private { offset, size }, ParamValue::Bytes(bytes)) => {
+                    let n = (*size as usize).min(bytes.len());
+                    for lane in 0..lanes {
+                        let at = lane * self.frame as usize + *offset as usize;
+                        if let Some(dst) = self.private.get_mut(at..at + n) {
+                            dst.copy_from_slice(&bytes[..n]);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.live = Mask::all(lanes);
+        self.targets.clear();
+        self.call_depth = 0;
+        self.time = 0;
+        self.steps = 0;
+        self.printf_seq = 0;
+        self.observer.group_start(&self.group);
+        let mut mask = Mask::all(lanes);
+        let result = self.exec(&plan.program.nodes, &mut mask);
+        self.observer.group_end(&self.group);
+        match result {
+            Ok(()) => Ok(()),
+            Err(Stop::StepLimit) => Err(crate::SimError::StepLimit {
+                limit: plan.max_steps,
+                group: self.group.group_id,
+                span: self.last_span,
+            }),
+        }
+    }
+
+    fn slot(&self, slot: Slot) -> &[u64] {
+        let at = slot as usize * self.lanes;
+        self.regs.get(at..at + self.lanes).unwrap_or(&[])
+    }
+
+    #[inline(always)]
+    fn lane_value(&self, slot: Slot, lane: usize) -> u64 {
+        self.regs.get(slot as usize * self.lanes + lane).copied().unwrap_or(0)
+    }
+
+    pub(crate) fn report(
+        &mut self,
+        kind: ReportKind,
+        span: Span,
+        lane: usize,
+        message: String,
+        object: Option<String>,
+    ) {
+        self.reports.push(Report {
+            kind,
+            message,
+            span,
+            global_id: self.group.global_id(lane),
+            local_id: self.group.local_id(lane),
+            group_id: self.group.group_id,
+            object,
+            occurrences: 1,
+            group_index: self.group.group_index,
+            lane: lane as u32,
+        });
+    }
+
+    fn exec(&mut self, nodes: &'a [Node], cur: &mut Mask) -> Result<(), Stop> {
+        for node in nodes {
+            if cur.is_empty() {
+                return Ok(());
+            }
+            self.steps += 1;
+            self.time += 1;
+            if self.steps > self.plan.max_steps {
+                return Err(Stop::StepLimit);
+            }
+            match node {
+                Node::Op(op) => self.op(op, cur),
+                Node::If { cond, then_, else_, span } => {
+                    let c = self.slot(*cond);
+                    let mut taken = cur.filter(|l| c.get(l).is_some_and(|v| *v != 0));
+                    self.observer.branch(*span, &taken, cur, self.time);
+                    let mut other = cur.clone();
+                    other.and_not_assign(&taken);
+                    if !taken.is_empty() {
+                        self.exec(then_, &mut taken)?;
+                    }
+                    if !other.is_empty() {
+                        self.exec(else_, &mut other)?;
+                    }
+                    taken.or_assign(&other);
+                    *cur = taken;
+                }
+                Node::Loop { cond_nodes, cond, body, update, test_first, span } => {
+                    self.last_span = *span;
+                    self.run_loop(cond_nodes, *cond, body, update, *test_first, *span, cur)?;
+                }
+                Node::Switch { selector, cases, span } => {
+                    self.run_switch(*selector, cases, *span, cur)?
+                }
+                Node::Break => {
+                    if let Some(t) = self.targets.last_mut() {
+                        t.brk.or_assign(cur);
+                    }
+                    cur.clear();
+                }
+                Node::Continue => {
+                    if let Some(t) = self.targets.iter_mut().rev().find(|t| t.is_loop) {
+                        t.cont.or_assign(cur);
+                    }
+                    cur.clear();
+                }
+                Node::Return => {
+                    if self.call_depth == 0 {
+                        self.live.and_not_assign(cur);
+                    }
+                    cur.clear();
+                }
+                Node::Call { body } => {
+                    let entry = cur.clone();
+                    // Break targets of the caller are not visible inside the callee.
+                    let saved = std::mem::take(&mut self.targets);
+                    self.call_depth += 1;
+                    let r = self.exec(body, cur);
+                    self.call_depth -= 1;
+                    self.targets = saved;
+                    r?;
+                    *cur = entry;
+                }
+                Node::Barrier { span } => {
+                    if *cur != self.live {
+                        let mut missing = self.live.clone();
+                        missing.and_not_assign(cur);
+                        if let Some(lane) = missing.first() {
+                            let reached = cur.count();
+                            let live = self.live.count();
+                            self.report(
+                                ReportKind::BarrierDivergence,
+                                *span,
+                                lane,
+                                format!(
+                                    "barrier reached by {reached} of the group's {live} live work-items; \
+                                     this work-item did not reach it"
+                                ),
+                                None,
+                            );
+                        }
+                    }
+                    self.observer.barrier(*span, cur, &self.group, self.time);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_loop(
+        &mut self,
+        cond_nodes: &'a [Node],
+        cond: Option<Slot>,
+        body: &'a [Node],
+        update: &'a [Node],
+        test_first: bool,
+        span: Span,
+        cur: &mut Mask,
+    ) -> Result<(), Stop> {
+        let mut run = cur.clone();
+        let mut exited = Mask::none(self.lanes);
+        self.targets.push(BreakTarget {
+            brk: Mask::none(self.lanes),
+            cont: Mask::none(self.lanes),
+            is_loop: true,
+        });
+        let result = (|| {
+            let mut first = true;
+            loop {
+                if test_first || !first {
+                    if !self.test(cond_nodes, cond, span, &mut run, &mut exited)? {
+                        break;
+                    }
+                }
+                first = false;
+                self.steps += 1;
+                if self.steps > self.plan.max_steps {
+                    return Err(Stop::StepLimit);
+                }
+                self.exec(body, &mut run)?;
+                if let Some(t) = self.targets.last_mut() {
+                    run.or_assign(&t.cont);
+                    t.cont.clear();
+                }
+                if run.is_empty() {
+                    break;
+                }
+                self.exec(update, &mut run)?;
+            }
+            Ok(())
+        })();
+        let target = self.targets.pop();
+        result?;
+        if let Some(t) = target {
+            exited.or_assign(&t.brk);
+        }
+        *cur = exited;
+        Ok(())
+    }
+
+    /// Evaluates a loop condition, moving failing lanes from `run` to `exited`; false when no
+    /// lane goes on.
+    fn test(
+        &mut self,
+        cond_nodes: &'a [Node],
+        cond: Option<Slot>,
+        span: Span,
+        run: &mut Mask,
+        exited: &mut Mask,
+    ) -> Result<bool, Stop> {
+        let Some(cond) = cond else { return Ok(!run.is_empty()) };
+        let mut eval_mask = run.clone();
+        self.exec(cond_nodes, &mut eval_mask)?;
+        let c = self.slot(cond);
+        let staying = run.filter(|l| c.get(l).is_some_and(|v| *v != 0));
+        self.observer.branch(span, &staying, run, self.time);
+        let mut leaving = run.clone();
+        leaving.and_not_assign(&staying);
+        exited.or_assign(&leaving);
+        *run = staying;
+        Ok(!run.is_empty())
+    }
+
+    fn run_switch(
+        &mut self,
+        selector: Slot,
+        cases: &'a [CaseNode],
+        span: Span,
+        cur: &mut Mask,
+    ) -> Result<(), Stop> {
+        let sel = self.slot(selector).to_vec();
+        let default = cases.iter().position(|c| c.value.is_none());
+        // The case each lane starts at.
+        let start: Vec<Option<usize>> = (0..self.lanes)
+            .map(|l| {
+                let v = sel.get(l).copied().unwrap_or(0) as i64;
+                cases.iter().position(|c| c.value == Some(v)).or(default)
+            })
+            .collect();
+        let unmatched = cur.filter(|l| start.get(l).copied().flatten().is_none());
+        self.targets.push(BreakTarget {
+            brk: Mask::none(self.lanes),
+            cont: Mask::none(self.lanes),
+            is_loop: false,
+        });
+        let mut done = Mask::none(self.lanes);
+        let mut running = Mask::none(self.lanes);
+        let mut result = Ok(());
+        for (i, case) in cases.iter().enumerate() {
+            let entering = cur.filter(|l| start.get(l).copied().flatten() == Some(i));
+            self.observer.branch(span, &entering, cur, self.time);
+            running.or_assign(&entering);
+            if !running.is_empty() {
+                if let Err(e) = self.exec(&case.body, &mut running) {
+                    result = Err(e);
+                    break;
+                }
+            }
+            if !case.fall_through {
+                done.or_assign(&running);
+                running.clear();
+            }
+        }
+        let target = self.targets.pop();
+        result?;
+        done.or_assign(&running);
+        done.or_assign(&unmatched);
+        if let Some(t) = target {
+            done.or_assign(&t.brk);
+        }
+        *cur = done;
+        Ok(())
+    }
+
+    // ----- operations -------------------------------------------------------------------
+
+    fn op(&mut self, op: &'a Op, mask: &Mask) {
+        let lanes = self.lanes;
+        let at = |s: Slot| s as usize * lanes;
+        match op {
+            Op::Copy { dst, src, len } => {
+                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                let n = *len as usize;
+                for c in 0..n {
+                    let d = at(*dst) + c * lanes;
+                    let s = at(*src) + c * lanes;
+                    if d == s || d + lanes > self.regs.len() || s + lanes > self.regs.len() {
+                        continue;
+                    }
+                    if mask.is_full() {
+                        self.regs.copy_within(s..s + lanes, d);
+                    } else {
+                        let regs = &mut self.regs;
+                        for_active!(mask, lane => { regs[d + lane] = regs[s + lane]; });
+                    }
+                }
+            }
+            Op::Gather { dst, srcs } => {
+                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                // Sources may include the destination's own slots only for values that are
+                // never overwritten here (fresh destinations), so copy through scratch.
+                self.scratch.clear();
+                for s in srcs.iter() {
+                    let s = at(*s);
+                    if let Some(r) = self.regs.get(s..s + lanes) {
+                        self.scratch.extend_from_slice(r);
+                    } else {
+                        self.scratch.extend(std::iter::repeat_n(0, lanes));
+                    }
+                }
+                let d = at(*dst);
+                if let Some(r) = self.regs.get_mut(d..d + self.scratch.len()) {
+                    r.copy_from_slice(&self.scratch);
+                }
+            }
+            Op::Scatter { dsts, src } => {
+                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.scratch.clear();
+                let s = at(*src);
+                if let Some(r) = self.regs.get(s..s + lanes * dsts.len()) {
+                    self.scratch.extend_from_slice(r);
+                }
+                for (c, d) in dsts.iter().enumerate() {
+                    let d = at(*d);
+                    if d + lanes > self.regs.len() || self.scratch.len() < (c + 1) * lanes {
+                        continue;
+                    }
+                    let regs = &mut self.regs;
+                    let scratch = &self.scratch;
+                    for_active!(mask, lane => { regs[d + lane] = scratch[c * lanes + lane]; });
+                }
+            }
+            Op::Unary { op, ty, dst, a, len } => {
+                let class = if ty.is_float() {
+                    OpClass::FloatArithmetic
+                } else {
+                    OpClass::IntegerArithmetic
+                };
+                self.observer.instruction(class, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let Some((d, [x])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
+                else {
+                    return;
+                };
+                with_scalar_type!(ty, T => match op {
+                    UnaryKind::Negate => map1(d, x, |v: T| v.neg()),
+                    UnaryKind::BitNot => map1(d, x, |v: T| v.not()),
+                });
+            }
+            Op::Binary { op, ty, dst, a, b, len, site } => {
+                self.binary(*op, *ty, *dst, *a, *b, *len, *site, mask)
+            }
+            Op::Compare { op, ty, dst, a, b, len, vector } => {
+                self.observer.instruction(OpClass::Comparison, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let truth = if *vector { u64::MAX } else { 1 };
+                let Some((d, [x, y])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a), at(*b)])
+                else {
+                    return;
+                };
+                with_scalar_type!(ty, T => compare::<T>(*op, d, x, y, truth));
+            }
+            Op::LogicalVector { and, ty, dst, a, b, len } => {
+                self.observer.instruction(OpClass::Comparison, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let Some((d, [x, y])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a), at(*b)])
+                else {
+                    return;
+                };
+                with_scalar_type!(ty, T => {
+                    if *and {
+                        for ((d, x), y) in d.iter_mut().zip(x).zip(y) {
+                            *d = if !<T as Lane>::from_bits(*x).is_zero() && !<T as Lane>::from_bits(*y).is_zero() { u64::MAX } else { 0 };
+                        }
+                    } else {
+                        for ((d, x), y) in d.iter_mut().zip(x).zip(y) {
+                            *d = if !<T as Lane>::from_bits(*x).is_zero() || !<T as Lane>::from_bits(*y).is_zero() { u64::MAX } else { 0 };
+                        }
+                    }
+                });
+            }
+            Op::Not { ty, dst, a, len, vector } => {
+                self.observer.instruction(OpClass::Comparison, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let truth = if *vector { u64::MAX } else { 1 };
+                let Some((d, [x])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
+                else {
+                    return;
+                };
+                with_scalar_type!(ty, T => {
+                    for (d, x) in d.iter_mut().zip(x) {
+                        *d = if <T as Lane>::from_bits(*x).is_zero() { truth } else { 0 };
+                    }
+                });
+            }
+            Op::ToBool { ty, dst, a, len } => {
+                self.observer.instruction(OpClass::Conversion, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let Some((d, [x])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
+                else {
+                    return;
+                };
+                with_scalar_type!(ty, T => {
+                    for (d, x) in d.iter_mut().zip(x) {
+                        *d = u64::from(!<T as Lane>::from_bits(*x).is_zero());
+                    }
+                });
+            }
+            Op::Convert { from, to, dst, a, len, saturate, rounding } => {
+                self.observer.instruction(OpClass::Conversion, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let Some((d, [x])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
+                else {
+                    return;
+                };
+                convert(*from, *to, d, x, *saturate, *rounding);
+            }
+            Op::Bitcast { from, to, dst, a, from_len, to_len } => {
+                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.bitcast(*from, *to, *dst, *a, *from_len, *to_len);
+            }
+            Op::Select { cond_ty, msb, dst, cond, a, b, len } => {
+                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                let n = *len as usize * lanes;
+                let bits = cond_ty.size() * 8;
+                let Some((d, [c, x, y])) = operands(
+                    &mut self.regs,
+                    &mut self.scratch,
+                    at(*dst),
+                    n,
+                    [at(*cond), at(*a), at(*b)],
+                ) else {
+                    return;
+                };
+                for (((d, c), x), y) in d.iter_mut().zip(c).zip(x).zip(y) {
+                    let pick = if *msb { (*c >> (bits - 1)) & 1 == 1 } else { *c != 0 };
+                    *d = if pick { *x } else { *y };
+                }
+            }
+            Op::AddrIndex { dst, base, index, signed, scale, negate } => {
+                self.observer.instruction(OpClass::Address, mask.count(), self.time);
+                let Some((d, [p, i])) = operands(
+                    &mut self.regs,
+                    &mut self.scratch,
+                    at(*dst),
+                    lanes,
+                    [at(*base), at(*index)],
+                ) else {
+                    return;
+                };
+                let scale = *scale;
+                // Registers hold signed indices sign-extended and unsigned ones zero-extended,
+                // so the 64-bit value is the index either way.
+                let _ = signed;
+                if *negate {
+                    for ((d, p), i) in d.iter_mut().zip(p).zip(i) {
+                        *d = p.wrapping_sub(i.wrapping_mul(scale));
+                    }
+                } else {
+                    for ((d, p), i) in d.iter_mut().zip(p).zip(i) {
+                        *d = p.wrapping_add(i.wrapping_mul(scale));
+                    }
+                }
+            }
+            Op::AddrConst { dst, base, offset } => {
+                self.observer.instruction(OpClass::Address, mask.count(), self.time);
+                let Some((d, [p])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), lanes, [at(*base)])
+                else {
+                    return;
+                };
+                for (d, p) in d.iter_mut().zip(p) {
+                    *d = p.wrapping_add(*offset);
+                }
+            }
+            Op::PtrDiff { dst, a, b, elem_size } => {
+                self.observer.instruction(OpClass::Address, mask.count(), self.time);
+                let Some((d, [x, y])) =
+                    operands(&mut self.regs, &mut self.scratch, at(*dst), lanes, [at(*a), at(*b)])
+                else {
+                    return;
+                };
+                let size = (*elem_size).max(1) as i64;
+                for ((d, x), y) in d.iter_mut().zip(x).zip(y) {
+                    *d = (x.wrapping_sub(*y) as i64).wrapping_div(size) as u64;
+                }
+            }
+            Op::PrivateAddr { dst, offset } => {
+                let d = at(*dst);
+                if let Some(r) = self.regs.get_mut(d..d + lanes) {
+                    for (lane, v) in r.iter_mut().enumerate() {
+                        *v = region_base(memory::PRIVATE_REGION + lane as u64) + offset;
+                    }
+                }
+            }
+            Op::LocalAddr { dst, offset } => {
+                let d = at(*dst);
+                if let Some(r) = self.regs.get_mut(d..d + lanes) {
+                    r.fill(region_base(memory::LOCAL_REGION) + offset);
+                }
+            }
+            Op::GlobalVarAddr { dst, global } => {
+                let d = at(*dst);
+                let base = memory::buffer_base(self.plan.globals_base + *global as usize);
+                if let Some(r) = self.regs.get_mut(d..d + lanes) {
+                    r.fill(base);
+                }
+            }
+            Op::Load { dst, addr, scalar, width, comps, site } => {
+                self.observer.instruction(OpClass::Load, mask.count(), self.time);
+                self.load(*dst, *addr, *scalar, *width, comps.as_deref(), *site, mask);
+            }
+            Op::Store { addr, src, scalar, width, comps, site } => {
+                self.observer.instruction(OpClass::Store, mask.count(), self.time);
+                self.store(*addr, *src, *scalar, *width, comps.as_deref(), *site, mask);
+            }
+            Op::MemCopy { dst, src, size, site } => {
+                self.observer.instruction(OpClass::Store, mask.count(), self.time);
+                self.mem_copy(*dst, Some(*src), *size, *site, mask);
+            }
+            Op::MemZero { dst, size, site } => {
+                self.mem_copy(*dst, None, *size, *site, mask);
+            }
+            Op::WorkItem { func, dst, dim } => {
+                self.observer.instruction(OpClass::WorkItemQuery, mask.count(), self.time);
+                self.work_item(*func, *dst, *dim);
+            }
+            Op::Builtin(call) => {
+                self.observer.instruction(OpClass::Builtin, mask.count(), self.time);
+                crate::builtins::run_builtin(self, call, mask);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        len: u32,
+        site: u32,
+        mask: &Mask,
+    ) {
+        let lanes = self.lanes;
+        let class =
+            if ty.is_float() { OpClass::FloatArithmetic } else { OpClass::IntegerArithmetic };
+        self.observer.instruction(class, mask.count(), self.time);
+        let n = len as usize * lanes;
+        if matches!(op, BinaryOp::Div | BinaryOp::Rem) && ty.is_integer() {
+            // Report the first active lane dividing by zero.
+            let divisor = b as usize * lanes;
+            let mut zero_lane = None;
+            for c in 0..len as usize {
+                let regs = &self.regs;
+                for_active!(mask, lane => {
+                    if zero_lane.is_none() && regs.get(divisor + c * lanes + lane).is_some_and(|v| *v == 0) {
+                        zero_lane = Some(lane);
+                    }
+                });
+            }
+            if let Some(lane) = zero_lane {
+                let span =
+                    self.plan.program.sites.get(site as usize).map_or(Span::UNDEFINED, |s| s.span);
+                self.report(
+                    ReportKind::DivisionByZero,
+                    span,
+                    lane,
+                    "integer division by zero (result taken as 0)".to_string(),
+                    None,
+                );
+            }
+        }
+        let Some((d, [x, y])) = operands(
+            &mut self.regs,
+            &mut self.scratch,
+            dst as usize * lanes,
+            n,
+            [a as usize * lanes, b as usize * lanes],
+        ) else {
+            return;
+        };
+        with_scalar_type!(ty, T => binary_lanes::<T>(op, d, x, y));
+    }
+
+    fn bitcast(
+        &mut self,
+        from: Scalar,
+        to: Scalar,
+        dst: Slot,
+        a: Slot,
+        from_len: u32,
+        to_len: u32,
+    ) {
+        let lanes = self.lanes;
+        let fs = from.size() as usize;
+        let ts = to.size() as usize;
+        let from_store = if from_len == 3 { 4 } else { from_len as usize };
+        let to_store = if to_len == 3 { 4 } else { to_len as usize };
+        let mut bytes = vec![0u8; (fs * from_store).max(ts * to_store)];
+        let mut out = vec![0u64; to_len as usize * lanes];
+        for lane in 0..lanes {
+            bytes.fill(0);
+            for c in 0..from_len as usize {
+                let v = to_memory(from, self.lane_value(a + c as u32, lane)).to_le_bytes();
+                if let Some(dst) = bytes.get_mut(c * fs..c * fs + fs) {
+                    dst.copy_from_slice(&v[..fs]);
+                }
+            }
+            for c in 0..to_len as usize {
+                let raw = read_bytes(&bytes, (c * ts) as u64, ts as u32).unwrap_or(0);
+                out[c * lanes + lane] = from_memory(to, raw);
+            }
+        }
+        let d = dst as usize * lanes;
+        if let Some(r) = self.regs.get_mut(d..d + out.len()) {
+            r.copy_from_slice(&out);
+        }
+    }
+
+    fn site(&self, site: u32) -> (Span, Option<&'a str>, AddressSpace) {
+        match self.plan.program.sites.get(site as usize) {
+            Some(s) => (s.span, s.object.as_deref(), s.space),
+            None => (Span::UNDEFINED, None, AddressSpace::Private),
+        }
+    }
+
+    /// Name of the object an address falls in (or near), for reports.
+    fn object_name(&self, addr: u64, fallback: Option<&str>) -> Option<String> {
+        match decode(addr) {
+            Target::Buffer { index, .. } => {
+                self.plan.buffers.get(index).map(|b| b.name.to_string())
+            }
+            Target::Local { offset } => self
+                .plan
+                .program
+                .local_objects
+                .iter()
+                .find(|o| offset >= o.offset && offset < o.offset + o.size)
+                .map(|o| o.name.clone())
+                .or(fallback.map(str::to_string)),
+            _ => fallback.map(str::to_string),
+        }
+    }
+
+    fn describe_oob(&self, addr: u64, size: u32, store: bool) -> String {
+        let what = if store { "store" } else { "load" };
+        match decode(addr) {
+            Target::Buffer { index, offset } => match self.plan.buffers.get(index) {
+                Some(b) => format!(
+                    "{what} of {size} bytes at byte offset {offset} of a {}-byte buffer",
+                    b.len()
+                ),
+                None => format!("{what} of {size} bytes through a pointer to no buffer"),
+            },
+            Target::Local { offset } => format!(
+                "{what} of {size} bytes at byte offset {offset} of {} bytes of local memory",
+                self.local.len()
+            ),
+            Target::Private { offset, .. } => format!(
+                "{what} of {size} bytes at byte offset {offset} of {} bytes of private memory",
+                self.frame
+            ),
+            Target::Invalid if addr < 4096 => {
+                format!("{what} of {size} bytes through a null pointer")
+            }
+            Target::Invalid => format!("{what} of {size} bytes at invalid address {addr:#x}"),
+        }
+    }
+
+    fn flush_oob(&mut self, site: u32, size: u32, store: bool) {
+        if self.oob.is_empty() {
+            return;
+        }
+        let oob = std::mem::take(&mut self.oob);
+        let (span, fallback, _) = self.site(site);
+        // One report per instruction: the first lane (the sink merges repeats).
+        if let Some(&(lane, addr)) = oob.first() {
+            let message = self.describe_oob(addr, size, store);
+            let object = self.object_name(addr, fallback);
+            let count = oob.len() as u64;
+            self.report(ReportKind::OutOfBounds, span, lane, message, object);
+            if count > 1 {
+                // Count every lane that went out of bounds.
+                self.reports.push(Report {
+                    kind: ReportKind::OutOfBounds,
+                    message: String::new(),
+                    span,
+                    global_id: [0; 3],
+                    local_id: [0; 3],
+                    group_id: [0; 3],
+                    object: self.object_name(addr, fallback),
+                    occurrences: count - 1,
+                    group_index: u64::MAX,
+                    lane: u32::MAX,
+                });
+            }
+        }
+        self.oob = oob;
+        self.oob.clear();
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &mut self,
+        dst: Slot,
+        addr: Slot,
+        scalar: Scalar,
+        width: u32,
+        comps: Option<&[u8]>,
+        site: u32,
+        mask: &Mask,
+    ) {
+        let lanes = self.lanes;
+        let size = scalar.size();
+        let a = addr as usize * lanes;
+        let d = dst as usize * lanes;
+        if a + lanes > self.regs.len() || d + width as usize * lanes > self.regs.len() {
+            return;
+        }
+        let Self { regs, local, private, plan, oob, frame, .. } = self;
+        let buffers = &plan.buffers[..];
+        let frame = *frame;
+        for c in 0..width as usize {
+            let offset = u64::from(size)
+                * comps.map_or(c as u64, |cs| u64::from(cs.get(c).copied().unwrap_or(0)));
+            for_active!(mask, lane => {
+                let address = regs[a + lane].wrapping_add(offset);
+                let value = match mem_read(buffers, local, private, frame, address, size) {
+                    Some(raw) => from_memory(scalar, raw),
+                    None => {
+                        if oob.last().is_none_or(|(l, _)| *l != lane) {
+                            oob.push((lane, address));
+                        }
+                        0
+                    }
+                };
+                regs[d + c * lanes + lane] = value;
+            });
+        }
+        self.flush_oob(site, size, false);
+        self.notify_access(addr, size, width, comps, site, mask, AccessKind::Load);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        addr: Slot,
+        src: Slot,
+        scalar: Scalar,
+        width: u32,
+        comps: Option<&[u8]>,
+        site: u32,
+        mask: &Mask,
+    ) {
+        let lanes = self.lanes;
+        let size = scalar.size();
+        let a = addr as usize * lanes;
+        let s = src as usize * lanes;
+        if a + lanes > self.regs.len() || s + width as usize * lanes > self.regs.len() {
+            return;
+        }
+        let Self { regs, local, private, plan, oob, frame, .. } = self;
+        let buffers = &plan.buffers[..];
+        let frame = *frame;
+        for c in 0..width as usize {
+            let offset = u64::from(size)
+                * comps.map_or(c as u64, |cs| u64::from(cs.get(c).copied().unwrap_or(0)));
+            for_active!(mask, lane => {
+                let address = regs[a + lane].wrapping_add(offset);
+                let value = to_memory(scalar, regs[s + c * lanes + lane]);
+                if !mem_write(buffers, local, private, frame, address, size, value)
+                    && oob.last().is_none_or(|(l, _)| *l != lane)
+                {
+                    oob.push((lane, address));
+                }
+            });
+        }
+        self.flush_oob(site, size, true);
+        self.notify_access(addr, size, width, comps, site, mask, AccessKind::Store);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn notify_access(
+        &mut self,
+        addr: Slot,
+        size: u32,
+        width: u32,
+        comps: Option<&[u8]>,
+        site: u32,
+        mask: &Mask,
+        kind: AccessKind,
+    ) {
+        let (span, object, space) = self.site(site);
+        let a = addr as usize * self.lanes;
+        let Some(addresses) = self.regs.get(a..a + self.lanes) else { return };
+        match comps {
+            None => {
+                // A 3-vector touches 12 bytes though it occupies 16.
+                let batch = AccessBatch {
+                    addresses,
+                    size: size * width,
+                    space,
+                    kind,
+                    mask,
+                    span,
+                    time: self.time,
+                    object,
+                    group: &self.group,
+                };
+                self.observer.memory_access(&batch);
+            }
+            Some(cs) => {
+                for &c in cs {
+                    let offset = u64::from(size) * u64::from(c);
+                    for (s, a) in self.addr_scratch.iter_mut().zip(addresses) {
+                        *s = a.wrapping_add(offset);
+                    }
+                    let batch = AccessBatch {
+                        addresses: &self.addr_scratch,
+                        size,
+                        space,
+                        kind,
+                        mask,
+                        span,
+                        time: self.time,
+                        object,
+                        group: &self.group,
+                    };
+                    self.observer.memory_access(&batch);
+                }
+            }
+        }
+    }
+
+    /// Copies (or zeroes, when `src` is `None`) `size` bytes per lane.
+    fn mem_copy(&mut self, dst: Slot, src: Option<Slot>, size: u64, site: u32, mask: &Mask) {
+        let lanes: Vec<usize> = mask.iter().collect();
+        for lane in lanes {
+            let d = self.lane_value(dst, lane);
+            let s = src.map(|s| self.lane_value(s, lane));
+            let mut at = 0u64;
+            while at < size {
+                let chunk = (size - at).min(8) as u32;
+                let value = match s {
+                    Some(s) => {
+                        match mem_read(
+                            &self.plan.buffers,
+                            &self.local,
+                            &self.private,
+                            self.frame,
+                            s.wrapping_add(at),
+                            chunk,
+                        ) {
+                            Some(v) => v,
+                            None => {
+                                self.oob.push((lane, s.wrapping_add(at)));
+                                break;
+                            }
+                        }
+                    }
+                    None => 0,
+                };
+                if !mem_write(
+                    &self.plan.buffers,
+                    &mut self.local,
+                    &mut self.private,
+                    self.frame,
+                    d.wrapping_add(at),
+                    chunk,
+                    value,
+                ) {
+                    self.oob.push((lane, d.wrapping_add(at)));
+                    break;
+                }
+                at += u64::from(chunk);
+            }
+        }
+        self.flush_oob(site, size.min(u64::from(u32::MAX)) as u32, src.is_none());
+        if let Some(s) = src {
+            self.notify_access(
+                s,
+                size.min(u64::from(u32::MAX)) as u32,
+                1,
+                None,
+                site,
+                mask,
+                AccessKind::Load,
+            );
+        }
+        self.notify_access(
+            dst,
+            size.min(u64::from(u32::MAX)) as u32,
+            1,
+            None,
+            site,
+            mask,
+            AccessKind::Store,
+        );
+    }
+
+    fn work_item(&mut self, func: WorkItemFunction, dst: Slot, dim: Option<(Slot, Scalar)>) {
+        let lanes = self.lanes;
+        let g = &self.group;
+        let dims = self.plan.dims;
+        for lane in 0..lanes {
+            let d = dim
+                .map_or(0, |(s, _)| self.regs.get(s as usize * lanes + lane).copied().unwrap_or(0));
+            let in_range = d < u64::from(dims);
+            let di = d.min(2) as usize;
+            let value = match func {
+                WorkItemFunction::WorkDim => u64::from(dims),
+                WorkItemFunction::GlobalSize => {
+                    if in_range {
+                        g.global_size[di]
+                    } else {
+                        1
+                    }
+                }
+                WorkItemFunction::LocalSize => {
+                    if in_range {
+                        g.local_size[di]
+                    } else {
+                        1
+                    }
+                }
+                WorkItemFunction::NumGroups => {
+                    if in_range {
+                        g.num_groups[di]
+                    } else {
+                        1
+                    }
+                }
+                WorkItemFunction::GlobalId => {
+                    if in_range {
+                        g.group_id[di] * g.local_size[di]
+                            + self.local_ids[di][lane]
+                            + g.global_offset[di]
+                    } else {
+                        0
+                    }
+                }
+                WorkItemFunction::LocalId => {
+                    if in_range {
+                        self.local_ids[di][lane]
+                    } else {
+                        0
+                    }
+                }
+                WorkItemFunction::GroupId => {
+                    if in_range {
+                        g.group_id[di]
+                    } else {
+                        0
+                    }
+                }
+                WorkItemFunction::GlobalOffset => {
+                    if in_range {
+                        g.global_offset[di]
+                    } else {
+                        0
+                    }
+                }
+            };
+            let value = if func == WorkItemFunction::WorkDim {
+                normalise(Scalar::UInt, value)
+            } else {
+                value
+            };
+            if let Some(r) = self.regs.get_mut(dst as usize * lanes + lane) {
+                *r = value;
+            }
+        }
+    }
+
+    // ----- accessors for built-ins ------------------------------------------------------
+
+    pub(crate) fn lanes(&self) -> usize {
+        self.lanes
+    }
+
+    pub(crate) fn get(&self, slot: Slot, comp: u32, lane: usize) -> u64 {
+        self.lane_value(slot + comp, lane)
+    }
+
+    pub(crate) fn set(&mut self, slot: Slot, comp: u32, lane: usize, value: u64) {
+        let i = (slot + comp) as usize * self.lanes + lane;
+        if let Some(r) = self.regs.get_mut(i) {
+            *r = value;
+        }
+    }
+
+    pub(crate) fn regs_mut(&mut self) -> (&mut Vec<u64>, &mut Vec<u64>) {
+        (&mut self.regs, &mut self.scratch)
+    }
+
+    pub(crate) fn read_mem(&mut self, lane: usize, addr: u64, size: u32) -> Option<u64> {
+        let r = mem_read(&self.plan.buffers, &self.local, &self.private, self.frame, addr, size);
+        if r.is_none() {
+            self.oob.push((lane, addr));
+        }
+        r
+    }
+
+    pub(crate) fn write_mem(&mut self, lane: usize, addr: u64, size: u32, value: u64) -> bool {
+        let ok = mem_write(
+            &self.plan.buffers,
+            &mut self.local,
+            &mut self.private,
+            self.frame,
+            addr,
+            size,
+            value,
+        );
+        if !ok {
+            self.oob.push((lane, addr));
+        }
+        ok
+    }
+
+    pub(crate) fn finish_accesses(&mut self, site: u32, size: u32, store: bool) {
+        self.flush_oob(site, size, store);
+    }
+
+    /// Atomically applies `update` to `size` bytes at `addr`; returns the old value.
+    pub(crate) fn atomic(
+        &mut self,
+        lane: usize,
+        addr: u64,
+        size: u32,
+        update: impl Fn(u64) -> u64,
+    ) -> Option<u64> {
+        match decode(addr) {
+            Target::Buffer { index, offset } => {
+                let b = self.plan.buffers.get(index)?;
+                if !b.storage.in_bounds(offset, u64::from(size)) {
+                    self.oob.push((lane, addr));
+                    return None;
+                }
+                Some(if size == 4 {
+                    u64::from(
+                        b.storage.atomic_update32(offset, |old| update(u64::from(old)) as u32),
+                    )
+                } else {
+                    b.storage.atomic_update64(offset, size, update)
+                })
+            }
+            _ => {
+                // Local and private memory belong to this thread alone.
+                let old = self.read_mem(lane, addr, size)?;
+                self.write_mem(lane, addr, size, update(old));
+                Some(old)
+            }
+        }
+    }
+
+    /// Tells the observer about a per-lane access whose addresses are in `addresses`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn notify_addresses(
+        &mut self,
+        addresses: &[u64],
+        size: u32,
+        site: u32,
+        mask: &Mask,
+        kind: AccessKind,
+    ) {
+        let (span, object, space) = self.site(site);
+        let batch = AccessBatch {
+            addresses,
+            size,
+            space,
+            kind,
+            mask,
+            span,
+            time: self.time,
+            object,
+            group: &self.group,
+        };
+        self.observer.memory_access(&batch);
+    }
+
+    /// Tells the observer the group synchronised (as at a barrier).
+    pub(crate) fn observer_barrier(&mut self, span: Span, mask: &Mask) {
+        self.observer.barrier(span, mask, &self.group, self.time);
+    }
+
+    pub(crate) fn site_span(&self, site: u32) -> Span {
+        self.site(site).0
+    }
+
+    pub(crate) fn push_printf(&mut self, lane: usize, text: String) {
+        self.printf_seq += 1;
+        self.printf.push((self.group.group_index, lane, self.printf_seq, text));
+    }
+}
+
+fn compare<T: Prim>(op: BinaryOp, d: &mut [u64], x: &[u64], y: &[u64], truth: u64) {
+    macro_rules! cmp {
+        ($f:expr) => {
+            for ((d, x), y) in d.iter_mut().zip(x).zip(y) {
+                let (a, b) = (T::from_bits(*x), T::from_bits(*y));
+                *d = if $f(a, b) { truth } else { 0 };
+            }
+        };
+    }
+    match op {
+        BinaryOp::Lt => cmp!(|a: T, b: T| a < b),
+        BinaryOp::Gt => cmp!(|a: T, b: T| a > b),
+        BinaryOp::Le => cmp!(|a: T, b: T| a <= b),
+        BinaryOp::Ge => cmp!(|a: T, b: T| a >= b),
+        BinaryOp::Eq => cmp!(|a: T, b: T| a == b),
+        _ => cmp!(|a: T, b: T| a != b),
+    }
+}
+
+fn binary_lanes<T: Arith>(op: BinaryOp, d: &mut [u64], x: &[u64], y: &[u64]) {
+    match op {
+        BinaryOp::Add => map2(d, x, y, |a: T, b| a.add(b)),
+        BinaryOp::Sub => map2(d, x, y, |a: T, b| a.sub(b)),
+        BinaryOp::Mul => map2(d, x, y, |a: T, b| a.mul(b)),
+        BinaryOp::Div => map2(d, x, y, |a: T, b| a.div(b)),
+        BinaryOp::Rem => map2(d, x, y, |a: T, b| a.rem(b)),
+        BinaryOp::Shl => map2(d, x, y, |a: T, b| a.shl(b)),
+        BinaryOp::Shr => map2(d, x, y, |a: T, b| a.shr(b)),
+        BinaryOp::BitAnd => map2(d, x, y, |a: T, b| a.and(b)),
+        BinaryOp::BitOr => map2(d, x, y, |a: T, b| a.or(b)),
+        BinaryOp::BitXor => map2(d, x, y, |a: T, b| a.xor(b)),
+        _ => {}
+    }
+}
+
+/// Rounds `v` to an integral value by an OpenCL rounding mode (`None` = toward zero).
+fn round_mode(v: f64, rounding: Option<Rounding>) -> f64 {
+    match rounding {
+        None | Some(Rounding::Rtz) => v.trunc(),
+        Some(Rounding::Rte) => v.round_ties_even(),
+        Some(Rounding::Rtp) => v.ceil(),
+        Some(Rounding::Rtn) => v.floor(),
+    }
+}
+
+/// Value conversion between scalar types, `len` components per lane.
+pub(crate) fn convert(
+    from: Scalar,
+    to: Scalar,
+    d: &mut [u64],
+    x: &[u64],
+    saturate: bool,
+    rounding: Option<Rounding>,
+) {
+    if to == Scalar::Bool {
+        with_scalar_type!(from, F => map1(d, x, |v: F| u8::from(!v.is_zero())));
+        return;
+    }
+    let from = if from == Scalar::Bool { Scalar::UChar } else { from };
+    if to.is_integer() && (saturate || (from.is_float() && rounding.is_some())) {
+        // Saturating or rounded conversion: go through exact wide arithmetic.
+        let (lo, hi) = int_range(to);
+        for (d, x) in d.iter_mut().zip(x) {
+            let v: i128 = if from.is_float() {
+                let f = crate::value::to_f64(from, *x);
+                if f.is_nan() {
+                    0
+                } else {
+                    let r = round_mode(f, rounding);
+                    if saturate {
+                        r.clamp(lo as f64, hi as f64) as i128
+                    } else {
+                        r as i128
+                    }
+                }
+            } else if from.is_signed() {
+                *x as i64 as i128
+            } else {
+                *x as i128
+            };
+            let v = if saturate { v.clamp(lo, hi) } else { v };
+            *d = normalise(to, v as u64);
+        }
+        return;
+    }
+    with_scalar_type!(from, F => with_scalar_type!(to, T => map1(d, x, |v: F| T::from_prim(v))));
+}
+
+fn int_range(s: Scalar) -> (i128, i128) {
+    let bits = s.size() * 8;
+    if s.is_signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+#[allow(dead_code)]
+fn unused_map3(d: &mut [u64], a: &[u64], b: &[u64], c: &[u64]) {
+    map3(d, a, b, c, |x: f32, y: f32, z: f32| x + y + z);
+}

@@ -1,0 +1,368 @@
+//! Launching a kernel over an NDRange: argument binding, work-group scheduling on all cores,
+//! and the deterministic merge of per-thread results.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use clmap_lang::ir::{AddressSpace, Module};
+use clmap_workload::NdRange;
+
+use crate::checkers::Checkers;
+use crate::compile::compile_kernel;
+use crate::error::SimError;
+use crate::exec::{GroupExec, LaunchPlan, ParamValue};
+use crate::memory::{buffer_base, region_base, SharedBuffer, LOCAL_REGION};
+use crate::observer::{Observer, ObserverFactory};
+use crate::program::{ParamSlot, Program};
+use crate::report::{Report, ReportSink};
+use crate::value::from_memory;
+
+/// Most work-items in one work-group.
+pub const MAX_GROUP_LANES: u64 = 1 << 16;
+
+/// Settings of a simulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Threads running work-groups; 0 means one per available core.
+    pub threads: usize,
+    /// Most steps (executed operations and loop iterations) one work-group may take before
+    /// the run stops with [`SimError::StepLimit`].
+    pub max_steps: u64,
+    /// Most bytes one thread may allocate for a work-group's registers, local and private
+    /// memory.
+    pub max_memory_bytes: u64,
+    /// Report data races on local and global memory.
+    pub check_races: bool,
+    /// Report reads of uninitialised local memory.
+    pub check_uninitialised: bool,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            threads: 0,
+            max_steps: 200_000_000,
+            max_memory_bytes: 1 << 30,
+            check_races: false,
+            check_uninitialised: false,
+        }
+    }
+}
+
+impl SimOptions {
+    /// The number of threads actually used.
+    pub fn thread_count(&self) -> usize {
+        if self.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            self.threads
+        }
+    }
+}
+
+/// A kernel argument.
+#[derive(Clone, Debug)]
+pub enum ArgValue {
+    /// A global or constant buffer (shared: the kernel's writes are visible through it).
+    Buffer(SharedBuffer),
+    /// A by-value argument: little-endian bytes as `clSetKernelArg` receives them.
+    Bytes(Vec<u8>),
+    /// A `__local` pointer: bytes allocated per work-group.
+    Local(u64),
+    /// A NULL pointer.
+    Null,
+}
+
+/// What a kernel launch produced besides the buffer contents.
+#[derive(Debug)]
+pub struct KernelRun<O> {
+    /// Findings, sorted by work-group, work-item and location.
+    pub reports: Vec<Report>,
+    /// `printf` output, one string per call, by work-group then work-item.
+    pub printf: Vec<String>,
+    /// The merged observer.
+    pub observer: O,
+    pub work_groups: u64,
+    pub local_size: [u64; 3],
+}
+
+/// Compiles kernel `kernel` of `module` and runs it; see [`run_program`].
+pub fn run_kernel<F: ObserverFactory>(
+    module: &Module,
+    kernel: &str,
+    range: &NdRange,
+    args: &[ArgValue],
+    options: &SimOptions,
+    observers: &F,
+) -> Result<KernelRun<F::Observer>, SimError> {
+    let program = compile_kernel(module, kernel)?;
+    run_program(&program, range, args, options, observers)
+}
+
+/// The work-group size used when a launch gives none: the largest divisors of the global size
+/// up to 64 work-items in x and 256 in all.
+pub fn default_local_size(range: &NdRange) -> [u64; 3] {
+    let mut local = [1u64; 3];
+    let mut budget = 256u64;
+    for d in 0..usize::from(range.dims.clamp(1, 3)) {
+        let cap = if d == 0 { 64.min(budget) } else { budget };
+        let g = range.global[d].max(1);
+        let l = (1..=cap.min(g)).rev().find(|l| g % l == 0).unwrap_or(1);
+        local[d] = l;
+        budget = (budget / l).max(1);
+    }
+    local
+}
+
+fn bad(message: impl Into<String>) -> SimError {
+    SimError::BadArguments { message: message.into() }
+}
+
+/// Runs a compiled kernel over `range` with `args`.
+pub fn run_program<F: ObserverFactory>(
+    program: &Program,
+    range: &NdRange,
+    args: &[ArgValue],
+    options: &SimOptions,
+    observers: &F,
+) -> Result<KernelRun<F::Observer>, SimError> {
+    range.validate().map_err(|message| SimError::BadRange { message })?;
+    let local_size = range.local.unwrap_or_else(|| default_local_size(range));
+    let lanes = local_size.iter().product::<u64>();
+    if lanes > MAX_GROUP_LANES {
+        return Err(SimError::BadRange {
+            message: format!(
+                "work-groups of {lanes} work-items; at most {MAX_GROUP_LANES} are simulated"
+            ),
+        });
+    }
+    if let Some(reqd) = program.reqd_work_group_size {
+        let reqd = reqd.map(u64::from);
+        if reqd != local_size {
+            return Err(SimError::BadRange {
+                message: format!(
+                    "the kernel requires work-groups of {reqd:?}, the launch uses {local_size:?}"
+                ),
+            });
+        }
+    }
+    let mut num_groups = [1u64; 3];
+    for d in 0..3 {
+        if range.global[d] % local_size[d] != 0 {
+            return Err(SimError::BadRange {
+                message: format!(
+                    "local size {} does not divide global size {} in dimension {d}",
+                    local_size[d], range.global[d]
+                ),
+            });
+        }
+        num_groups[d] = range.global[d] / local_size[d];
+    }
+    if args.len() != program.params.len() {
+        return Err(bad(format!(
+            "kernel `{}` takes {} arguments, {} given",
+            program.kernel,
+            program.params.len(),
+            args.len()
+        )));
+    }
+
+    // Bind arguments: buffers get regions in argument order, program constants after them.
+    let mut buffers = Vec::new();
+    let mut local_bytes = program.local_size;
+    let mut param_values = Vec::new();
+    for (param, arg) in program.params.iter().zip(args) {
+        let pointer_value = match (param.pointer_space, arg) {
+            (Some(_), ArgValue::Buffer(b)) => {
+                buffers.push(b.clone());
+                Some(buffer_base(buffers.len() - 1))
+            }
+            (Some(AddressSpace::Local), ArgValue::Local(n)) => {
+                let offset = local_bytes.div_ceil(16) * 16;
+                local_bytes =
+                    offset.checked_add(*n).ok_or_else(|| bad("local memory size overflows"))?;
+                Some(region_base(LOCAL_REGION) + offset)
+            }
+            (Some(_), ArgValue::Null) => Some(0),
+            (Some(_), other) => {
+                return Err(bad(format!(
+                    "parameter `{}` is a pointer; got {}",
+                    param.name,
+                    describe(other)
+                )))
+            }
+            (None, ArgValue::Bytes(_)) => None,
+            (None, other) => {
+                return Err(bad(format!(
+                    "parameter `{}` is passed by value; got {}",
+                    param.name,
+                    describe(other)
+                )))
+            }
+        };
+        let value = match (&param.slot, pointer_value, arg) {
+            (ParamSlot::Reg { .. }, Some(p), _) => ParamValue::Components(vec![p]),
+            (ParamSlot::Private { .. }, Some(p), _) => ParamValue::Bytes(p.to_le_bytes().to_vec()),
+            (ParamSlot::Reg { scalar, width, .. }, None, ArgValue::Bytes(bytes)) => {
+                let size = scalar.size() as usize;
+                let mut values = Vec::new();
+                for c in 0..*width as usize {
+                    let chunk = bytes.get(c * size..(c + 1) * size).ok_or_else(|| {
+                        bad(format!(
+                            "parameter `{}` needs {} bytes, {} given",
+                            param.name,
+                            size * *width as usize,
+                            bytes.len()
+                        ))
+                    })?;
+                    let mut raw = [0u8; 8];
+                    raw[..size].copy_from_slice(chunk);
+                    values.push(from_memory(*scalar, u64::from_le_bytes(raw)));
+                }
+                ParamValue::Components(values)
+            }
+            (ParamSlot::Private { size, .. }, None, ArgValue::Bytes(bytes)) => {
+                if (bytes.len() as u64) < *size {
+                    return Err(bad(format!(
+                        "parameter `{}` needs {size} bytes, {} given",
+                        param.name,
+                        bytes.len()
+                    )));
+                }
+                ParamValue::Bytes(bytes.clone())
+            }
+            _ => return Err(bad(format!("cannot bind parameter `{}`", param.name))),
+        };
+        param_values.push(value);
+    }
+    let globals_base = buffers.len();
+    for g in &program.globals {
+        buffers.push(SharedBuffer::from_bytes(&g.name, &g.bytes));
+    }
+
+    // Memory per thread.
+    let regs = u64::from(program.slots).saturating_mul(lanes).saturating_mul(8);
+    let private = program.private_size.saturating_mul(lanes);
+    let needed = regs.saturating_add(private).saturating_add(local_bytes);
+    if needed > options.max_memory_bytes {
+        return Err(SimError::AllocationLimit {
+            what: format!(
+                "a work-group ({} register bytes, {private} private bytes, {local_bytes} local bytes)",
+                regs
+            ),
+            needed,
+            limit: options.max_memory_bytes,
+        });
+    }
+
+    let plan = LaunchPlan {
+        program,
+        buffers,
+        globals_base,
+        param_values,
+        local_size_bytes: local_bytes,
+        global_size: range.global,
+        local_size,
+        global_offset: range.offset,
+        num_groups,
+        dims: u32::from(range.dims),
+        max_steps: options.max_steps,
+    };
+    let groups = plan.group_count();
+    let threads = (options.thread_count() as u64).clamp(1, groups.max(1)) as usize;
+    let next = AtomicU64::new(0);
+    let abort = AtomicBool::new(false);
+    let make = || (observers.create(), Checkers::new(options, &plan));
+
+    let worker = |observer: (F::Observer, Checkers)| -> ThreadResult<F::Observer> {
+        let mut ex = GroupExec::new(&plan, observer);
+        let mut error = None;
+        while !abort.load(Ordering::Relaxed) {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            if index >= groups {
+                break;
+            }
+            if let Err(e) = ex.run_group(index) {
+                error = Some((index, e));
+                abort.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        let (user, mut checkers) = ex.observer;
+        let mut reports = ex.reports;
+        for r in checkers.take_reports() {
+            reports.push(r);
+        }
+        for r in user_reports_placeholder() {
+            reports.push(r);
+        }
+        ThreadResult { observer: user, reports, printf: ex.printf, error }
+    };
+
+    let results: Vec<ThreadResult<F::Observer>> = if threads == 1 {
+        vec![worker(make())]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let obs = make();
+                    scope.spawn(|| worker(obs))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|_| SimError::InvalidIr { message: "a simulation thread failed".to_string() })?
+    };
+
+    let mut merged: Option<F::Observer> = None;
+    let mut sink = ReportSink::default();
+    let mut printf = Vec::new();
+    let mut first_error: Option<(u64, SimError)> = None;
+    for r in results {
+        match merged.as_mut() {
+            Some(m) => m.merge(r.observer),
+            None => merged = Some(r.observer),
+        }
+        sink.merge(r.reports);
+        printf.extend(r.printf);
+        if let Some((index, e)) = r.error {
+            if first_error.as_ref().is_none_or(|(i, _)| index < *i) {
+                first_error = Some((index, e));
+            }
+        }
+    }
+    if let Some((_, e)) = first_error {
+        return Err(e);
+    }
+    let mut observer = merged.unwrap_or_else(|| observers.create());
+    for r in observer.take_reports() {
+        sink.push(r);
+    }
+    printf.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    Ok(KernelRun {
+        reports: sink.into_sorted(),
+        printf: printf.into_iter().map(|p| p.3).collect(),
+        observer,
+        work_groups: groups,
+        local_size,
+    })
+}
+
+fn user_reports_placeholder() -> Vec<Report> {
+    Vec::new()
+}
+
+struct ThreadResult<O> {
+    observer: O,
+    reports: ReportSink,
+    printf: Vec<(u64, usize, u64, String)>,
+    error: Option<(u64, SimError)>,
+}
+
+fn describe(arg: &ArgValue) -> &'static str {
+    match arg {
+        ArgValue::Buffer(_) => "a buffer",
+        ArgValue::Bytes(_) => "a value",
+        ArgValue::Local(_) => "a local-memory size",
+        ArgValue::Null => "NULL",
+    }
+}

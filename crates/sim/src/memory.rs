@@ -1,0 +1,295 @@
+//! The simulated address space and the memory behind it.
+//!
+//! Addresses are 64-bit. The top 24 bits name a *region*, the low 40 bits are the byte offset
+//! in it, so every object starts on its own 2^40-aligned base and a pointer that wanders out of
+//! its object lands in no valid offset (or in no region) and is caught by the bounds check:
+//!
+//! | region | what |
+//! |---|---|
+//! | 0 | nothing (`NULL` and small integers cast to pointers) |
+//! | 1 + i | global or constant buffer `i` of the launch, then program-scope constants |
+//! | [`LOCAL_REGION`] | the work-group's local memory |
+//! | [`PRIVATE_REGION`] + lane | the private memory of one work-item |
+//!
+//! Global buffers are shared by every thread that runs work-groups. A buggy kernel may race on
+//! them, so they are stored as relaxed `AtomicU32` words: on x86 a relaxed load or store is a
+//! plain move, and racing accesses stay defined behaviour in Rust. Narrow stores update their
+//! word with a compare-and-swap; 64-bit atomics take a striped lock (every 64-bit atomic on the
+//! same address takes the same lock, so they are atomic with respect to each other).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Bits of the byte offset inside a region.
+pub const REGION_SHIFT: u32 = 40;
+/// Mask of the byte offset inside a region.
+pub const OFFSET_MASK: u64 = (1 << REGION_SHIFT) - 1;
+/// Region of the current work-group's local memory.
+pub const LOCAL_REGION: u64 = 0xE0_0000;
+/// Region of lane 0's private memory; lane `l` has `PRIVATE_REGION + l`.
+pub const PRIVATE_REGION: u64 = 0xF0_0000;
+
+/// The base address of a region.
+pub const fn region_base(region: u64) -> u64 {
+    region << REGION_SHIFT
+}
+
+/// Base address of global buffer `index` (0-based) of a launch.
+pub const fn buffer_base(index: usize) -> u64 {
+    region_base(index as u64 + 1)
+}
+
+/// A global or constant buffer: bytes that several threads may read and write at once.
+#[derive(Debug)]
+pub struct BufferStorage {
+    words: Box<[AtomicU32]>,
+    len: u64,
+    locks: Box<[Mutex<()>]>,
+}
+
+/// A named buffer shared between the host side and the simulator; cloning shares the storage.
+#[derive(Clone, Debug)]
+pub struct SharedBuffer {
+    pub name: Arc<str>,
+    pub storage: Arc<BufferStorage>,
+}
+
+impl SharedBuffer {
+    /// A buffer holding a copy of `bytes`.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> SharedBuffer {
+        SharedBuffer { name: Arc::from(name), storage: Arc::new(BufferStorage::from_bytes(bytes)) }
+    }
+
+    /// The current contents.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.storage.to_bytes()
+    }
+
+    pub fn len(&self) -> u64 {
+        self.storage.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.storage.len == 0
+    }
+}
+
+const LOCK_STRIPES: usize = 64;
+
+impl BufferStorage {
+    pub fn from_bytes(bytes: &[u8]) -> BufferStorage {
+        let words = bytes
+            .chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                AtomicU32::new(u32::from_le_bytes(w))
+            })
+            .collect();
+        let locks = (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect();
+        BufferStorage { words, len: bytes.len() as u64, locks }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.words.len() * 4);
+        for w in self.words.iter() {
+            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.truncate(self.len as usize);
+        out
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether `size` bytes at `offset` lie inside the buffer.
+    #[inline(always)]
+    pub fn in_bounds(&self, offset: u64, size: u64) -> bool {
+        offset.checked_add(size).is_some_and(|end| end <= self.len)
+    }
+
+    #[inline(always)]
+    fn word(&self, index: u64) -> u32 {
+        self.words.get(index as usize).map_or(0, |w| w.load(Ordering::Relaxed))
+    }
+
+    /// Reads `size` (1 to 8) bytes, little-endian, zero-extended. The caller checked bounds.
+    #[inline(always)]
+    pub fn read(&self, offset: u64, size: u32) -> u64 {
+        if offset % 4 == 0 {
+            let w = offset / 4;
+            match size {
+                4 => return u64::from(self.word(w)),
+                8 => return u64::from(self.word(w)) | (u64::from(self.word(w + 1)) << 32),
+                _ => {}
+            }
+        }
+        self.read_slow(offset, size)
+    }
+
+    fn read_slow(&self, offset: u64, size: u32) -> u64 {
+        let mut value = 0u64;
+        for i in 0..u64::from(size.min(8)) {
+            let byte_at = offset + i;
+            let byte = (self.word(byte_at / 4) >> ((byte_at % 4) * 8)) & 0xff;
+            value |= u64::from(byte) << (8 * i);
+        }
+        value
+    }
+
+    /// Writes the low `size` (1 to 8) bytes of `value`. The caller checked bounds.
+    #[inline(always)]
+    pub fn write(&self, offset: u64, size: u32, value: u64) {
+        if offset % 4 == 0 {
+            let w = offset / 4;
+            match size {
+                4 => return self.store_word(w, value as u32),
+                8 => {
+                    self.store_word(w, value as u32);
+                    return self.store_word(w + 1, (value >> 32) as u32);
+                }
+                _ => {}
+            }
+        }
+        self.write_slow(offset, size, value)
+    }
+
+    #[inline(always)]
+    fn store_word(&self, index: u64, value: u32) {
+        if let Some(w) = self.words.get(index as usize) {
+            w.store(value, Ordering::Relaxed);
+        }
+    }
+
+    fn write_slow(&self, offset: u64, size: u32, value: u64) {
+        for i in 0..u64::from(size.min(8)) {
+            let byte_at = offset + i;
+            let shift = (byte_at % 4) * 8;
+            let byte = ((value >> (8 * i)) & 0xff) as u32;
+            if let Some(w) = self.words.get((byte_at / 4) as usize) {
+                let _ = w.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                    Some((old & !(0xff << shift)) | (byte << shift))
+                });
+            }
+        }
+    }
+
+    /// Atomically replaces the 4-byte word at an aligned `offset` with `update(old)`, returning
+    /// the old value. Unaligned offsets fall back to the 64-bit lock path.
+    pub fn atomic_update32(&self, offset: u64, mut update: impl FnMut(u32) -> u32) -> u32 {
+        if offset % 4 == 0 {
+            if let Some(w) = self.words.get((offset / 4) as usize) {
+                return match w
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(update(old)))
+                {
+                    Ok(old) | Err(old) => old,
+                };
+            }
+        }
+        self.atomic_update64(offset, 4, |old| u64::from(update(old as u32))) as u32
+    }
+
+    /// Atomically (with respect to other calls of this function on the same address) replaces
+    /// `size` bytes at `offset` with `update(old)`, returning the old value.
+    pub fn atomic_update64(&self, offset: u64, size: u32, update: impl FnOnce(u64) -> u64) -> u64 {
+        let stripe = (offset / 8) as usize % LOCK_STRIPES;
+        let guard = self.locks.get(stripe).map(|l| l.lock().unwrap_or_else(|p| p.into_inner()));
+        let old = self.read(offset, size);
+        self.write(offset, size, update(old));
+        drop(guard);
+        old
+    }
+}
+
+/// Where an address points, once decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Buffer { index: usize, offset: u64 },
+    Local { offset: u64 },
+    Private { lane: usize, offset: u64 },
+    Invalid,
+}
+
+/// Decodes an address into its region and offset (without checking the offset).
+#[inline(always)]
+pub fn decode(address: u64) -> Target {
+    let region = address >> REGION_SHIFT;
+    let offset = address & OFFSET_MASK;
+    if region == 0 {
+        Target::Invalid
+    } else if region < LOCAL_REGION {
+        Target::Buffer { index: (region - 1) as usize, offset }
+    } else if region == LOCAL_REGION {
+        Target::Local { offset }
+    } else if region >= PRIVATE_REGION {
+        Target::Private { lane: (region - PRIVATE_REGION) as usize, offset }
+    } else {
+        Target::Invalid
+    }
+}
+
+/// Little-endian read of up to 8 bytes from a plain byte slice; `None` when out of bounds.
+#[inline(always)]
+pub fn read_bytes(bytes: &[u8], offset: u64, size: u32) -> Option<u64> {
+    let start = usize::try_from(offset).ok()?;
+    let slice = bytes.get(start..start.checked_add(size as usize)?)?;
+    Some(match size {
+        4 => u64::from(u32::from_le_bytes([slice[0], slice[1], slice[2], slice[3]])),
+        _ => {
+            let mut buf = [0u8; 8];
+            let n = slice.len().min(8);
+            buf[..n].copy_from_slice(&slice[..n]);
+            u64::from_le_bytes(buf)
+        }
+    })
+}
+
+/// Little-endian write of the low `size` bytes; `false` when out of bounds.
+#[inline(always)]
+pub fn write_bytes(bytes: &mut [u8], offset: u64, size: u32, value: u64) -> bool {
+    let Ok(start) = usize::try_from(offset) else { return false };
+    let Some(end) = start.checked_add(size as usize) else { return false };
+    let Some(slice) = bytes.get_mut(start..end) else { return false };
+    let le = value.to_le_bytes();
+    let n = slice.len().min(8);
+    slice[..n].copy_from_slice(&le[..n]);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_reads_and_writes_every_width_and_alignment() {
+        let b = BufferStorage::from_bytes(&[0u8; 13]);
+        b.write(0, 4, 0x1122_3344);
+        assert_eq!(b.read(0, 4), 0x1122_3344);
+        assert_eq!(b.read(1, 2), 0x2233);
+        b.write(5, 8, 0x0102_0304_0506_0708);
+        assert_eq!(b.read(5, 8), 0x0102_0304_0506_0708);
+        assert_eq!(b.read(4, 1), 0);
+        b.write(3, 1, 0xaa);
+        assert_eq!(b.read(0, 4), 0xaa22_3344);
+        assert_eq!(b.to_bytes().len(), 13);
+        assert!(b.in_bounds(9, 4));
+        assert!(!b.in_bounds(10, 4));
+        assert!(!b.in_bounds(u64::MAX, 4));
+        assert_eq!(b.atomic_update32(0, |v| v + 1), 0xaa22_3344);
+        assert_eq!(b.read(0, 4), 0xaa22_3345);
+    }
+
+    #[test]
+    fn addresses_decode_to_regions() {
+        assert_eq!(decode(0), Target::Invalid);
+        assert_eq!(decode(buffer_base(2) + 12), Target::Buffer { index: 2, offset: 12 });
+        assert_eq!(decode(region_base(LOCAL_REGION) + 4), Target::Local { offset: 4 });
+        assert_eq!(
+            decode(region_base(PRIVATE_REGION + 3) + 8),
+            Target::Private { lane: 3, offset: 8 }
+        );
+        assert_eq!(read_bytes(&[1, 2, 3], 1, 2), Some(0x0302));
+        assert_eq!(read_bytes(&[1, 2, 3], 2, 2), None);
+    }
+}

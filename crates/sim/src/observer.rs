@@ -1,0 +1,236 @@
+//! The plugin point of the simulator: observers see every memory access, instruction, branch
+//! and barrier of a run, a whole lock-step instruction at a time.
+//!
+//! The interpreter is generic over its observer, so with [`NoObserver`] every hook is an empty
+//! inlined call that the compiler removes: a run without observers pays nothing for them.
+//!
+//! Work-groups run on several threads. Each thread gets its own observer from an
+//! [`ObserverFactory`]; when the launch ends the per-thread observers are merged. Which groups a
+//! thread ran depends on scheduling, so `merge` must not depend on the order of merging (sum
+//! counters, union sets, keep minima) for results to be the same on 1 and N threads.
+
+use crate::mask::Mask;
+use crate::report::Report;
+use clmap_lang::ir::AddressSpace;
+use clmap_lang::Span;
+
+/// What an access does to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    Load,
+    Store,
+    /// A read-modify-write atomic operation (it both reads and writes).
+    Atomic,
+}
+
+/// Coarse class of an executed operation, for instruction mixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpClass {
+    IntegerArithmetic,
+    FloatArithmetic,
+    Comparison,
+    Conversion,
+    /// Moves, constants, swizzles, vector construction.
+    Move,
+    /// Address computation.
+    Address,
+    Load,
+    Store,
+    Atomic,
+    /// Calls of math, integer, geometric and relational built-ins.
+    Builtin,
+    WorkItemQuery,
+    Control,
+    Other,
+}
+
+/// The work-group being run and its place in the NDRange.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupInfo {
+    pub group_id: [u64; 3],
+    /// Linear index of the group (x fastest).
+    pub group_index: u64,
+    pub local_size: [u64; 3],
+    pub global_size: [u64; 3],
+    pub global_offset: [u64; 3],
+    pub num_groups: [u64; 3],
+    /// Work-items in the group.
+    pub lanes: usize,
+}
+
+impl GroupInfo {
+    /// Local id of a lane (lanes count x fastest).
+    pub fn local_id(&self, lane: usize) -> [u64; 3] {
+        let lane = lane as u64;
+        let lx = self.local_size[0].max(1);
+        let ly = self.local_size[1].max(1);
+        [lane % lx, (lane / lx) % ly, lane / (lx * ly)]
+    }
+
+    /// Global id of a lane.
+    pub fn global_id(&self, lane: usize) -> [u64; 3] {
+        let l = self.local_id(lane);
+        let mut g = [0u64; 3];
+        for d in 0..3 {
+            g[d] = self.group_id[d] * self.local_size[d] + l[d] + self.global_offset[d];
+        }
+        g
+    }
+}
+
+/// One lock-step memory instruction: the accesses of every active lane.
+#[derive(Clone, Copy, Debug)]
+pub struct AccessBatch<'a> {
+    /// Address accessed by each lane, indexed by lane; only lanes in `mask` are meaningful.
+    /// See [`crate::memory`] for the layout of the address space.
+    pub addresses: &'a [u64],
+    /// Bytes accessed by each lane.
+    pub size: u32,
+    /// Address space from the pointer's type.
+    pub space: AddressSpace,
+    pub kind: AccessKind,
+    pub mask: &'a Mask,
+    pub span: Span,
+    /// Logical time: the work-group's instruction counter, the same for every lane.
+    pub time: u64,
+    /// The variable or parameter the address derives from, when the compiler could tell.
+    pub object: Option<&'a str>,
+    pub group: &'a GroupInfo,
+}
+
+/// Receives events of a run. Every method has an empty default.
+pub trait Observer: Send {
+    fn group_start(&mut self, _group: &GroupInfo) {}
+    fn group_end(&mut self, _group: &GroupInfo) {}
+    /// A memory instruction executed over the lanes of `batch.mask`.
+    fn memory_access(&mut self, _batch: &AccessBatch<'_>) {}
+    /// An operation executed over `active_lanes` lanes.
+    fn instruction(&mut self, _class: OpClass, _active_lanes: u32, _time: u64) {}
+    /// A branch (if, loop test, `?:`, `&&`, `||`, switch): `taken` holds, among `active`, the
+    /// lanes that took the branch (entered the body, chose the first operand).
+    fn branch(&mut self, _span: Span, _taken: &Mask, _active: &Mask, _time: u64) {}
+    /// A barrier executed by the lanes of `active`.
+    fn barrier(&mut self, _span: Span, _active: &Mask, _group: &GroupInfo, _time: u64) {}
+    /// Absorbs the state of another thread's observer (order-independent, see module docs).
+    fn merge(&mut self, _other: Self)
+    where
+        Self: Sized,
+    {
+    }
+    /// Hands over the findings collected so far (checkers).
+    fn take_reports(&mut self) -> Vec<Report> {
+        Vec::new()
+    }
+}
+
+/// The observer that observes nothing; every hook compiles away.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {}
+
+/// Makes one observer per thread.
+pub trait ObserverFactory: Sync {
+    type Observer: Observer;
+    fn create(&self) -> Self::Observer;
+}
+
+impl<O: Observer, F: Fn() -> O + Sync> ObserverFactory for F {
+    type Observer = O;
+    fn create(&self) -> O {
+        self()
+    }
+}
+
+/// Two observers side by side.
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    #[inline]
+    fn group_start(&mut self, group: &GroupInfo) {
+        self.0.group_start(group);
+        self.1.group_start(group);
+    }
+    #[inline]
+    fn group_end(&mut self, group: &GroupInfo) {
+        self.0.group_end(group);
+        self.1.group_end(group);
+    }
+    #[inline]
+    fn memory_access(&mut self, batch: &AccessBatch<'_>) {
+        self.0.memory_access(batch);
+        self.1.memory_access(batch);
+    }
+    #[inline]
+    fn instruction(&mut self, class: OpClass, active_lanes: u32, time: u64) {
+        self.0.instruction(class, active_lanes, time);
+        self.1.instruction(class, active_lanes, time);
+    }
+    #[inline]
+    fn branch(&mut self, span: Span, taken: &Mask, active: &Mask, time: u64) {
+        self.0.branch(span, taken, active, time);
+        self.1.branch(span, taken, active, time);
+    }
+    #[inline]
+    fn barrier(&mut self, span: Span, active: &Mask, group: &GroupInfo, time: u64) {
+        self.0.barrier(span, active, group, time);
+        self.1.barrier(span, active, group, time);
+    }
+    fn merge(&mut self, other: Self) {
+        self.0.merge(other.0);
+        self.1.merge(other.1);
+    }
+    fn take_reports(&mut self) -> Vec<Report> {
+        let mut r = self.0.take_reports();
+        r.extend(self.1.take_reports());
+        r
+    }
+}
+
+/// An observer that may be switched off at run time (checkers chosen by options).
+impl<O: Observer> Observer for Option<O> {
+    #[inline]
+    fn group_start(&mut self, group: &GroupInfo) {
+        if let Some(o) = self {
+            o.group_start(group)
+        }
+    }
+    #[inline]
+    fn group_end(&mut self, group: &GroupInfo) {
+        if let Some(o) = self {
+            o.group_end(group)
+        }
+    }
+    #[inline]
+    fn memory_access(&mut self, batch: &AccessBatch<'_>) {
+        if let Some(o) = self {
+            o.memory_access(batch)
+        }
+    }
+    #[inline]
+    fn instruction(&mut self, class: OpClass, active_lanes: u32, time: u64) {
+        if let Some(o) = self {
+            o.instruction(class, active_lanes, time)
+        }
+    }
+    #[inline]
+    fn branch(&mut self, span: Span, taken: &Mask, active: &Mask, time: u64) {
+        if let Some(o) = self {
+            o.branch(span, taken, active, time)
+        }
+    }
+    #[inline]
+    fn barrier(&mut self, span: Span, active: &Mask, group: &GroupInfo, time: u64) {
+        if let Some(o) = self {
+            o.barrier(span, active, group, time)
+        }
+    }
+    fn merge(&mut self, other: Self) {
+        match (self.as_mut(), other) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => *self = Some(b),
+            _ => {}
+        }
+    }
+    fn take_reports(&mut self) -> Vec<Report> {
+        self.as_mut().map(|o| o.take_reports()).unwrap_or_default()
+    }
+}

@@ -1,0 +1,339 @@
+//! The compiled, pre-typed form of a kernel that the executor runs.
+//!
+//! Compilation (see [`crate::compile`]) inlines helper functions, gives every value a register
+//! *slot* (one slot = one component, `lanes` contiguous `u64`s at run time), and turns each IR
+//! operation into an [`Op`] that already knows its scalar type, width and operand slots. Vector
+//! components occupy consecutive slots, so an element-wise vector operation is one loop over
+//! `width * lanes` values. Control flow stays structured ([`Node`]), executed with lane masks.
+
+use clmap_lang::ir::{AddressSpace, BinaryOp, Builtin, Rounding, Scalar, WorkItemFunction};
+use clmap_lang::Span;
+
+/// A register slot: component storage for every lane of a work-group.
+pub(crate) type Slot = u32;
+
+/// Where a memory instruction comes from: for reports and observers.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Site {
+    pub span: Span,
+    /// Root variable or parameter of the address, when known.
+    pub object: Option<String>,
+    pub space: AddressSpace,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Node {
+    Op(Op),
+    If {
+        cond: Slot,
+        then_: Vec<Node>,
+        else_: Vec<Node>,
+        span: Span,
+    },
+    Loop {
+        /// Evaluated before each test; `cond` is then a 0/1 slot (or `None`: always true).
+        cond_nodes: Vec<Node>,
+        cond: Option<Slot>,
+        body: Vec<Node>,
+        update: Vec<Node>,
+        /// `false` for `do … while`.
+        test_first: bool,
+        span: Span,
+    },
+    Switch {
+        selector: Slot,
+        cases: Vec<CaseNode>,
+        span: Span,
+    },
+    Break,
+    Continue,
+    Return,
+    /// An inlined call: lanes that return inside come back when the body ends.
+    Call {
+        body: Vec<Node>,
+    },
+    Barrier {
+        span: Span,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct CaseNode {
+    pub value: Option<i64>,
+    pub body: Vec<Node>,
+    pub fall_through: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnaryKind {
+    Negate,
+    BitNot,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    /// Masked copy of `len` slots (assignment to a register variable).
+    Copy {
+        dst: Slot,
+        src: Slot,
+        len: u32,
+    },
+    /// Unmasked: slot `dst + i` receives slot `srcs[i]` (swizzles, vector literals, splats).
+    Gather {
+        dst: Slot,
+        srcs: Box<[Slot]>,
+    },
+    /// Masked: slot `dsts[i]` receives slot `src + i` (assignment to a swizzle).
+    Scatter {
+        dsts: Box<[Slot]>,
+        src: Slot,
+    },
+    Unary {
+        op: UnaryKind,
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        len: u32,
+    },
+    /// Arithmetic and bitwise operators; integer division by zero yields 0 and a report.
+    Binary {
+        op: BinaryOp,
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        len: u32,
+        site: u32,
+    },
+    /// Comparison in `ty`; the result is 1 (scalar) or -1 (vector) when true, in `result`.
+    Compare {
+        op: BinaryOp,
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        len: u32,
+        vector: bool,
+    },
+    /// Component-wise `&&` / `||` of vectors (both sides evaluated).
+    LogicalVector {
+        and: bool,
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        len: u32,
+    },
+    /// `!x`: 1/0 for scalars, -1/0 for vectors.
+    Not {
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        len: u32,
+        vector: bool,
+    },
+    /// `x != 0` as 0/1.
+    ToBool {
+        ty: Scalar,
+        dst: Slot,
+        a: Slot,
+        len: u32,
+    },
+    Convert {
+        from: Scalar,
+        to: Scalar,
+        dst: Slot,
+        a: Slot,
+        len: u32,
+        saturate: bool,
+        rounding: Option<Rounding>,
+    },
+    /// Reinterprets `from_len` components of `from` as `to_len` components of `to`
+    /// (3-vectors count as 4).
+    Bitcast {
+        from: Scalar,
+        to: Scalar,
+        dst: Slot,
+        a: Slot,
+        from_len: u32,
+        to_len: u32,
+    },
+    /// Component-wise `cond ? a : b` on the most significant bit of `cond` (vector `?:`,
+    /// `select` on vectors) or on `cond != 0` (`msb: false`).
+    Select {
+        cond_ty: Scalar,
+        msb: bool,
+        dst: Slot,
+        cond: Slot,
+        a: Slot,
+        b: Slot,
+        len: u32,
+    },
+    /// `dst = base + index * scale` (index sign-extended when `signed`, negated when `negate`).
+    AddrIndex {
+        dst: Slot,
+        base: Slot,
+        index: Slot,
+        signed: bool,
+        scale: u64,
+        negate: bool,
+    },
+    /// `dst = base + offset`.
+    AddrConst {
+        dst: Slot,
+        base: Slot,
+        offset: u64,
+    },
+    /// `(a - b) / elem_size` as `long`.
+    PtrDiff {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        elem_size: u64,
+    },
+    /// Per-lane address of private memory at `offset` of the lane's frame.
+    PrivateAddr {
+        dst: Slot,
+        offset: u64,
+    },
+    /// Address of a kernel's `__local` variable.
+    LocalAddr {
+        dst: Slot,
+        offset: u64,
+    },
+    /// Address of a program-scope `__constant` variable.
+    GlobalVarAddr {
+        dst: Slot,
+        global: u32,
+    },
+    /// Loads `width` components of `scalar` (at consecutive addresses, or at the given
+    /// component indices).
+    Load {
+        dst: Slot,
+        addr: Slot,
+        scalar: Scalar,
+        width: u32,
+        comps: Option<Box<[u8]>>,
+        site: u32,
+    },
+    Store {
+        addr: Slot,
+        src: Slot,
+        scalar: Scalar,
+        width: u32,
+        comps: Option<Box<[u8]>>,
+        site: u32,
+    },
+    /// Copies `size` bytes (aggregate assignment).
+    MemCopy {
+        dst: Slot,
+        src: Slot,
+        size: u64,
+        site: u32,
+    },
+    /// Zeroes `size` bytes.
+    MemZero {
+        dst: Slot,
+        size: u64,
+        site: u32,
+    },
+    WorkItem {
+        func: WorkItemFunction,
+        dst: Slot,
+        dim: Option<(Slot, Scalar)>,
+    },
+    Builtin(Box<BuiltinCall>),
+}
+
+/// An argument of a built-in call: its slot and its value shape.
+#[derive(Clone, Debug)]
+pub(crate) struct BuiltinArg {
+    pub slot: Slot,
+    pub scalar: Scalar,
+    pub width: u32,
+    /// Address space and pointee scalar/width for pointer arguments.
+    pub pointer: Option<(AddressSpace, Scalar, u32)>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct BuiltinCall {
+    pub function: Builtin,
+    pub dst: Slot,
+    pub result: Scalar,
+    pub width: u32,
+    pub args: Vec<BuiltinArg>,
+    pub site: u32,
+    /// `printf`: the format string.
+    pub format: Option<String>,
+}
+
+/// How a kernel parameter receives its argument.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamSlot {
+    /// In a register: `width` components of `scalar` (pointers and events are `ULong`).
+    Reg { slot: Slot, scalar: Scalar, width: u32 },
+    /// In each lane's private memory (by-value structs, parameters whose address is taken).
+    Private { offset: u64, size: u64 },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ParamInfo {
+    pub name: String,
+    pub slot: ParamSlot,
+    /// For pointer parameters: the address space pointed to.
+    pub pointer_space: Option<AddressSpace>,
+    /// Byte size of the value passed.
+    pub size: u64,
+}
+
+/// A `__local` variable of the kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct LocalObject {
+    pub name: String,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// A program-scope constant and its initial bytes.
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalImage {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A kernel ready to run.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub(crate) kernel: String,
+    pub(crate) nodes: Vec<Node>,
+    /// Register slots in total.
+    pub(crate) slots: u32,
+    /// Constants written into their slots once per work-group.
+    pub(crate) constants: Vec<(Slot, u64)>,
+    /// Bytes of private memory per lane.
+    pub(crate) private_size: u64,
+    /// Bytes of `__local` variables declared in the kernel body.
+    pub(crate) local_size: u64,
+    pub(crate) local_objects: Vec<LocalObject>,
+    pub(crate) params: Vec<ParamInfo>,
+    pub(crate) sites: Vec<Site>,
+    pub(crate) globals: Vec<GlobalImage>,
+    pub(crate) reqd_work_group_size: Option<[u32; 3]>,
+}
+
+impl Program {
+    /// The kernel's name.
+    pub fn kernel(&self) -> &str {
+        &self.kernel
+    }
+
+    /// Names of the kernel's parameters, in order.
+    pub fn param_names(&self) -> impl Iterator<Item = &str> {
+        self.params.iter().map(|p| p.name.as_str())
+    }
+
+    /// Number of register slots (each holds one component for every lane).
+    pub fn register_slots(&self) -> u32 {
+        self.slots
+    }
+}

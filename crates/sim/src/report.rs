@@ -1,0 +1,135 @@
+//! Findings of a run: out-of-bounds accesses, races, uninitialised reads, barrier divergence.
+
+use clmap_lang::Span;
+use std::fmt;
+
+/// What kind of defect a [`Report`] describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReportKind {
+    /// A load or store outside every object (the load yields 0, the store is dropped).
+    OutOfBounds,
+    /// Two work-items touched the same bytes, at least one writing, with no barrier between.
+    DataRace,
+    /// A read of `__local` memory no work-item of the group has written.
+    UninitialisedRead,
+    /// A barrier reached by some but not all live work-items of a group.
+    BarrierDivergence,
+    /// Integer division or remainder by zero (the result is 0).
+    DivisionByZero,
+    /// A store through a pointer to `__constant` memory.
+    ConstantWrite,
+    /// An atomic operation on an address that is not suitably aligned or not in global/local
+    /// memory.
+    InvalidAtomic,
+}
+
+impl ReportKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportKind::OutOfBounds => "out-of-bounds access",
+            ReportKind::DataRace => "data race",
+            ReportKind::UninitialisedRead => "uninitialised read",
+            ReportKind::BarrierDivergence => "barrier divergence",
+            ReportKind::DivisionByZero => "division by zero",
+            ReportKind::ConstantWrite => "write to constant memory",
+            ReportKind::InvalidAtomic => "invalid atomic",
+        }
+    }
+}
+
+/// One finding, naming the work-item that first hit it (in group, then lane order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub kind: ReportKind,
+    pub message: String,
+    pub span: Span,
+    pub global_id: [u64; 3],
+    pub local_id: [u64; 3],
+    pub group_id: [u64; 3],
+    /// The buffer or variable involved, when known.
+    pub object: Option<String>,
+    /// How many times the same finding (kind, location, object) occurred in the launch.
+    pub occurrences: u64,
+    /// Linear index of the work-group, for ordering.
+    pub group_index: u64,
+    /// Lane (linear local id) of the work-item, for ordering.
+    pub lane: u32,
+}
+
+impl Report {
+    /// The ordering key that makes reports independent of the number of threads.
+    pub(crate) fn order_key(&self) -> (u64, u32, u32, u32, ReportKind) {
+        (self.group_index, self.lane, self.span.start, self.span.file.0, self.kind)
+    }
+
+    /// The identity used to merge repeated findings.
+    pub(crate) fn dedup_key(&self) -> (ReportKind, Span, Option<String>) {
+        (self.kind, self.span, self.object.clone())
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.name(), self.message)?;
+        if let Some(object) = &self.object {
+            write!(f, " (`{object}`)")?;
+        }
+        let [gx, gy, gz] = self.global_id;
+        let [lx, ly, lz] = self.local_id;
+        let [wx, wy, wz] = self.group_id;
+        write!(
+            f,
+            " at work-item ({gx},{gy},{gz}), local ({lx},{ly},{lz}), group ({wx},{wy},{wz})"
+        )?;
+        if self.occurrences > 1 {
+            write!(f, ", {} times", self.occurrences)?;
+        }
+        Ok(())
+    }
+}
+
+/// Collects reports, keeping one per (kind, location, object) with an occurrence count; the
+/// kept one is the first in (group, lane) order, so merging collectors from several threads
+/// gives the same result in any order.
+#[derive(Clone, Debug, Default)]
+pub struct ReportSink {
+    reports: std::collections::HashMap<(ReportKind, Span, Option<String>), Report>,
+}
+
+impl ReportSink {
+    pub fn push(&mut self, report: Report) {
+        use std::collections::hash_map::Entry;
+        match self.reports.entry(report.dedup_key()) {
+            Entry::Vacant(v) => {
+                v.insert(report);
+            }
+            Entry::Occupied(mut o) => {
+                let kept = o.get_mut();
+                let total = kept.occurrences.saturating_add(report.occurrences);
+                if report.order_key() < kept.order_key() {
+                    *kept = report;
+                }
+                kept.occurrences = total;
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: ReportSink) {
+        for (_, r) in other.reports {
+            self.push(r);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reports.is_empty()
+    }
+
+    /// The reports sorted by work-group, lane and location.
+    pub fn into_sorted(self) -> Vec<Report> {
+        let mut out: Vec<Report> = self.reports.into_values().collect();
+        out.sort_by(|a, b| {
+            a.order_key().cmp(&b.order_key()).then_with(|| a.message.cmp(&b.message))
+        });
+        out
+    }
+}

@@ -1,0 +1,137 @@
+//! Running a whole workload: buffers from its initial data, every launch of its pipeline
+//! (with repetitions and buffer swaps), final buffer contents and findings.
+
+use std::collections::HashMap;
+
+use clmap_lang::frontend::{self, Compiled};
+use clmap_lang::preprocess::{BuildOptions, FsLoader};
+use clmap_lang::{SourceFile, SourceMap};
+use clmap_workload::{LaunchArg, Workload};
+
+use crate::compile::compile_kernel;
+use crate::error::SimError;
+use crate::launch::{run_program, ArgValue, SimOptions};
+use crate::memory::SharedBuffer;
+use crate::observer::{NoObserver, ObserverFactory};
+use crate::program::Program;
+use crate::report::Report;
+
+/// The outcome of [`run_workload`].
+#[derive(Debug)]
+pub struct WorkloadRun {
+    /// Final contents of every buffer, in the workload's buffer order.
+    pub buffers: Vec<(String, Vec<u8>)>,
+    /// Findings of every launch, launch by launch.
+    pub reports: Vec<LaunchReport>,
+    /// `printf` output of every launch, in order.
+    pub printf: Vec<String>,
+    /// Kernel launches run (repetitions counted).
+    pub launches: u64,
+}
+
+/// A finding and the launch (index in the pipeline, repetition) it came from.
+#[derive(Clone, Debug)]
+pub struct LaunchReport {
+    pub launch: usize,
+    pub repetition: u32,
+    pub kernel: String,
+    pub report: Report,
+}
+
+impl WorkloadRun {
+    /// The final bytes of the buffer called `name`.
+    pub fn buffer(&self, name: &str) -> Option<&[u8]> {
+        self.buffers.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice())
+    }
+}
+
+/// Compiles the workload's program (includes resolve next to its source file).
+pub fn compile_workload_source(workload: &Workload) -> Result<Compiled, SimError> {
+    let options =
+        BuildOptions::parse(&workload.options).map_err(|message| SimError::Frontend { message })?;
+    let mut sources = SourceMap::new();
+    let main = sources.add(SourceFile::new(
+        workload.source_path.display().to_string(),
+        Some(workload.source_path.clone()),
+        workload.source.clone(),
+    ));
+    frontend::compile(sources, main, options, &FsLoader)
+        .map_err(|failure| SimError::Frontend { message: failure.render() })
+}
+
+/// Runs every launch of `workload` on the simulator.
+pub fn run_workload(workload: &Workload, options: &SimOptions) -> Result<WorkloadRun, SimError> {
+    run_workload_observed(workload, options, &|| NoObserver).map(|(run, _)| run)
+}
+
+/// [`run_workload`] with an observer per launch (returned in launch order, repetitions
+/// included).
+pub fn run_workload_observed<F: ObserverFactory>(
+    workload: &Workload,
+    options: &SimOptions,
+    observers: &F,
+) -> Result<(WorkloadRun, Vec<F::Observer>), SimError> {
+    let compiled = compile_workload_source(workload)?;
+    let data = workload.initial_data(0)?;
+    let mut buffers: HashMap<String, SharedBuffer> = HashMap::new();
+    for b in &data.buffers {
+        buffers.insert(b.name.clone(), SharedBuffer::from_bytes(&b.name, &b.bytes));
+    }
+    let mut programs: HashMap<String, Program> = HashMap::new();
+    let mut reports = Vec::new();
+    let mut printf = Vec::new();
+    let mut observed = Vec::new();
+    let mut launches = 0u64;
+    for (index, launch) in workload.launches.iter().enumerate() {
+        if !programs.contains_key(&launch.kernel) {
+            let p = compile_kernel(&compiled.module, &launch.kernel)?;
+            programs.insert(launch.kernel.clone(), p);
+        }
+        let program = programs
+            .get(&launch.kernel)
+            .ok_or_else(|| SimError::UnknownKernel { name: launch.kernel.clone() })?;
+        for repetition in 0..launch.repeat {
+            let mut args = Vec::with_capacity(launch.args.len());
+            for arg in &launch.args {
+                args.push(match arg {
+                    LaunchArg::Buffer { buffer } => {
+                        ArgValue::Buffer(buffers.get(buffer).cloned().ok_or_else(|| {
+                            SimError::BadArguments { message: format!("unknown buffer `{buffer}`") }
+                        })?)
+                    }
+                    LaunchArg::Scalar { .. } => ArgValue::Bytes(
+                        arg.scalar_bytes().unwrap_or(Ok(Vec::new())).map_err(SimError::Workload)?,
+                    ),
+                    LaunchArg::Local { elem, len, .. } => {
+                        ArgValue::Local(len.saturating_mul(elem.size()))
+                    }
+                    LaunchArg::Null { .. } => ArgValue::Null,
+                });
+            }
+            let run = run_program(program, &launch.range, &args, options, observers)?;
+            launches += 1;
+            reports.extend(run.reports.into_iter().map(|report| LaunchReport {
+                launch: index,
+                repetition,
+                kernel: launch.kernel.clone(),
+                report,
+            }));
+            printf.extend(run.printf);
+            observed.push(run.observer);
+            for (a, b) in &launch.swap {
+                if let (Some(x), Some(y)) = (buffers.get(a).cloned(), buffers.get(b).cloned()) {
+                    buffers.insert(a.clone(), y);
+                    buffers.insert(b.clone(), x);
+                }
+            }
+        }
+    }
+    let final_buffers = workload
+        .buffers
+        .iter()
+        .map(|b| {
+            (b.name.clone(), buffers.get(&b.name).map(SharedBuffer::to_bytes).unwrap_or_default())
+        })
+        .collect();
+    Ok((WorkloadRun { buffers: final_buffers, reports, printf, launches }, observed))
+}
