@@ -146,3 +146,39 @@ fn malformed_inputs_are_rejected_at_the_named_line() {
         failures.join("\n")
     );
 }
+
+/// Damaged programs (each corpus file with one line removed) must give diagnostics or a module
+/// that validates, never a panic.
+#[test]
+fn corpus_with_a_line_removed_never_panics() {
+    let dir = repository_dir("corpus");
+    let mut runs = 0;
+    for path in files_with_extension(&dir, "cl") {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        for skip in (0..lines.len()).step_by(3) {
+            let damaged: String = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, l)| format!("{l}\n"))
+                .collect();
+            let scratch =
+                std::env::temp_dir().join(format!("sema_damaged_{}.cl", std::process::id()));
+            std::fs::write(&scratch, damaged).expect("temporary file");
+            let (_, module, diagnostics) = front_end(&scratch, "-DN=16 -DTILE=16 -DBLOCK=16");
+            if let Some(module) = module {
+                assert!(
+                    clmap_lang::valid::validate(&module).is_ok(),
+                    "{} without line {}: module fails validation",
+                    path.display(),
+                    skip + 1
+                );
+            } else {
+                assert!(diagnostics.has_errors());
+            }
+            runs += 1;
+        }
+    }
+    assert!(runs > 50);
+}
