@@ -13,8 +13,10 @@
 //! by [`MAX_NESTING`], so no input makes the parser hang or overflow its stack.
 
 mod decl;
+mod declarator;
 mod expr;
 mod keywords;
+mod specifiers;
 mod stmt;
 #[cfg(test)]
 mod tests;
