@@ -400,26 +400,55 @@ impl Checker {
         ty: Handle<ir::Type>,
         span: Span,
     ) -> SResult<Handle<Expression>> {
+        let inner = self.inner(ty).clone();
+        if matches!(inner, TypeInner::Scalar(_) | TypeInner::Pointer { .. }) {
+            return match items {
+                [(designators, item)] if designators.is_empty() => self.initializer(item, ty),
+                _ => Err(self.error(span, "excess elements in scalar initializer")),
+            };
+        }
+        let mut position = 0;
+        let result = self.aggregate_items(items, &mut position, ty, span, true)?;
+        Ok(result)
+    }
+
+    /// Initialises an aggregate (array, struct or vector) from `items`, starting at
+    /// `*position`. A braced list consumes all its items; an aggregate whose braces were
+    /// elided (C99 §6.7.8p20: `int a[2][2] = { 1, 2, 3, 4 }`) takes only what it has room for
+    /// and stops at a designator, which belongs to the enclosing list.
+    fn aggregate_items(
+        &mut self,
+        items: &[(Vec<ast::Designator>, ast::Initializer)],
+        position: &mut usize,
+        ty: Handle<ir::Type>,
+        span: Span,
+        braced: bool,
+    ) -> SResult<Handle<Expression>> {
         if self.depth >= super::MAX_DEPTH {
             return Err(self.error(span, "initializer is nested too deeply"));
         }
         self.depth += 1;
-        let result = self.initializer_list_inner(items, ty, span);
+        let result = self.aggregate_items_inner(items, position, ty, span, braced);
         self.depth -= 1;
         result
     }
 
-    fn initializer_list_inner(
+    fn aggregate_items_inner(
         &mut self,
         items: &[(Vec<ast::Designator>, ast::Initializer)],
+        position: &mut usize,
         ty: Handle<ir::Type>,
         span: Span,
+        braced: bool,
     ) -> SResult<Handle<Expression>> {
         let inner = self.inner(ty).clone();
         if let TypeInner::Array { len, .. } = inner {
             // Every element becomes an expression; a huge list would exhaust memory.
             if len > MAX_LIST_ELEMENTS {
-                return Err(self.error(span, format!("brace initializers of arrays longer than {MAX_LIST_ELEMENTS} elements are not supported")));
+                return Err(self.error(
+                    span,
+                    format!("brace initializers of arrays longer than {MAX_LIST_ELEMENTS} elements are not supported"),
+                ));
             }
         }
         let (slot_types, member_names): (Vec<Handle<ir::Type>>, Vec<String>) = match &inner {
@@ -435,12 +464,6 @@ impl Checker {
                 let element = self.scalar_type(*scalar);
                 (vec![element; size.width() as usize], Vec::new())
             }
-            TypeInner::Scalar(_) | TypeInner::Pointer { .. } => {
-                return match items {
-                    [(designators, item)] if designators.is_empty() => self.initializer(item, ty),
-                    _ => Err(self.error(span, "excess elements in scalar initializer")),
-                };
-            }
             _ => {
                 let shown = self.type_name(ty);
                 return Err(self.error(
@@ -449,48 +472,59 @@ impl Checker {
                 ));
             }
         };
+        let is_struct = matches!(inner, TypeInner::Struct { .. });
         let mut slots: Vec<Option<Handle<Expression>>> = vec![None; slot_types.len()];
         let mut next = 0usize;
         let mut failed = false;
-        for (designators, item) in items {
-            match designators.as_slice() {
-                [] => {}
-                [ast::Designator::Index(e)] if member_names.is_empty() => {
-                    let index = self.constant_integer(e, "array designator")?;
-                    next = usize::try_from(index).unwrap_or(usize::MAX);
+        while let Some((designators, item)) = items.get(*position) {
+            if !designators.is_empty() {
+                if !braced {
+                    break;
                 }
-                [ast::Designator::Field(field)] if !member_names.is_empty() => {
-                    let Some(i) = member_names.iter().position(|m| *m == field.name) else {
-                        let shown = self.type_name(ty);
-                        return Err(self.error(field.span, format!("field designator '{}' does not refer to any field in type '{shown}'", field.name)));
-                    };
-                    next = i;
+                match designators.as_slice() {
+                    [ast::Designator::Index(e)] if !is_struct => {
+                        let index = self.constant_integer(e, "array designator")?;
+                        next = usize::try_from(index).unwrap_or(usize::MAX);
+                    }
+                    [ast::Designator::Field(field)] if is_struct => {
+                        let Some(i) = member_names.iter().position(|m| *m == field.name) else {
+                            let shown = self.type_name(ty);
+                            return Err(self.error(
+                                field.span,
+                                format!("field designator '{}' does not refer to any field in type '{shown}'", field.name),
+                            ));
+                        };
+                        next = i;
+                    }
+                    _ => {
+                        return Err(
+                            self.error(init_span(item), "this designator is not supported here")
+                        )
+                    }
                 }
-                _ => return Err(self.error(span, "this designator is not supported here")),
             }
             let Some(&slot_type) = slot_types.get(next) else {
-                let what = if member_names.is_empty() { "array" } else { "struct" };
+                if !braced {
+                    break;
+                }
+                let what = match inner {
+                    TypeInner::Struct { .. } => "struct",
+                    TypeInner::Vector { .. } => "vector",
+                    _ => "array",
+                };
                 return Err(
                     self.error(init_span(item), format!("excess elements in {what} initializer"))
                 );
             };
-            // Brace elision: a scalar item for an aggregate slot starts that aggregate's list.
+            let started_at = *position;
             let lowered = match item {
-                ast::Initializer::Expr(e)
-                    if !self.inner(slot_type).is_arithmetic()
-                        && !self.inner(slot_type).is_pointer() =>
-                {
-                    match self.value(e) {
-                        Ok(v) if v.ty == slot_type => Ok(v.expr),
-                        Ok(_) => Err(self.error_with_help(
-                            e.span,
-                            "brace elision is not supported",
-                            "add braces around the initializer of each element",
-                        )),
-                        Err(r) => Err(r),
-                    }
+                ast::Initializer::Expr(e) if self.elides_braces(e, slot_type) => {
+                    self.aggregate_items(items, position, slot_type, e.span, false)
                 }
-                _ => self.initializer(item, slot_type),
+                _ => {
+                    *position += 1;
+                    self.initializer(item, slot_type)
+                }
             };
             match lowered {
                 Ok(e) => {
@@ -498,7 +532,17 @@ impl Checker {
                         *slot = Some(e);
                     }
                 }
-                Err(Reported) => failed = true,
+                Err(Reported) => {
+                    failed = true;
+                    // Recovery: go on after the culprit (an elided aggregate may have failed
+                    // before taking anything).
+                    if !braced {
+                        break;
+                    }
+                    if *position == started_at {
+                        *position += 1;
+                    }
+                }
             }
             next += 1;
         }
@@ -513,6 +557,29 @@ impl Checker {
             });
         }
         Ok(self.add(Expression::Compose(parts), ty, span))
+    }
+
+    /// Whether an expression item for a slot of type `slot` starts an aggregate whose braces
+    /// were left out: the slot is an aggregate and the expression is not a whole value of it.
+    fn elides_braces(&mut self, e: &ast::Expr, slot: Handle<ir::Type>) -> bool {
+        match self.inner(slot).clone() {
+            TypeInner::Array { .. } => string_literal(e).is_none(),
+            TypeInner::Vector { .. } | TypeInner::Struct { is_union: false, .. } => {
+                // Only the expression's type decides; errors in it are reported when it is
+                // checked for real, so diagnostics of this look are dropped.
+                let before = self.diags.0.len();
+                let ty = self.type_without_evaluating(e);
+                self.diags.0.truncate(before);
+                match ty {
+                    Ok(ty) if self.inner(slot).is_arithmetic() => {
+                        matches!(self.inner(ty), TypeInner::Scalar(_))
+                    }
+                    Ok(ty) => ty != slot,
+                    Err(_) => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// `char s[] = "text"`: the bytes and a terminating zero (C99 §6.7.8p14).

@@ -171,7 +171,7 @@ impl Checker {
     }
 
     /// The type an expression would have, without keeping its IR (`sizeof`, `vec_step`).
-    fn type_without_evaluating(&mut self, e: &ast::Expr) -> SResult<Handle<ir::Type>> {
+    pub(super) fn type_without_evaluating(&mut self, e: &ast::Expr) -> SResult<Handle<ir::Type>> {
         let scratch = super::empty_function("", Span::UNDEFINED);
         let saved = std::mem::replace(&mut self.func, scratch);
         let result = self.expression(e).map(|o| o.ty);
@@ -308,9 +308,9 @@ impl Checker {
                 let target = self.expression(operand)?;
                 self.check_assignable(target, span)?;
                 let ok = match self.inner(target.ty) {
-                    TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } => {
-                        *s != Scalar::Bool
-                    }
+                    TypeInner::Scalar(s) => *s != Scalar::Bool,
+                    // clang increments integer vectors only.
+                    TypeInner::Vector { scalar, .. } => scalar.is_integer(),
                     TypeInner::Pointer { .. } => true,
                     _ => false,
                 };

@@ -537,3 +537,21 @@ fn a_bad_declaration_is_reported_once() {
         diags.0.iter().filter(|d| d.is_error()).map(|d| d.message.as_str()).collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
 }
+
+#[test]
+fn brace_elision_fills_nested_aggregates_in_order() {
+    let m = module(
+        "typedef struct { float a; int b[2]; } S;\n\
+         void f() { int a[2][3] = { 1, 2, 3, 4, 5 }; S s[2] = { 1.0f, 2, 3, [1] = { 4.0f } }; float4 v[2] = { 1, 2, 3, 4, (float4)(0.0f) }; }",
+    );
+    let f = kernel(&m, "f");
+    let Some(Statement::Declare { init: Some(init), .. }) = f.body.statements.first() else {
+        panic!("declare")
+    };
+    let Expression::Compose(rows) = &f.expressions[*init] else { panic!("compose") };
+    let Expression::Compose(second) = &f.expressions[rows[1]] else { panic!("row") };
+    assert!(matches!(f.expressions[second[1]], Expression::Literal(l) if l.as_i128() == Some(5)));
+    assert!(matches!(f.expressions[second[2]], Expression::ZeroValue));
+    let text = errors("void f() { int a[2][2] = { 1, 2, 3, 4, 5 }; }");
+    assert!(text.contains("excess elements"), "{text}");
+}
