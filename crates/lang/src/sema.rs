@@ -21,6 +21,16 @@
 //! - Calls refer to functions by their final index in [`ir::Module::functions`], which lists a
 //!   callee before its callers (prototypes let the source order differ; sema reorders).
 //! - `(void)e` as a statement evaluates `e`; `sizeof` and `vec_step` are literals.
+//! - `true` and `false` are `bool` literals (clang makes them keywords in OpenCL C).
+//! - A literal `0` passed as an `event_t` argument becomes `ZeroValue` of type `event_t`.
+//! - `printf` arguments that are string literals (for `%s`) are `StringLiteral`s, like the
+//!   format.
+//! - `.hi`/`.odd` (and `.lo`/`.even`) of a 3-component vector repeat the last defined
+//!   component in place of the undefined fourth one, so every component index is in range.
+//! - Declarations without initialisers written before a switch's first label are declared
+//!   in a block around the `Switch` statement.
+//! - `return f();` in a void function (with `f` void) is `f();` followed by `return;`.
+//! - A place's `Member` on a struct value (a call's result) is a value, not a place.
 
 mod builtins;
 mod constant;

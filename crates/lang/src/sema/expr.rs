@@ -747,6 +747,13 @@ impl Checker {
                 self.add(Expression::Index { base: base.expr, index: index.expr }, element, span);
             return Ok(Operand { expr, ty: element, place: Some(place), span });
         }
+        if base.place.is_none() && matches!(self.inner(base.ty), TypeInner::Array { .. }) {
+            return Err(self.error_with_help(
+                base.span,
+                "indexing an array inside a temporary value is not supported",
+                "store the value in a variable first",
+            ));
+        }
         let pointer = self.rvalue(base);
         match *self.inner(pointer.ty) {
             TypeInner::Pointer { pointee, space, is_const, .. } => {
