@@ -1,1 +1,56 @@
-fn main() {}
+//! `clmap`: the command-line front door to every part of the toolkit.
+//!
+//! Each subcommand lives in its own module under `commands/`; this file only parses the command
+//! line and maps outcomes to exit codes (see [`exit`]).
+
+mod commands;
+mod exit;
+mod report;
+mod source_args;
+mod workload_args;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// clmap: simulate OpenCL kernels, measure how they touch memory, rewrite them, and time them.
+///
+/// Start with `clmap check kernel.cl` to see whether clmap understands a kernel, `clmap print` to
+/// see it the way clmap does, and `clmap ir` for the typed intermediate form every analysis
+/// works on.
+///
+/// Exit codes: 0 success; 1 bad input (a file that does not parse or check, a bad option);
+/// 2 the kernel did something wrong (out-of-bounds access, race, divergent barrier);
+/// 3 the environment lacks something (no OpenCL runtime or device).
+#[derive(Parser, Debug)]
+#[command(name = "clmap", version, about, long_about, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Check(commands::check::Args),
+    Print(commands::print::Args),
+    Ir(commands::ir::Args),
+    Devices(commands::devices::Args),
+    Time(commands::time::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Check(args) => commands::check::run(args),
+        Command::Print(args) => commands::print::run(args),
+        Command::Ir(args) => commands::ir::run(args),
+        Command::Devices(args) => commands::devices::run(args),
+        Command::Time(args) => commands::time::run(args),
+    };
+    match outcome {
+        Ok(code) => code.into(),
+        Err(error) => {
+            eprintln!("error: {error}");
+            error.exit_code().into()
+        }
+    }
+}

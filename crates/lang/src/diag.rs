@@ -92,7 +92,10 @@ fn render_located(out: &mut String, sources: &SourceMap, span: Span, label: &str
         return;
     };
     let start = file.line_col(span.start);
-    let _ = writeln!(out, "{}:{}:{}: {label}: {message}", file.name, start.line, start.col);
+    // The header follows `#line` (what the user's build system expects); the excerpt shows the
+    // physical line, which is what the file really contains.
+    let (name, presumed) = sources.presumed(span.file, span.start);
+    let _ = writeln!(out, "{name}:{}:{}: {label}: {message}", presumed.line, presumed.col);
     let line = file.line_text(start.line);
     let gutter = start.line.to_string().len();
     let _ = writeln!(out, "{:gutter$} |", "");

@@ -25,6 +25,8 @@ pub mod sema;
 
 pub mod valid;
 
+pub mod frontend;
+
 pub mod dump;
 pub mod edit;
 pub mod print;

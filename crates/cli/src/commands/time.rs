@@ -1,0 +1,97 @@
+//! `clmap time`: how long a workload's kernel takes on a device.
+
+use crate::commands::devices::environment_error;
+use crate::exit::{CliError, Status};
+use crate::workload_args;
+use clmap_device::{select_device, TimingOptions};
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Time a workload on an OpenCL device with profiling events.
+///
+/// The kernel runs `--reps` times; the first run is discarded as warm-up (as Aristotle does) and
+/// the rest are reported as min / median / mean / standard deviation. With `--flush`, a buffer
+/// larger than the last-level cache is written before every run so each starts cold. When the
+/// workload declares `bytes_moved`, the effective bandwidth (bytes / median time) is printed.
+/// A pipeline is timed as the sum of its launches per run.
+///
+/// Example: clmap time examples/transpose.toml --device gpu --reps 51 --flush
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The workload (.toml, or an Oclgrind .sim file).
+    pub workload: PathBuf,
+    /// The device: an index from `clmap devices` (`0`, `1:0`), a type (`cpu`, `gpu`) or part of
+    /// its name.
+    #[arg(long, short, default_value = "default")]
+    pub device: String,
+    /// Runs in total, the first discarded as warm-up.
+    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..))]
+    pub reps: u32,
+    /// Flush the caches between runs.
+    #[arg(long)]
+    pub flush: bool,
+    /// Print the result as JSON, with every sample.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<Status, CliError> {
+    let workload = workload_args::load(&args.workload)?;
+    let device = select_device(&args.device).map_err(environment_error)?;
+    let options = TimingOptions { warmup: 1, reps: args.reps - 1, flush_cache: args.flush };
+    let timing = clmap_exec::time_on_device(&device, &workload, &options).map_err(|e| match e {
+        clmap_exec::ExecError::Device(d) => environment_error(d),
+        other => CliError::BadInput(other.to_string()),
+    })?;
+    let bandwidth_gbs = workload.bytes_moved.map(|b| b as f64 / timing.median);
+    if args.json {
+        let out = json!({
+            "workload": args.workload.display().to_string(),
+            "device": device.info().name,
+            "runs": args.reps,
+            "warmup": 1,
+            "flush": args.flush,
+            "min_ns": timing.min,
+            "median_ns": timing.median,
+            "mean_ns": timing.mean,
+            "std_ns": timing.std,
+            "samples_ns": timing.samples_ns,
+            "bytes_moved": workload.bytes_moved,
+            "bandwidth_gbs": bandwidth_gbs,
+        });
+        println!("{out:#}");
+    } else {
+        println!("{} on {}", args.workload.display(), device.info().name);
+        println!(
+            "  {} runs ({} measured, first discarded{})",
+            args.reps,
+            timing.samples_ns.len(),
+            if args.flush { ", caches flushed" } else { "" }
+        );
+        println!(
+            "  min {}  median {}  mean {}  std {} ({:.1} %)",
+            human_ns(timing.min),
+            human_ns(timing.median),
+            human_ns(timing.mean),
+            human_ns(timing.std),
+            100.0 * timing.relative_spread()
+        );
+        if let Some(gbs) = bandwidth_gbs {
+            println!("  effective bandwidth {gbs:.2} GB/s (median)");
+        }
+    }
+    Ok(Status::Success)
+}
+
+/// A duration in the unit that reads best.
+pub fn human_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}

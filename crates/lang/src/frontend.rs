@@ -1,0 +1,127 @@
+//! The whole front end in one call: preprocess, parse, check, validate.
+//!
+//! Tools (the CLI, the simulator's workload runner, the transforms' tests) start here instead of
+//! chaining the stages themselves, so every caller gets the same options handling and the same
+//! guarantee: a [`Compiled`] module has passed the validator.
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::Module;
+use crate::preprocess::{self, BuildOptions, Expansion, FileLoader, FsLoader, MemoryLoader};
+use crate::span::{FileId, SourceFile, SourceMap, Span};
+use std::path::Path;
+
+/// A checked program with everything needed to point back at its source.
+#[derive(Debug)]
+pub struct Compiled {
+    pub sources: SourceMap,
+    pub main: FileId,
+    pub module: Module,
+    pub options: BuildOptions,
+    /// Macro expansions, indexed by the `ExpansionId`s in token sites.
+    pub expansions: Vec<Expansion>,
+    /// Warnings (a compiled program has no errors).
+    pub warnings: Diagnostics,
+}
+
+/// Why a program did not compile, with the sources needed to render the diagnostics.
+#[derive(Debug)]
+pub struct CompileFailure {
+    pub sources: SourceMap,
+    /// Errors and warnings of every stage that ran, in order.
+    pub diagnostics: Diagnostics,
+}
+
+impl CompileFailure {
+    pub fn render(&self) -> String {
+        self.diagnostics.render(&self.sources)
+    }
+
+    fn without_sources(diagnostic: Diagnostic) -> Self {
+        CompileFailure { sources: SourceMap::new(), diagnostics: Diagnostics(vec![diagnostic]) }
+    }
+}
+
+/// Reads and compiles a file; `options` is a `clBuildProgram` option string.
+pub fn compile_file(path: &Path, options: &str) -> Result<Compiled, CompileFailure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CompileFailure::without_sources(Diagnostic::error(
+            Span::UNDEFINED,
+            format!("cannot read {}: {e}", path.display()),
+        ))
+    })?;
+    let options = parse_options(options)?;
+    let mut sources = SourceMap::new();
+    let main =
+        sources.add(SourceFile::new(path.display().to_string(), Some(path.to_path_buf()), text));
+    compile(sources, main, options, &FsLoader)
+}
+
+/// Compiles in-memory text; `#include` is resolved against the `-I` directories on disk.
+pub fn compile_source(name: &str, text: &str, options: &str) -> Result<Compiled, CompileFailure> {
+    let options = parse_options(options)?;
+    let mut sources = SourceMap::new();
+    let main = sources.add_text(name, text);
+    compile(sources, main, options, &FsLoader)
+}
+
+/// Compiles text that may include only the given in-memory headers (fuzzing, tests).
+pub fn compile_isolated(text: &str, options: &str) -> Result<Compiled, CompileFailure> {
+    let options = parse_options(options)?;
+    let mut sources = SourceMap::new();
+    let main = sources.add_text("input.cl", text);
+    compile(sources, main, options, &MemoryLoader(Default::default()))
+}
+
+fn parse_options(options: &str) -> Result<BuildOptions, CompileFailure> {
+    BuildOptions::parse(options).map_err(|message| {
+        CompileFailure::without_sources(
+            Diagnostic::error(Span::UNDEFINED, format!("invalid build options: {message}"))
+                .with_help(
+                "options are those of clBuildProgram, e.g. \"-DN=256 -I include -cl-std=CL1.2\"",
+            ),
+        )
+    })
+}
+
+/// Runs every stage; stops after the first stage that reports an error.
+pub fn compile(
+    mut sources: SourceMap,
+    main: FileId,
+    options: BuildOptions,
+    loader: &dyn FileLoader,
+) -> Result<Compiled, CompileFailure> {
+    let pre = preprocess::preprocess(&mut sources, main, &options, loader);
+    let mut diagnostics = pre.diagnostics;
+    if diagnostics.has_errors() {
+        return Err(CompileFailure { sources, diagnostics });
+    }
+    let (unit, parse_diagnostics) = crate::parse::parse(&pre.tokens);
+    diagnostics.extend(parse_diagnostics);
+    if diagnostics.has_errors() {
+        return Err(CompileFailure { sources, diagnostics });
+    }
+    let (module, sema_diagnostics) = crate::sema::check(&unit);
+    diagnostics.extend(sema_diagnostics);
+    let module = match module {
+        Some(module) if !diagnostics.has_errors() => module,
+        _ => return Err(CompileFailure { sources, diagnostics }),
+    };
+    // A module that fails validation is a front-end bug; report it instead of letting a later
+    // stage trip over it.
+    if let Err(errors) = crate::valid::validate(&module) {
+        for error in errors {
+            let mut d = error.to_diagnostic();
+            d.message = format!("internal error: invalid IR: {}", d.message);
+            diagnostics.push(d);
+        }
+        return Err(CompileFailure { sources, diagnostics });
+    }
+    Ok(Compiled {
+        sources,
+        main,
+        module,
+        options,
+        expansions: pre.expansions,
+        warnings: diagnostics,
+    })
+}
