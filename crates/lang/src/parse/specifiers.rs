@@ -107,8 +107,8 @@ impl Parser<'_> {
         let mut attributes = Vec::new();
         let mut words = TypeWords::default();
         while let Some(word) = self.peek_word() {
-            let word = word.to_string();
-            let Some(class) = keywords::specifier_word(&word) else {
+            let Some(class) = keywords::specifier_word(word) else {
+                let word = word.to_string();
                 if !words.is_empty() || !self.take_type_name(&word, &mut words) {
                     break;
                 }
@@ -125,6 +125,7 @@ impl Parser<'_> {
                     }
                 }
                 W::UnsupportedStorage => {
+                    let word = word.to_string();
                     let site = self.bump();
                     self.error_at(site, format!("'{word}' is not supported in OpenCL C"));
                 }
@@ -167,7 +168,13 @@ impl Parser<'_> {
                 W::Signed | W::Unsigned => {
                     let site = self.bump();
                     if words.signedness.is_some() {
-                        self.error_at(site, format!("duplicate or conflicting '{word}'"));
+                        self.error_at(
+                            site,
+                            format!(
+                                "duplicate or conflicting '{}'",
+                                if class == W::Unsigned { "unsigned" } else { "signed" }
+                            ),
+                        );
                     } else {
                         words.signedness = Some((class == W::Unsigned, site));
                     }

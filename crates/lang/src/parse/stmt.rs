@@ -106,8 +106,12 @@ impl Parser<'_> {
         if self.attributes_precede_statement() {
             return self.attributed_statement();
         }
-        let keyword = self.peek_word().map(str::to_string);
-        let kind = match keyword.as_deref() {
+        const STATEMENT_KEYWORDS: &[&str] = &[
+            "if", "while", "do", "for", "switch", "case", "default", "break", "continue", "return",
+            "else", "goto",
+        ];
+        let keyword = self.peek_word().and_then(|w| STATEMENT_KEYWORDS.iter().find(|k| **k == w));
+        let kind = match keyword.copied() {
             Some("if") => self.if_statement()?,
             Some("while") => {
                 self.bump();
