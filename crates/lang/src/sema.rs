@@ -30,7 +30,7 @@
 //! - Declarations without initialisers written before a switch's first label are declared
 //!   in a block around the `Switch` statement.
 //! - `return f();` in a void function (with `f` void) is `f();` followed by `return;`.
-//! - A place's `Member` on a struct value (a call's result) is a value, not a place.
+//! - `Member` on a struct value (a call's result) is a value, not a place.
 
 mod builtins;
 mod constant;

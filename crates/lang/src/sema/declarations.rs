@@ -314,7 +314,10 @@ impl Checker {
         if matches!(self.inner(declared.ty), TypeInner::Void) {
             return Err(self.error(name.span, format!("variable has incomplete type 'void'")));
         }
-        let (_, align) = self.declarator_alignment(&declarator.attributes)?;
+        // `aligned` may be written among the specifiers or after the declarator.
+        let attributes: Vec<ast::Attribute> =
+            specs.attributes.iter().chain(&declarator.attributes).cloned().collect();
+        let align = self.declarator_alignment(&attributes)?;
         let variable = self.func.locals.append(
             ir::LocalVariable {
                 name: name.name.clone(),
@@ -349,10 +352,7 @@ impl Checker {
         Ok(())
     }
 
-    fn declarator_alignment(
-        &mut self,
-        attributes: &[ast::Attribute],
-    ) -> SResult<((), Option<u32>)> {
+    fn declarator_alignment(&mut self, attributes: &[ast::Attribute]) -> SResult<Option<u32>> {
         let mut align = None;
         for attribute in attributes {
             if attribute.name.name.trim_matches('_') == "aligned" {
@@ -368,7 +368,7 @@ impl Checker {
                 align = Some(value as u32);
             }
         }
-        Ok(((), align))
+        Ok(align)
     }
 
     /// Lowers an initializer for an object of type `ty` into the current function.

@@ -555,3 +555,11 @@ fn brace_elision_fills_nested_aggregates_in_order() {
     let text = errors("void f() { int a[2][2] = { 1, 2, 3, 4, 5 }; }");
     assert!(text.contains("excess elements"), "{text}");
 }
+
+#[test]
+fn alignment_attributes_on_locals() {
+    let m = module("void f() { __attribute__((aligned(16))) float a[4]; float b __attribute__((aligned(32))); a[0] = b = 0.0f; }");
+    let f = kernel(&m, "f");
+    let aligns: Vec<Option<u32>> = f.locals.iter().map(|(_, l)| l.align).collect();
+    assert_eq!(aligns, [Some(16), Some(32)]);
+}
