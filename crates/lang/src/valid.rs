@@ -30,7 +30,7 @@ pub(crate) fn operands_of(expr: &ir::Expression, out: &mut Vec<ir::Handle<ir::Ex
 }
 
 /// Expression trees deeper than this are rejected: later passes recurse over them.
-pub const MAX_EXPRESSION_DEPTH: usize = 256;
+pub const MAX_EXPRESSION_DEPTH: usize = 1024;
 /// Statement nesting deeper than this is rejected for the same reason.
 pub const MAX_STATEMENT_NESTING: usize = 256;
 

@@ -23,7 +23,7 @@ pub(crate) mod prec {
 
 /// Expression trees deeper than this are not printed (the validator rejects them); it keeps a
 /// hostile tree from exhausting the stack.
-pub(crate) const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 1024;
 
 fn binary_precedence(op: BinaryOp) -> u8 {
     match op {
@@ -106,6 +106,7 @@ impl<'a> ExpressionPrinter<'a> {
         self.initializer_at(e, 0)
     }
 
+    #[inline(never)]
     fn initializer_at(&self, e: Handle<Expression>, depth: usize) -> String {
         let ty = self.type_of(e);
         let aggregate = matches!(
@@ -114,9 +115,7 @@ impl<'a> ExpressionPrinter<'a> {
         );
         match self.function.expressions.get(e) {
             Some(Expression::Compose(parts)) if aggregate && depth < MAX_DEPTH => {
-                let items: Vec<String> =
-                    parts.iter().map(|&p| self.initializer_at(p, depth + 1)).collect();
-                format!("{{{}}}", items.join(", "))
+                self.brace_list(parts, depth)
             }
             Some(Expression::ZeroValue) if aggregate => "{0}".to_string(),
             _ => self.expression(e, prec::ASSIGN),
@@ -138,15 +137,41 @@ impl<'a> ExpressionPrinter<'a> {
         }
     }
 
+    #[inline(never)]
     fn operand(&self, e: Handle<Expression>, min: u8, depth: usize) -> String {
         self.print(e, depth + 1).at_least(min)
     }
 
+    /// Comma-separated operands. A plain loop: iterator adaptors add several frames per level
+    /// of recursion in unoptimised builds.
+    #[inline(never)]
     fn arguments(&self, args: &[Handle<Expression>], depth: usize) -> String {
-        args.iter().map(|&a| self.operand(a, prec::ASSIGN, depth)).collect::<Vec<_>>().join(", ")
+        let mut text = String::new();
+        for (i, &arg) in args.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(&self.operand(arg, prec::ASSIGN, depth));
+        }
+        text
+    }
+
+    /// `{a, b}` with each part as an initialiser.
+    #[inline(never)]
+    fn brace_list(&self, parts: &[Handle<Expression>], depth: usize) -> String {
+        let mut text = String::from("{");
+        for (i, &part) in parts.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(&self.initializer_at(part, depth + 1));
+        }
+        text.push('}');
+        text
     }
 
     /// An operand of a binary operator; `is_rhs` because C's binary operators group to the left.
+    #[inline(never)]
     fn binary_operand(
         &self,
         parent: BinaryOp,
@@ -193,6 +218,7 @@ impl<'a> ExpressionPrinter<'a> {
         (other_is_vector && !other_is_splat).then_some(*scalar)
     }
 
+    #[inline(never)]
     fn binary(
         &self,
         op: BinaryOp,
@@ -212,6 +238,7 @@ impl<'a> ExpressionPrinter<'a> {
     }
 
     /// A prefix operator: a `-` before an operand that starts with `-` would read as `--`.
+    #[inline(never)]
     fn prefix(&self, op: &str, operand: Handle<Expression>, depth: usize) -> Printed {
         let inner = self.operand(operand, prec::UNARY, depth);
         let clash = matches!(op, "-" | "--" | "+" | "++" | "&")
@@ -220,6 +247,8 @@ impl<'a> ExpressionPrinter<'a> {
         Printed::new(format!("{op}{inner}"), prec::UNARY)
     }
 
+    /// Dispatches on the expression; each form is printed by its own function so that the
+    /// frames on the recursion path stay small (deep trees are printed on ordinary stacks).
     fn print(&self, e: Handle<Expression>, depth: usize) -> Printed {
         if depth > MAX_DEPTH {
             return Printed::new("/* expression too deep */ 0".to_string(), prec::PRIMARY);
@@ -231,32 +260,14 @@ impl<'a> ExpressionPrinter<'a> {
             );
         };
         match expr {
-            Expression::Literal(lit) => {
-                let printed = literal::literal(*lit);
-                let level = if printed.is_unary { prec::UNARY } else { prec::PRIMARY };
-                Printed::new(printed.text, level)
-            }
-            Expression::StringLiteral(text) => Printed::new(literal::string(text), prec::PRIMARY),
-            Expression::ZeroValue => self.zero_value(e),
-            Expression::Variable(var) => Printed::new(self.variable_name(*var), prec::PRIMARY),
+            Expression::Literal(_)
+            | Expression::StringLiteral(_)
+            | Expression::ZeroValue
+            | Expression::Variable(_) => self.leaf(e, expr),
             Expression::Deref(pointer) => self.prefix("*", *pointer, depth),
-            Expression::Index { base, index } => Printed::new(
-                format!(
-                    "{}[{}]",
-                    self.operand(*base, prec::POSTFIX, depth),
-                    self.operand(*index, prec::NONE, depth)
-                ),
-                prec::POSTFIX,
-            ),
+            Expression::Index { base, index } => self.index(*base, *index, depth),
             Expression::Member { base, member } => self.member(*base, *member, depth),
-            Expression::Swizzle { base, components } => Printed::new(
-                format!(
-                    "{}.{}",
-                    self.operand(*base, prec::POSTFIX, depth),
-                    self.swizzle_suffix(*base, components)
-                ),
-                prec::POSTFIX,
-            ),
+            Expression::Swizzle { base, components } => self.swizzle(*base, components, depth),
             // Loads and array decay are implicit in C.
             Expression::Load(place) | Expression::Decay(place) => self.print(*place, depth + 1),
             Expression::AddressOf(place) => self.prefix("&", *place, depth),
@@ -277,71 +288,143 @@ impl<'a> ExpressionPrinter<'a> {
                 self.binary(BinaryOp::Sub, *lhs, *rhs, depth)
             }
             Expression::PointerCompare { op, lhs, rhs } => self.binary(*op, *lhs, *rhs, depth),
-            Expression::Conditional { condition, accept, reject } => Printed::new(
-                format!(
-                    "{} ? {} : {}",
-                    self.operand(*condition, prec::LOGICAL_OR, depth),
-                    self.operand(*accept, prec::ASSIGN, depth),
-                    self.operand(*reject, prec::CONDITIONAL, depth)
-                ),
-                prec::CONDITIONAL,
-            ),
+            Expression::Conditional { condition, accept, reject } => {
+                self.conditional(*condition, *accept, *reject, depth)
+            }
             Expression::Convert { value, kind } => self.conversion(e, *value, *kind, depth),
-            Expression::Bitcast(value) => Printed::new(
-                format!("as_{}({})", self.value_type(e), self.operand(*value, prec::ASSIGN, depth)),
-                prec::POSTFIX,
-            ),
-            Expression::Splat(value) => Printed::new(
-                format!("({})({})", self.type_text(e), self.operand(*value, prec::ASSIGN, depth)),
-                prec::UNARY,
-            ),
+            Expression::Bitcast(value) => self.wrapped(e, *value, depth, true),
+            Expression::Splat(value) => self.wrapped(e, *value, depth, false),
             Expression::Compose(parts) => self.compose(e, parts, depth),
-            Expression::Assign { place, value } => Printed::new(
-                format!(
-                    "{} = {}",
-                    self.operand(*place, prec::UNARY, depth),
-                    self.operand(*value, prec::ASSIGN, depth)
-                ),
-                prec::ASSIGN,
-            ),
-            Expression::CompoundAssign { op, place, value, .. } => Printed::new(
-                format!(
-                    "{} {}= {}",
-                    self.operand(*place, prec::UNARY, depth),
-                    op.as_str(),
-                    self.operand(*value, prec::ASSIGN, depth)
-                ),
-                prec::ASSIGN,
-            ),
+            Expression::Assign { place, value } => self.assignment("=", *place, *value, depth),
+            Expression::CompoundAssign { op, place, value, .. } => {
+                self.assignment(&format!("{}=", op.as_str()), *place, *value, depth)
+            }
             Expression::IncDec { place, increment, prefix } => {
-                let op = if *increment { "++" } else { "--" };
-                if *prefix {
-                    self.prefix(op, *place, depth)
-                } else {
-                    let place = self.operand(*place, prec::POSTFIX, depth);
-                    Printed::new(format!("{place}{op}"), prec::POSTFIX)
-                }
+                self.increment(*place, *increment, *prefix, depth)
             }
-            Expression::Comma { lhs, rhs } => Printed::new(
-                format!(
-                    "{}, {}",
-                    self.operand(*lhs, prec::COMMA, depth),
-                    self.operand(*rhs, prec::ASSIGN, depth)
-                ),
-                prec::COMMA,
-            ),
-            Expression::Call { function, args } => {
-                let name = match self.module.functions.get(*function) {
-                    Some(f) => f.name.clone(),
-                    None => format!("/* invalid function {} */", function.index()),
-                };
-                Printed::new(format!("{name}({})", self.arguments(args, depth)), prec::POSTFIX)
+            Expression::Comma { lhs, rhs } => self.comma(*lhs, *rhs, depth),
+            Expression::Call { function, args } => self.call(*function, args, depth),
+            Expression::Builtin { function, args } => {
+                self.call_named(&function.name(), args, depth)
             }
-            Expression::Builtin { function, args } => Printed::new(
-                format!("{}({})", function.name(), self.arguments(args, depth)),
-                prec::POSTFIX,
+        }
+    }
+
+    #[inline(never)]
+    fn leaf(&self, e: Handle<Expression>, expr: &Expression) -> Printed {
+        match expr {
+            Expression::Literal(lit) => {
+                let printed = literal::literal(*lit);
+                let level = if printed.is_unary { prec::UNARY } else { prec::PRIMARY };
+                Printed::new(printed.text, level)
+            }
+            Expression::StringLiteral(text) => Printed::new(literal::string(text), prec::PRIMARY),
+            Expression::Variable(var) => Printed::new(self.variable_name(*var), prec::PRIMARY),
+            _ => self.zero_value(e),
+        }
+    }
+
+    #[inline(never)]
+    fn index(&self, base: Handle<Expression>, index: Handle<Expression>, depth: usize) -> Printed {
+        let base = self.operand(base, prec::POSTFIX, depth);
+        let index = self.operand(index, prec::NONE, depth);
+        Printed::new(format!("{base}[{index}]"), prec::POSTFIX)
+    }
+
+    #[inline(never)]
+    fn swizzle(&self, base: Handle<Expression>, components: &[u8], depth: usize) -> Printed {
+        let text = self.operand(base, prec::POSTFIX, depth);
+        Printed::new(format!("{text}.{}", self.swizzle_suffix(base, components)), prec::POSTFIX)
+    }
+
+    #[inline(never)]
+    fn conditional(
+        &self,
+        condition: Handle<Expression>,
+        accept: Handle<Expression>,
+        reject: Handle<Expression>,
+        depth: usize,
+    ) -> Printed {
+        let condition = self.operand(condition, prec::LOGICAL_OR, depth);
+        let accept = self.operand(accept, prec::ASSIGN, depth);
+        let reject = self.operand(reject, prec::CONDITIONAL, depth);
+        Printed::new(format!("{condition} ? {accept} : {reject}"), prec::CONDITIONAL)
+    }
+
+    /// `as_T(x)` for a reinterpretation, `(T)(x)` for a broadcast.
+    #[inline(never)]
+    fn wrapped(
+        &self,
+        e: Handle<Expression>,
+        value: Handle<Expression>,
+        depth: usize,
+        bitcast: bool,
+    ) -> Printed {
+        let value = self.operand(value, prec::ASSIGN, depth);
+        if bitcast {
+            Printed::new(format!("as_{}({value})", self.value_type(e)), prec::POSTFIX)
+        } else {
+            Printed::new(format!("({})({value})", self.type_text(e)), prec::UNARY)
+        }
+    }
+
+    #[inline(never)]
+    fn assignment(
+        &self,
+        op: &str,
+        place: Handle<Expression>,
+        value: Handle<Expression>,
+        depth: usize,
+    ) -> Printed {
+        let place = self.operand(place, prec::UNARY, depth);
+        let value = self.operand(value, prec::ASSIGN, depth);
+        Printed::new(format!("{place} {op} {value}"), prec::ASSIGN)
+    }
+
+    #[inline(never)]
+    fn increment(
+        &self,
+        place: Handle<Expression>,
+        increment: bool,
+        prefix: bool,
+        depth: usize,
+    ) -> Printed {
+        let op = if increment { "++" } else { "--" };
+        if prefix {
+            self.prefix(op, place, depth)
+        } else {
+            let place = self.operand(place, prec::POSTFIX, depth);
+            Printed::new(format!("{place}{op}"), prec::POSTFIX)
+        }
+    }
+
+    #[inline(never)]
+    fn comma(&self, lhs: Handle<Expression>, rhs: Handle<Expression>, depth: usize) -> Printed {
+        let lhs = self.operand(lhs, prec::COMMA, depth);
+        let rhs = self.operand(rhs, prec::ASSIGN, depth);
+        Printed::new(format!("{lhs}, {rhs}"), prec::COMMA)
+    }
+
+    #[inline(never)]
+    fn call(
+        &self,
+        function: Handle<Function>,
+        args: &[Handle<Expression>],
+        depth: usize,
+    ) -> Printed {
+        match self.module.functions.get(function) {
+            Some(f) => self.call_named(&f.name, args, depth),
+            None => self.call_named(
+                &format!("/* invalid function {} */", function.index()),
+                args,
+                depth,
             ),
         }
+    }
+
+    #[inline(never)]
+    fn call_named(&self, name: &str, args: &[Handle<Expression>], depth: usize) -> Printed {
+        Printed::new(format!("{name}({})", self.arguments(args, depth)), prec::POSTFIX)
     }
 
     fn variable_name(&self, var: crate::ir::VariableRef) -> String {
@@ -362,6 +445,7 @@ impl<'a> ExpressionPrinter<'a> {
     }
 
     /// `s.f`, or `p->f` for a member of a dereferenced pointer.
+    #[inline(never)]
     fn member(&self, base: Handle<Expression>, member: u32, depth: usize) -> Printed {
         let name = match self.type_inner(base) {
             Some(TypeInner::Struct { members, .. }) => {
@@ -394,6 +478,7 @@ impl<'a> ExpressionPrinter<'a> {
         }
     }
 
+    #[inline(never)]
     fn conversion(
         &self,
         e: Handle<Expression>,
@@ -422,6 +507,7 @@ impl<'a> ExpressionPrinter<'a> {
     }
 
     /// Vector literals `(float4)(a, b)`; arrays and structs as compound literals `(T){a, b}`.
+    #[inline(never)]
     fn compose(
         &self,
         e: Handle<Expression>,
@@ -432,10 +518,10 @@ impl<'a> ExpressionPrinter<'a> {
         if matches!(self.type_inner(e), Some(TypeInner::Vector { .. })) {
             return Printed::new(format!("({ty})({})", self.arguments(parts, depth)), prec::UNARY);
         }
-        let items: Vec<String> = parts.iter().map(|&p| self.initializer_at(p, depth + 1)).collect();
-        Printed::new(format!("({ty}){{{}}}", items.join(", ")), prec::POSTFIX)
+        Printed::new(format!("({ty}){}", self.brace_list(parts, depth)), prec::POSTFIX)
     }
 
+    #[inline(never)]
     fn zero_value(&self, e: Handle<Expression>) -> Printed {
         match self.type_inner(e) {
             Some(TypeInner::Scalar(s)) => {

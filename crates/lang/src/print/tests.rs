@@ -240,3 +240,87 @@ fn printed_hand_built_kernels_pass_clang() {
         Err(_) => eprintln!("clang-16 not found: skipped"),
     }
 }
+
+#[test]
+fn trees_at_the_depth_limit_print_on_a_test_thread_stack() {
+    let mut module = Module::default();
+    let mut b = FunctionBuilder::kernel(&mut module, "k");
+    let mut sum = b.int(0);
+    // Each level is a binary operator whose right operand is a loaded conditional, the
+    // deepest frames the printer has.
+    let int = b.scalar(Scalar::Int);
+    for i in 1..(crate::valid::MAX_EXPRESSION_DEPTH as i128 / 2) {
+        let (c, x, y) = (b.int(1), b.int(i), b.int(-i));
+        let choice = b.expr(Expression::Conditional { condition: c, accept: x, reject: y }, int);
+        let inner = b.binary(BinaryOp::Sub, choice, sum);
+        sum = b.expr(Expression::Unary { op: UnaryOp::BitNot, operand: inner }, int);
+    }
+    b.push(Statement::Expression(sum));
+    b.finish();
+    assert_eq!(validate(&module), Ok(()));
+    let text = print_module(&module);
+    assert!(text.contains("~((1 ? 511 : -511) - ~((1 ? 510 : -510) - "), "{}", &text[..200]);
+    assert!(!text.contains("too deep"));
+}
+
+#[test]
+fn every_nesting_form_prints_at_the_depth_limit() {
+    let depth = crate::valid::MAX_EXPRESSION_DEPTH - 2;
+    type Wrap = fn(&mut FunctionBuilder, Handle<Expression>) -> Handle<Expression>;
+    // Each form with the number of tree levels one wrapping adds.
+    let forms: &[(&str, usize, Wrap)] = &[
+        ("builtin", 1, |b, e| {
+            let float = b.scalar(Scalar::Float);
+            let function =
+                Builtin::Math { function: MathFunction::Fabs, precision: MathPrecision::Full };
+            b.expr(Expression::Builtin { function, args: vec![e] }, float)
+        }),
+        ("cast", 1, |b, e| {
+            let float = b.scalar(Scalar::Float);
+            b.expr(Expression::Convert { value: e, kind: ConversionKind::Cast }, float)
+        }),
+        ("explicit", 1, |b, e| {
+            let float = b.scalar(Scalar::Float);
+            let kind = ConversionKind::Explicit { saturate: false, rounding: None };
+            b.expr(Expression::Convert { value: e, kind }, float)
+        }),
+        ("splat and swizzle", 2, |b, e| {
+            let float = b.scalar(Scalar::Float);
+            let float2 = b.vector(Scalar::Float, 2);
+            let v = b.expr(Expression::Splat(e), float2);
+            b.expr(Expression::Swizzle { base: v, components: vec![1] }, float)
+        }),
+        ("compose", 2, |b, e| {
+            let float = b.scalar(Scalar::Float);
+            let float2 = b.vector(Scalar::Float, 2);
+            let one = b.float(1.0);
+            let v = b.expr(Expression::Compose(vec![e, one]), float2);
+            b.expr(Expression::Swizzle { base: v, components: vec![0] }, float)
+        }),
+        ("comma", 1, |b, e| {
+            let zero = b.float(0.0);
+            let float = b.scalar(Scalar::Float);
+            b.expr(Expression::Comma { lhs: zero, rhs: e }, float)
+        }),
+    ];
+    for (name, levels_per_wrap, wrap) in forms {
+        let mut module = Module::default();
+        let mut b = FunctionBuilder::kernel(&mut module, "k");
+        let mut e = b.float(2.0);
+        let mut levels = 1;
+        while levels < depth {
+            e = wrap(&mut b, e);
+            levels +=
+                if *name == "builtin" || *name == "cast" || *name == "explicit" || *name == "comma"
+                {
+                    1
+                } else {
+                    2
+                };
+        }
+        b.push(Statement::Expression(e));
+        b.finish();
+        let text = print_module(&module);
+        assert!(!text.contains("too deep"), "{name}");
+    }
+}
