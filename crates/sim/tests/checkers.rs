@@ -1,0 +1,232 @@
+//! Each checker catches a planted bug at the right place and work-item; clean kernels stay
+//! silent.
+
+mod common;
+use common::*;
+
+use clmap_sim::{ArgValue, Report, ReportKind, SimOptions};
+
+fn checked() -> SimOptions {
+    SimOptions { threads: 1, check_races: true, check_uninitialised: true, ..SimOptions::default() }
+}
+
+/// The source text a report points at.
+fn snippet<'a>(src: &'a str, r: &Report) -> &'a str {
+    // Kernels are compiled from an in-memory file whose offsets match `src`.
+    src.get(r.span.start as usize..r.span.end as usize).unwrap_or("")
+}
+
+#[test]
+fn out_of_bounds_in_every_address_space_is_reported_and_survived() {
+    let src = r#"
+    __kernel void k(__global int *out, __local int *scratch) {
+        int i = get_global_id(0);
+        int priv[4];
+        priv[i % 4] = i;
+        out[i] = out[i + 8];
+        scratch[i] = i;
+        out[i] += scratch[i + 100];
+        out[i] += priv[i + 3];
+        __global int *null_ptr = 0;
+        if (i == 2) out[0] = *null_ptr;
+    }"#;
+    let out = buf_i32("out", &[1; 8]);
+    let run = run_with(
+        src,
+        "k",
+        &[8],
+        &[8],
+        &[ArgValue::Buffer(out.clone()), ArgValue::Local(32)],
+        &checked(),
+    );
+    let oob: Vec<&Report> =
+        run.reports.iter().filter(|r| r.kind == ReportKind::OutOfBounds).collect();
+    assert_eq!(oob.len(), 4, "{:#?}", run.reports);
+    assert_eq!(snippet(src, oob[0]), "out[i + 8]");
+    assert_eq!(oob[0].global_id, [0, 0, 0]);
+    assert_eq!(oob[0].object.as_deref(), Some("out"));
+    assert_eq!(oob[0].occurrences, 8);
+    let local = oob.iter().find(|r| snippet(src, r) == "scratch[i + 100]").expect("local report");
+    assert_eq!(local.object.as_deref(), Some("scratch"));
+    let private = oob.iter().find(|r| snippet(src, r) == "priv[i + 3]").expect("private report");
+    assert_eq!(private.global_id, [1, 0, 0]);
+    let null = oob.iter().find(|r| snippet(src, r) == "*null_ptr").expect("null report");
+    assert_eq!(null.global_id, [2, 0, 0]);
+    assert!(null.message.contains("null"));
+    // Out-of-bounds loads read 0, so every element is 0 (+ whatever was in bounds).
+    assert_eq!(i32s(&out), vec![0, 0, 0, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn local_race_without_barrier_is_caught() {
+    let src = r#"
+    __kernel void shift(__global int *out, __local int *tmp) {
+        int l = get_local_id(0);
+        tmp[l] = l;
+        int n = tmp[(l + 1) % 16];
+        out[get_global_id(0)] = n;
+    }"#;
+    let out = buf_i32("out", &[0; 16]);
+    let run = run_with(
+        src,
+        "shift",
+        &[16],
+        &[16],
+        &[ArgValue::Buffer(out), ArgValue::Local(64)],
+        &checked(),
+    );
+    let races: Vec<&Report> =
+        run.reports.iter().filter(|r| r.kind == ReportKind::DataRace).collect();
+    assert_eq!(races.len(), 1, "{:#?}", run.reports);
+    assert_eq!(snippet(src, races[0]), "tmp[(l + 1) % 16]");
+    assert_eq!(races[0].local_id, [0, 0, 0]);
+    assert_eq!(races[0].object.as_deref(), Some("tmp"));
+
+    let fixed = src.replace("tmp[l] = l;", "tmp[l] = l; barrier(CLK_LOCAL_MEM_FENCE);");
+    let out = buf_i32("out", &[0; 16]);
+    let run = run_with(
+        &fixed,
+        "shift",
+        &[16],
+        &[16],
+        &[ArgValue::Buffer(out.clone()), ArgValue::Local(64)],
+        &checked(),
+    );
+    assert!(run.reports.is_empty(), "{:#?}", run.reports);
+    assert_eq!(i32s(&out), (0..16).map(|l| (l + 1) % 16).collect::<Vec<_>>());
+}
+
+#[test]
+fn global_race_and_atomics() {
+    let src = r#"
+    __kernel void sum(__global int *total, __global int *hits) {
+        total[0] += 1;
+        atomic_add(&hits[0], 1);
+    }"#;
+    let (t, h) = (buf_i32("total", &[0]), buf_i32("hits", &[0]));
+    let run = run_with(
+        src,
+        "sum",
+        &[8],
+        &[8],
+        &[ArgValue::Buffer(t), ArgValue::Buffer(h.clone())],
+        &checked(),
+    );
+    let races: Vec<&Report> =
+        run.reports.iter().filter(|r| r.kind == ReportKind::DataRace).collect();
+    // Every work-item reads, then every one writes: the first write conflicts with the
+    // other work-items' reads; the atomics do not race with each other.
+    assert_eq!(races.len(), 1, "{:#?}", run.reports);
+    assert_eq!(races[0].object.as_deref(), Some("total"));
+    assert_eq!(snippet(src, races[0]), "total[0]");
+    assert_eq!(races[0].global_id, [0, 0, 0]);
+    assert_eq!(i32s(&h), vec![8]);
+}
+
+#[test]
+fn uninitialised_local_read_is_caught() {
+    let src = r#"
+    __kernel void k(__global int *out) {
+        __local int tile[8];
+        int l = get_local_id(0);
+        if (l < 4) tile[l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[l] = tile[7 - l];
+    }"#;
+    let out = buf_i32("out", &[0; 8]);
+    let run = run_with(src, "k", &[8], &[8], &[ArgValue::Buffer(out)], &checked());
+    assert_eq!(run.reports.len(), 1, "{:#?}", run.reports);
+    let r = &run.reports[0];
+    assert_eq!(r.kind, ReportKind::UninitialisedRead);
+    assert_eq!(r.local_id, [0, 0, 0]);
+    assert_eq!(r.object.as_deref(), Some("tile"));
+    assert_eq!(snippet(src, r), "tile[7 - l]");
+}
+
+#[test]
+fn divergent_barrier_is_caught() {
+    let src = r#"
+    __kernel void k(__global int *out) {
+        int l = get_local_id(0);
+        if (l < 5) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[l] = l;
+    }"#;
+    let out = buf_i32("out", &[0; 8]);
+    let run = run_with(src, "k", &[8], &[8], &[ArgValue::Buffer(out.clone())], &checked());
+    assert_eq!(run.reports.len(), 1, "{:#?}", run.reports);
+    assert_eq!(run.reports[0].kind, ReportKind::BarrierDivergence);
+    assert_eq!(run.reports[0].local_id, [5, 0, 0]);
+    assert_eq!(i32s(&out), (0..8).collect::<Vec<_>>());
+}
+
+#[test]
+fn clean_tiled_kernel_raises_nothing_and_threads_agree() {
+    let src = r#"
+    __kernel void transpose(__global const float *in, __global float *out, int n) {
+        __local float tile[16][17];
+        int x = get_global_id(0), y = get_global_id(1);
+        int lx = get_local_id(0), ly = get_local_id(1);
+        tile[ly][lx] = in[y * n + x];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int ox = get_group_id(1) * 16 + lx;
+        int oy = get_group_id(0) * 16 + ly;
+        out[oy * n + ox] = tile[lx][ly];
+    }"#;
+    let n = 64usize;
+    let input: Vec<f32> = (0..n * n).map(|i| i as f32 * 0.25).collect();
+    let mut results = Vec::new();
+    for threads in [1, 2, 3] {
+        let (bi, bo) = (buf_f32("in", &input), buf_f32("out", &vec![0.0; n * n]));
+        let options = SimOptions { threads, ..checked() };
+        let run = run_with(
+            src,
+            "transpose",
+            &[n as u64, n as u64],
+            &[16, 16],
+            &[ArgValue::Buffer(bi), ArgValue::Buffer(bo.clone()), int(n as i32)],
+            &options,
+        );
+        assert!(run.reports.is_empty(), "{:#?}", run.reports);
+        let out = f32s(&bo);
+        for y in 0..n {
+            for x in 0..n {
+                assert_eq!(out[x * n + y], input[y * n + x]);
+            }
+        }
+        results.push(out);
+    }
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[0], results[2]);
+}
+
+#[test]
+fn reports_do_not_depend_on_thread_count() {
+    let src = r#"
+    __kernel void k(__global int *out, __local int *tmp) {
+        int g = get_global_id(0);
+        int l = get_local_id(0);
+        tmp[l] = g;
+        out[g] = tmp[(l + 3) % 8] + out[g + 5];
+        if (get_group_id(0) % 3 == 1) printf("group %d lane %d\n", (int)get_group_id(0), l);
+    }"#;
+    let mut seen = Vec::new();
+    for threads in [1, 2, 4] {
+        let out = buf_i32("out", &[0; 64]);
+        let options = SimOptions { threads, ..checked() };
+        let run = run_with(
+            src,
+            "k",
+            &[64],
+            &[8],
+            &[ArgValue::Buffer(out.clone()), ArgValue::Local(32)],
+            &options,
+        );
+        seen.push((format!("{:?}", run.reports), run.printf.clone(), i32s(&out)));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert_eq!(seen[0], seen[2]);
+    assert_eq!(seen[0].1.first().map(String::as_str), Some("group 1 lane 0\n"));
+    assert_eq!(seen[0].1.len(), 24);
+}
