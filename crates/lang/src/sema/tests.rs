@@ -563,3 +563,26 @@ fn alignment_attributes_on_locals() {
     let aligns: Vec<Option<u32>> = f.locals.iter().map(|(_, l)| l.align).collect();
     assert_eq!(aligns, [Some(16), Some(32)]);
 }
+
+/// `line:col` of the first error.
+fn first_error_at(text: &str) -> (u32, u32, String) {
+    let (_, diags, sources) = check_text(text);
+    let d = diags.0.iter().find(|d| d.is_error()).expect("an error");
+    let at = sources.file(d.span.file).line_col(d.span.start);
+    (at.line, at.col, d.message.clone())
+}
+
+#[test]
+fn diagnostics_point_at_the_culprit() {
+    let (line, col, _) = first_error_at(
+        "__kernel void k(__global float *o) {\n    float4 v = 0;\n    o[0] = v.q;\n}\n",
+    );
+    assert_eq!((line, col), (3, 14));
+    let (line, col, message) = first_error_at("#define BAD(x) ((x) + missing)\n__kernel void k(__global float *o) {\n    o[0] = BAD(1);\n}\n");
+    assert_eq!((line, col), (3, 12), "{message}");
+    assert!(message.contains("'missing'"));
+    let (line, col, _) = first_error_at("void f(int4 a, float4 b) {\n  a =\n      b;\n}\n");
+    assert_eq!((line, col), (3, 7));
+    let (line, _, message) = first_error_at("int f(int x) {\n  switch (x) {\n  case 1: return 1;\n  case 1: return 2;\n  }\n  return 0;\n}\n");
+    assert_eq!(line, 4, "{message}");
+}
