@@ -196,8 +196,10 @@ impl Checker {
         )
     }
 
-    /// OpenCL C 1.2 §6.2.6: a scalar next to a vector is converted to the element type; a
-    /// floating scalar cannot silently become integer elements.
+    /// OpenCL C 1.2 §6.2.6: a scalar next to a vector is converted to the element type, but
+    /// only when that loses no rank: a floating scalar never becomes integer elements, and a
+    /// scalar of higher rank than the element (`char4 + 1`, `float4 * 0.5`, or `int4 + uint`
+    /// at equal rank) is refused, as clang refuses it.
     fn scalar_to_vector(
         &mut self,
         scalar: Operand,
@@ -210,6 +212,26 @@ impl Checker {
             return Err(self.error(
                 scalar.span,
                 format!("cannot convert between scalar type '{s}' and vector type '{v}'"),
+            ));
+        }
+        let higher_rank = if scalar_kind.is_float() {
+            scalar_kind.rank() > element.rank()
+        } else if element.is_float() || scalar_kind == Scalar::Bool {
+            false
+        } else {
+            scalar_kind.rank() > element.rank()
+                || (scalar_kind.rank() == element.rank()
+                    && !scalar_kind.is_signed()
+                    && element.is_signed())
+        };
+        if higher_rank {
+            let (s, v) = (self.type_name(scalar.ty), self.type_name(vector_ty));
+            return Err(self.error_with_help(
+                scalar.span,
+                format!(
+                    "scalar operand type has greater rank than the type of the vector element ('{v}' and '{s}')"
+                ),
+                format!("cast the scalar to '{}' first", element.name()),
             ));
         }
         Ok(vector_ty)

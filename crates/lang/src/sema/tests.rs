@@ -144,7 +144,7 @@ fn usual_arithmetic_conversions_are_explicit() {
 fn vector_scalar_mixes_splat_and_comparisons_give_signed_vectors() {
     let m = module(
         "void f(float4 v, int4 w, uchar4 b) {\n\
-            v * 2; v + 0.5; v < v; w == 3; b != b; v.xy + 1.0f; !w; w ? v : v;\n\
+            v * 2; v + 0.5f; v < v; w == 3; b != b; v.xy + 1.0f; !w; w ? v : v;\n\
          }\n",
     );
     let f = kernel(&m, "f");
@@ -585,4 +585,15 @@ fn diagnostics_point_at_the_culprit() {
     assert_eq!((line, col), (3, 7));
     let (line, _, message) = first_error_at("int f(int x) {\n  switch (x) {\n  case 1: return 1;\n  case 1: return 2;\n  }\n  return 0;\n}\n");
     assert_eq!(line, 4, "{message}");
+}
+
+#[test]
+fn scalars_of_higher_rank_than_vector_elements_are_refused() {
+    let text = errors("void f(char4 c) { c + 1; }\n");
+    assert!(text.contains("greater rank than the type of the vector element"), "{text}");
+    assert!(errors("void f(float4 v) { v * 0.5; }\n").contains("greater rank"));
+    assert!(errors("void f(int4 v, uint u) { v + u; }\n").contains("greater rank"));
+    module(
+        "void f(uint4 u, int i, long4 l, float4 v) { u + i; l + i; v * 2; u + 1; v * (long)2; }",
+    );
 }
