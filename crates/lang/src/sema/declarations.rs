@@ -453,8 +453,8 @@ impl Checker {
         }
         let (slot_types, member_names): (Vec<Handle<ir::Type>>, Vec<String>) = match &inner {
             TypeInner::Array { element, len } => (vec![*element; *len as usize], Vec::new()),
-            TypeInner::Struct { is_union: true, .. } => {
-                return Err(self.error(span, "brace initializers of unions are not supported"));
+            TypeInner::Struct { is_union: true, members, .. } => {
+                return self.union_items(items, position, ty, members, span);
             }
             TypeInner::Struct { members, .. } => (
                 members.iter().map(|m| m.ty).collect(),
@@ -557,6 +557,40 @@ impl Checker {
             });
         }
         Ok(self.add(Expression::Compose(parts), ty, span))
+    }
+
+    /// A union's brace initialiser: C initialises the first member (the IR composes a union
+    /// from that one part); a designator may name it explicitly.
+    fn union_items(
+        &mut self,
+        items: &[(Vec<ast::Designator>, ast::Initializer)],
+        position: &mut usize,
+        ty: Handle<ir::Type>,
+        members: &[ir::StructMember],
+        span: Span,
+    ) -> SResult<Handle<Expression>> {
+        let Some(first) = members.first() else {
+            return Err(self.error(span, "empty unions are not allowed"));
+        };
+        let Some((designators, item)) = items.get(*position) else {
+            return Ok(self.add(Expression::ZeroValue, ty, span));
+        };
+        match designators.as_slice() {
+            [] => {}
+            [ast::Designator::Field(field)] if field.name == first.name => {}
+            _ => {
+                return Err(self.error(
+                    init_span(item),
+                    "initializing a union member other than the first is not supported",
+                ))
+            }
+        }
+        *position += 1;
+        let part = self.initializer(item, first.ty)?;
+        if let Some((_, extra)) = items.get(*position) {
+            return Err(self.error(init_span(extra), "excess elements in union initializer"));
+        }
+        Ok(self.add(Expression::Compose(vec![part]), ty, span))
     }
 
     /// Whether an expression item for a slot of type `slot` starts an aggregate whose braces

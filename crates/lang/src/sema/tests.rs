@@ -597,3 +597,13 @@ fn scalars_of_higher_rank_than_vector_elements_are_refused() {
         "void f(uint4 u, int i, long4 l, float4 v) { u + i; l + i; v * 2; u + 1; v * (long)2; }",
     );
 }
+
+#[test]
+fn unions_initialise_their_first_member() {
+    let m = module("typedef union { float f; uint u; } U; __constant U c = { 1.0f }; void f() { U a = { 2.0f }; U b = { .f = 3.0f }; U z = {}; a.u = b.u + z.u + c.u; }");
+    assert!(
+        matches!(m.global_variables.iter().next().and_then(|(_, g)| g.init.clone()), Some(ir::ConstValue::Composite(parts)) if parts.len() == 1)
+    );
+    assert!(errors("typedef union { float f; uint u; } U; void f() { U a = { .u = 1 }; }")
+        .contains("other than the first"));
+}
