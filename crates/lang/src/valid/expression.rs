@@ -319,6 +319,59 @@ impl<'a> FunctionValidator<'a> {
         false
     }
 
+    /// The address space of the object a place designates: the variable's, or the space of
+    /// the pointer it is reached through.
+    fn place_space(&self, place: Handle<Expression>) -> Option<AddressSpace> {
+        let mut current = place;
+        for _ in 0..=MAX_EXPRESSION_DEPTH {
+            match self.function.expressions.get(current)? {
+                Expression::Variable(VariableRef::Local(h)) => {
+                    return self.function.locals.get(*h).map(|l| l.space)
+                }
+                Expression::Variable(VariableRef::Param(_)) => return Some(AddressSpace::Private),
+                Expression::Variable(VariableRef::Global(h)) => {
+                    return self.module.global_variables.get(*h).map(|g| g.space)
+                }
+                Expression::Deref(pointer) => return self.pointer_space(*pointer),
+                Expression::Index { base, .. } => match self.pointer_space(*base) {
+                    Some(space) => return Some(space),
+                    None => current = *base,
+                },
+                Expression::Member { base, .. } | Expression::Swizzle { base, .. } => {
+                    current = *base
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn pointer_space(&self, pointer: Handle<Expression>) -> Option<AddressSpace> {
+        match self.type_of(pointer)? {
+            TypeInner::Pointer { space, .. } => Some(*space),
+            _ => None,
+        }
+    }
+
+    /// A pointer to a place points into the place's address space.
+    fn expect_space(
+        &mut self,
+        e: Handle<Expression>,
+        place: Handle<Expression>,
+        space: AddressSpace,
+    ) {
+        if let Some(actual) = self.place_space(place) {
+            if actual != space {
+                let reason = format!(
+                    "a pointer into {} memory points at a {} object",
+                    space.qualifier(),
+                    actual.qualifier()
+                );
+                self.invalid(e, reason);
+            }
+        }
+    }
+
     fn points_to_read_only(&self, pointer: Handle<Expression>) -> bool {
         matches!(
             self.type_of(pointer),
@@ -419,8 +472,11 @@ impl<'a> FunctionValidator<'a> {
                     }
                 }
                 match inner {
-                    TypeInner::Pointer { pointee, .. }
-                        if Some(*pointee) == self.type_handle(*place) => {}
+                    TypeInner::Pointer { pointee, space, .. }
+                        if Some(*pointee) == self.type_handle(*place) =>
+                    {
+                        self.expect_space(e, *place, *space)
+                    }
                     _ => {
                         self.invalid(e, "an address-of has type pointer to the place's type".into())
                     }
@@ -431,8 +487,8 @@ impl<'a> FunctionValidator<'a> {
                 match (self.type_of(*place), inner) {
                     (
                         Some(TypeInner::Array { element, .. }),
-                        TypeInner::Pointer { pointee, .. },
-                    ) if element == pointee => {}
+                        TypeInner::Pointer { pointee, space, .. },
+                    ) if element == pointee => self.expect_space(e, *place, *space),
                     _ => self.invalid(
                         e,
                         "a decay turns an array place into a pointer to its element".into(),
