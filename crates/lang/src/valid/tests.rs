@@ -314,3 +314,70 @@ fn mutated_modules_never_panic_the_validator_printer_or_dump() {
     // are not.
     assert!(accepted < 1000, "{accepted} of 2000 mutated modules accepted");
 }
+
+#[test]
+fn pointers_point_into_the_place_address_space() {
+    let mut module = Module::default();
+    let mut b = FunctionBuilder::kernel(&mut module, "k");
+    let float = b.scalar(Scalar::Float);
+    let tile_type = b.ty(TypeInner::Array { element: float, len: 4 });
+    let tile = b.local("tile", tile_type, AddressSpace::Local);
+    b.push(Statement::Declare { variable: tile, init: None });
+    // `&tile[0]` typed as a __global pointer: a transform that moved the array forgot the
+    // pointer.
+    let global_ptr = b.pointer(float, AddressSpace::Global);
+    let place = b.local_place(tile);
+    let zero = b.int(0);
+    let element = b.index(place, zero);
+    let address = b.expr(Expression::AddressOf(element), global_ptr);
+    b.push(Statement::Expression(address));
+    let place = b.local_place(tile);
+    let decayed = b.expr(Expression::Decay(place), global_ptr);
+    b.push(Statement::Expression(decayed));
+    b.finish();
+    let reasons: Vec<String> = kinds(&module)
+        .into_iter()
+        .filter_map(|k| match k {
+            Kind::InvalidExpression { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        vec!["a pointer into __global memory points at a __local object".to_string(); 2]
+    );
+}
+
+#[test]
+fn compositions_and_conversions_have_matching_shapes() {
+    let mut module = Module::default();
+    let mut b = FunctionBuilder::kernel(&mut module, "k");
+    let float = b.scalar(Scalar::Float);
+    let float4 = b.vector(Scalar::Float, 4);
+    let int2 = b.vector(Scalar::Int, 2);
+    // Three floats do not make a float4.
+    let parts = vec![b.float(1.0), b.float(2.0), b.float(3.0)];
+    let short = b.expr(Expression::Compose(parts), float4);
+    b.push(Statement::Expression(short));
+    // A float4 does not convert to an int2.
+    let v = b.expr(Expression::ZeroValue, float4);
+    let narrowed = b.expr(Expression::Convert { value: v, kind: ConversionKind::Cast }, int2);
+    b.push(Statement::Expression(narrowed));
+    // as_int2 of a float: sizes differ.
+    let x = b.float(1.0);
+    let bits = b.expr(Expression::Bitcast(x), int2);
+    b.push(Statement::Expression(bits));
+    let _ = float;
+    b.finish();
+    let reasons: Vec<String> = kinds(&module)
+        .into_iter()
+        .filter_map(|k| match k {
+            Kind::InvalidExpression { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    assert!(reasons[0].contains("width 3"));
+    assert!(reasons[1].contains("cannot convert float4 to int2"));
+    assert!(reasons[2].contains("same size"));
+}
