@@ -232,6 +232,17 @@ impl Checker {
                 *slot = position;
             }
         }
+        // A pragma counted the definitions before it in the source; after reordering it must
+        // still come before every function the source wrote after it.
+        for pragma in &mut self.module.pragmas {
+            let written_before = pragma.before_function;
+            pragma.before_function = order
+                .iter()
+                .position(|&old| {
+                    self.functions.get(old).is_some_and(|f| f.definition_order >= written_before)
+                })
+                .unwrap_or(order.len());
+        }
         let mut functions = std::mem::take(&mut self.functions);
         for &old in &order {
             let Some(mut function) = functions.get_mut(old).and_then(|f| f.definition.take())

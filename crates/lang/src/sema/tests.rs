@@ -607,3 +607,12 @@ fn unions_initialise_their_first_member() {
     assert!(errors("typedef union { float f; uint u; } U; void f() { U a = { .u = 1 }; }")
         .contains("other than the first"));
 }
+
+#[test]
+fn pragmas_stay_before_the_functions_written_after_them() {
+    let m = module("float h(float);\nvoid a() {}\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\nvoid k() { h(1.0f); }\nfloat h(float x) { return x; }\n");
+    let names: Vec<&str> = m.functions.iter().map(|(_, f)| f.name.as_str()).collect();
+    assert_eq!(names, ["a", "h", "k"]);
+    assert_eq!(m.pragmas.len(), 1);
+    assert_eq!(m.pragmas[0].before_function, 1);
+}
