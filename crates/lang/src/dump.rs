@@ -542,3 +542,48 @@ fn fences(local: bool, global: bool) -> &'static str {
         (true, true) => " local global",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::valid::testing::scale_kernel;
+
+    #[test]
+    fn statements_list_their_expressions_operands_first() {
+        let text = dump_module(&scale_kernel(), None);
+        let expected = "\
+types:
+  [0] float
+  [1] ulong
+  [2] __global float *
+  [3] uint
+  [4] int
+
+kernel #0 scale(data: __global float *, factor: float) -> void
+  locals:
+    l0 i: __private ulong
+  body:
+    Declare l0 i = %2
+      %0: int = Literal 0
+      %1: uint = Convert.implicit %0
+      %2: ulong = Builtin get_global_id(%1)
+    Evaluate %17
+      %3: __private __global float * place = Param 0 data
+      %4: __global float * = Load %3
+      %5: __private ulong place = Local l0 i
+      %6: ulong = Load %5
+      %7: __global float place = Index %4[%6]
+      %8: __private __global float * place = Param 0 data
+      %9: __global float * = Load %8
+      %10: __private ulong place = Local l0 i
+      %11: ulong = Load %10
+      %12: __global float place = Index %9[%11]
+      %13: float = Load %12
+      %14: __private float place = Param 1 factor
+      %15: float = Load %14
+      %16: float = Binary %13 * %15
+      %17: float = Assign %7 = %16
+";
+        assert_eq!(text, expected);
+    }
+}
