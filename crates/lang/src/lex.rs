@@ -194,7 +194,18 @@ impl Lexer {
         let leading_space = scanner.leading_space;
         self.at_line_start = scanner.line_start;
         self.pos = scanner.pos;
-        let mut token = Token::new(kind, Span::new(self.file, start as u32, self.pos as u32));
+        // End of input is reported where clang reports it: on the last line of text, not on the
+        // empty "line" after a final newline, so "expected '}'" points at the file's last line.
+        let start = if kind == TokenKind::Eof
+            && start > 0
+            && text.as_bytes().get(start - 1) == Some(&b'\n')
+        {
+            start - 1
+        } else {
+            start
+        };
+        let end = (self.pos).max(start);
+        let mut token = Token::new(kind, Span::new(self.file, start as u32, end as u32));
         token.leading_space = leading_space;
         token.at_line_start = self.at_line_start || token.kind == TokenKind::Eof;
         self.at_line_start = false;
