@@ -174,7 +174,13 @@ impl Checker {
     pub(super) fn type_without_evaluating(&mut self, e: &ast::Expr) -> SResult<Handle<ir::Type>> {
         let scratch = super::empty_function("", Span::UNDEFINED);
         let saved = std::mem::replace(&mut self.func, scratch);
+        // Calls in an unevaluated operand are not edges of the call graph.
+        let caller = self.body.as_ref().map(|b| b.function_index);
+        let calls_before = caller.and_then(|c| self.functions.get(c)).map_or(0, |f| f.calls.len());
         let result = self.expression(e).map(|o| o.ty);
+        if let Some(f) = caller.and_then(|c| self.functions.get_mut(c)) {
+            f.calls.truncate(calls_before);
+        }
         self.func = saved;
         result
     }

@@ -616,3 +616,9 @@ fn pragmas_stay_before_the_functions_written_after_them() {
     assert_eq!(m.pragmas.len(), 1);
     assert_eq!(m.pragmas[0].before_function, 1);
 }
+
+#[test]
+fn calls_in_sizeof_are_not_evaluated() {
+    let m = module("int f(int x) { return sizeof(f(x)) + x; }");
+    assert_eq!(m.functions.len(), 1);
+}
