@@ -11,6 +11,9 @@ pub(super) fn define_predefined(checker: &mut Checker) {
     let ints: &[(&str, Scalar, i128)] = &[
         ("CLK_LOCAL_MEM_FENCE", Scalar::UInt, 1),
         ("CLK_GLOBAL_MEM_FENCE", Scalar::UInt, 2),
+        // clang's header spells it `((void*)0)`; a literal 0 is the same null pointer constant
+        // wherever a pointer is expected (the preprocessor's definition wins when it has one).
+        ("NULL", Scalar::Int, 0),
         ("CHAR_BIT", Scalar::Int, 8),
         ("CHAR_MAX", Scalar::Int, 127),
         ("CHAR_MIN", Scalar::Int, -128),
