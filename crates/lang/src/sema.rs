@@ -37,6 +37,8 @@ mod constant;
 mod conversions;
 mod declarations;
 mod expr;
+mod functions;
+mod initializers;
 mod names;
 mod scope;
 mod stmt;
