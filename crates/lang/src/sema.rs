@@ -33,6 +33,7 @@
 //! - `Member` on a struct value (a call's result) is a value, not a place.
 
 mod builtins;
+mod calls;
 mod constant;
 mod conversions;
 mod declarations;
@@ -40,6 +41,7 @@ mod expr;
 mod functions;
 mod initializers;
 mod names;
+mod operators;
 mod scope;
 mod stmt;
 mod swizzle;
