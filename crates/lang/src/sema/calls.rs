@@ -51,9 +51,7 @@ impl Checker {
         let Some(entry) = self.functions.get(index).cloned() else {
             return Err(self.error(span, "internal error: unknown function"));
         };
-        if entry.is_kernel && self.body.is_some() {
-            // Kernels may call kernels; the callee behaves as an ordinary function.
-        }
+        // A kernel may call another kernel; the callee then behaves as an ordinary function.
         if args.len() != entry.params.len() {
             let relation = if args.len() < entry.params.len() { "few" } else { "many" };
             self.diags.push(

@@ -311,11 +311,8 @@ impl Checker {
                     Some(width) if components.len() > 1 => self.vector_type(scalar, width),
                     _ => self.scalar_type(scalar),
                 };
-                let base_expr = match base.place {
-                    Some(_) => base.expr,
-                    None => base.expr,
-                };
-                let expr = self.add(Expression::Swizzle { base: base_expr, components }, ty, span);
+                // A swizzle of a place is a place (and stays one: no Load here).
+                let expr = self.add(Expression::Swizzle { base: base.expr, components }, ty, span);
                 let place =
                     base.place.map(|p| PlaceInfo { assignable: p.assignable && !repeated, ..p });
                 Ok(Operand { expr, ty, place, span })
