@@ -2,8 +2,6 @@
 //! interval (local and global memory, inside one work-group) and reads of uninitialised local
 //! memory. Out-of-bounds accesses and barrier divergence are checked by the executor itself.
 
-use std::collections::HashMap;
-
 use clmap_lang::ir::AddressSpace;
 use clmap_lang::Span;
 
@@ -24,7 +22,10 @@ pub(crate) struct Checkers {
 impl Checkers {
     pub(crate) fn new(options: &SimOptions, plan: &LaunchPlan<'_>) -> Checkers {
         Checkers {
-            race: options.check_races.then(|| RaceChecker::new(plan.local_size_bytes)),
+            race: options.check_races.then(|| {
+                let sizes: Vec<u64> = plan.buffers.iter().map(|b| b.len()).collect();
+                RaceChecker::new(plan.local_size_bytes, &sizes)
+            }),
             uninit: options.check_uninitialised.then(|| {
                 UninitChecker::new(plan.local_size_bytes, plan.program.local_objects.clone())
             }),
@@ -106,24 +107,87 @@ const PAGE_BITS: u32 = 12;
 
 /// Detects two work-items of a group touching the same bytes, at least one writing, with no
 /// barrier between (atomics do not race with atomics).
+///
+/// Shadow state is kept per byte: a plain array for local memory, and for each global buffer
+/// a table of lazily allocated pages, so an access costs no hashing.
 #[derive(Debug)]
 struct RaceChecker {
     epoch: u32,
     local: Vec<ByteState>,
-    pages: HashMap<u64, usize>,
-    page_store: Vec<Box<[ByteState]>>,
-    last_page: Option<(u64, usize)>,
+    /// Per buffer, per page of `1 << PAGE_BITS` bytes.
+    pages: Vec<Vec<Option<Box<[ByteState]>>>>,
     reports: ReportSink,
 }
 
+/// The conflict an access found: what happened and the other lane (`lane + 1` or [`MANY`]).
+type Conflict = (&'static str, u32);
+
+#[inline(always)]
+fn check_bytes(bytes: &mut [ByteState], kind: AccessKind, me: u32, epoch: u32) -> Option<Conflict> {
+    let other = |who: u32| who != 0 && who != me;
+    let mut found = None;
+    for state in bytes {
+        if state.epoch != epoch {
+            *state = ByteState { epoch, ..ByteState::default() };
+        }
+        let conflict = match kind {
+            AccessKind::Load => {
+                let c = if other(state.writer) || other(state.atomic) {
+                    Some(("read after write", state.writer.max(state.atomic)))
+                } else {
+                    None
+                };
+                if state.reader != me {
+                    state.reader = if state.reader == 0 { me } else { MANY };
+                }
+                c
+            }
+            AccessKind::Store => {
+                let c = if other(state.writer) || other(state.atomic) {
+                    Some(("write after write", state.writer.max(state.atomic)))
+                } else if other(state.reader) {
+                    Some(("write after read", state.reader))
+                } else {
+                    None
+                };
+                if state.writer != me {
+                    state.writer = if state.writer == 0 { me } else { MANY };
+                }
+                c
+            }
+            AccessKind::Atomic => {
+                let c = if other(state.writer) {
+                    Some(("atomic after write", state.writer))
+                } else if other(state.reader) {
+                    Some(("atomic after read", state.reader))
+                } else {
+                    None
+                };
+                if state.atomic != me {
+                    state.atomic = if state.atomic == 0 { me } else { MANY };
+                }
+                c
+            }
+        };
+        if found.is_none() {
+            found = conflict;
+        }
+    }
+    found
+}
+
 impl RaceChecker {
-    fn new(local_bytes: u64) -> Self {
+    fn new(local_bytes: u64, buffer_bytes: &[u64]) -> Self {
         RaceChecker {
             epoch: 1,
             local: vec![ByteState::default(); local_bytes.min(1 << 28) as usize],
-            pages: HashMap::new(),
-            page_store: Vec::new(),
-            last_page: None,
+            pages: buffer_bytes
+                .iter()
+                .map(|len| {
+                    let pages = ((*len).min(1 << 40) >> PAGE_BITS) + 1;
+                    std::iter::repeat_with(|| None).take(pages as usize).collect()
+                })
+                .collect(),
             reports: ReportSink::default(),
         }
     }
@@ -141,104 +205,66 @@ impl RaceChecker {
         if self.epoch == 0 {
             // Epochs wrapped: forget everything explicitly.
             self.local.iter_mut().for_each(|b| *b = ByteState::default());
-            self.page_store
-                .iter_mut()
-                .for_each(|p| p.iter_mut().for_each(|b| *b = ByteState::default()));
+            for buffer in &mut self.pages {
+                for page in buffer.iter_mut().flatten() {
+                    page.iter_mut().for_each(|b| *b = ByteState::default());
+                }
+            }
             self.epoch = 1;
         }
     }
 
-    fn global_state(&mut self, addr: u64) -> &mut ByteState {
-        let page = addr >> PAGE_BITS;
-        let index = match self.last_page {
-            Some((p, i)) if p == page => i,
-            _ => {
-                let next = self.page_store.len();
-                let i = *self.pages.entry(page).or_insert(next);
-                if i == next {
-                    self.page_store
-                        .push(vec![ByteState::default(); 1 << PAGE_BITS].into_boxed_slice());
-                }
-                self.last_page = Some((page, i));
-                i
+    /// The shadow bytes of `size` bytes at `addr`, when they lie in one page of a known
+    /// buffer or in local memory.
+    #[inline(always)]
+    fn shadow(&mut self, addr: u64, size: u64) -> Option<&mut [ByteState]> {
+        match decode(addr) {
+            Target::Local { offset } => {
+                let start = usize::try_from(offset).ok()?;
+                self.local.get_mut(start..start.checked_add(size as usize)?)
             }
-        };
-        let offset = (addr & ((1 << PAGE_BITS) - 1)) as usize;
-        &mut self.page_store[index][offset]
+            Target::Buffer { index, offset } => {
+                let page = offset >> PAGE_BITS;
+                let in_page = (offset & ((1 << PAGE_BITS) - 1)) as usize;
+                if in_page + size as usize > 1 << PAGE_BITS {
+                    return None;
+                }
+                let slot = self.pages.get_mut(index)?.get_mut(page as usize)?;
+                let page = slot.get_or_insert_with(|| {
+                    vec![ByteState::default(); 1 << PAGE_BITS].into_boxed_slice()
+                });
+                page.get_mut(in_page..in_page + size as usize)
+            }
+            _ => None,
+        }
     }
 
     fn memory_access(&mut self, batch: &AccessBatch<'_>) {
-        if matches!(batch.space, AddressSpace::Private | AddressSpace::Constant)
-            && batch.kind == AccessKind::Load
-        {
+        if matches!(batch.space, AddressSpace::Private | AddressSpace::Constant) {
             return;
         }
         let epoch = self.epoch;
+        let size = u64::from(batch.size);
         let mut found: Option<(usize, &'static str, u32)> = None;
         for lane in batch.mask.iter() {
             let Some(&addr) = batch.addresses.get(lane) else { continue };
             let me = lane as u32 + 1;
-            let target = decode(addr);
-            let is_local = matches!(target, Target::Local { .. });
-            if !is_local && !matches!(target, Target::Buffer { .. }) {
-                continue;
-            }
-            for b in 0..u64::from(batch.size) {
-                let at = addr.wrapping_add(b);
-                let state = match decode(at) {
-                    Target::Local { offset } => match self.local.get_mut(offset as usize) {
-                        Some(s) => s,
-                        None => continue,
-                    },
-                    Target::Buffer { .. } => self.global_state(at),
-                    _ => continue,
-                };
-                if state.epoch != epoch {
-                    *state = ByteState { epoch, ..ByteState::default() };
+            let conflict = match self.shadow(addr, size) {
+                Some(bytes) => check_bytes(bytes, batch.kind, me, epoch),
+                None => {
+                    // Straddles a page: byte by byte.
+                    let mut c = None;
+                    for b in 0..size {
+                        if let Some(bytes) = self.shadow(addr.wrapping_add(b), 1) {
+                            let r = check_bytes(bytes, batch.kind, me, epoch);
+                            c = c.or(r);
+                        }
+                    }
+                    c
                 }
-                let other = |who: u32| who != 0 && who != me;
-                let conflict = match batch.kind {
-                    AccessKind::Load => {
-                        let c = if other(state.writer) || other(state.atomic) {
-                            Some(("read after write", state.writer.max(state.atomic)))
-                        } else {
-                            None
-                        };
-                        state.reader =
-                            if state.reader == 0 || state.reader == me { me } else { MANY };
-                        c
-                    }
-                    AccessKind::Store => {
-                        let c = if other(state.writer) || other(state.atomic) {
-                            Some(("write after write", state.writer.max(state.atomic)))
-                        } else if other(state.reader) {
-                            Some(("write after read", state.reader))
-                        } else {
-                            None
-                        };
-                        state.writer =
-                            if state.writer == 0 || state.writer == me { me } else { MANY };
-                        c
-                    }
-                    AccessKind::Atomic => {
-                        let c = if other(state.writer) {
-                            Some(("atomic after write", state.writer))
-                        } else if other(state.reader) {
-                            Some(("atomic after read", state.reader))
-                        } else {
-                            None
-                        };
-                        state.atomic =
-                            if state.atomic == 0 || state.atomic == me { me } else { MANY };
-                        c
-                    }
-                };
-                if let Some((what, who)) = conflict {
-                    if found.is_none() {
-                        found = Some((lane, what, who));
-                    }
-                    break;
-                }
+            };
+            if let (Some((what, who)), None) = (conflict, found) {
+                found = Some((lane, what, who));
             }
         }
         if let Some((lane, what, who)) = found {
