@@ -500,6 +500,13 @@ impl Checker {
                     return Err(self.error(span, format!("vector condition type '{c}' and result type '{t}' do not have the same number of elements")));
                 }
             };
+            if self.shape(common).is_some_and(|s| s.scalar.size() != scalar.size()) {
+                let (c, t) = (self.type_name(condition.ty), self.type_name(common));
+                return Err(self.error(
+                    condition.span,
+                    format!("vector condition type '{c}' and result type '{t}' do not have elements of the same size"),
+                ));
+            }
             let a = self.implicit(accept, common);
             let r = self.implicit(reject, common);
             return Ok(self.value_operand(

@@ -622,3 +622,11 @@ fn calls_in_sizeof_are_not_evaluated() {
     let m = module("int f(int x) { return sizeof(f(x)) + x; }");
     assert_eq!(m.functions.len(), 1);
 }
+
+#[test]
+fn vector_conditions_need_elements_of_the_result_size() {
+    assert!(
+        errors("void f(char4 c, float4 v) { c ? v : v; }").contains("elements of the same size")
+    );
+    module("void f(uint4 c, float4 v) { c ? v : v; }");
+}
