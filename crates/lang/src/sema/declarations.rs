@@ -280,7 +280,7 @@ impl Checker {
             }
         }
         if matches!(self.inner(declared.ty), TypeInner::Void) {
-            return Err(self.error(name.span, format!("variable has incomplete type 'void'")));
+            return Err(self.error(name.span, "variable has incomplete type 'void'"));
         }
         // `aligned` may be written among the specifiers or after the declarator.
         let attributes: Vec<ast::Attribute> =

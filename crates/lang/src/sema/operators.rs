@@ -7,8 +7,6 @@ use crate::ast::{self, BinaryOp};
 use crate::ir::{self, AddressSpace, Expression, Handle, Scalar, TypeInner, UnaryOp};
 use crate::span::Span;
 
-/// The names of the synchronisation functions that are statements in the IR.
-
 impl Checker {
     pub(super) fn unary(
         &mut self,

@@ -175,7 +175,8 @@ impl Checker {
                 block.push(Statement::Break, span);
             }
             ast::StmtKind::Continue => {
-                if !self.body.as_ref().is_some_and(|b| b.loop_depth > 0) {
+                let in_loop = self.body.as_ref().is_some_and(|b| b.loop_depth > 0);
+                if !in_loop {
                     return Err(self.error(span, "'continue' statement not in loop statement"));
                 }
                 block.push(Statement::Continue, span);
