@@ -266,6 +266,16 @@ impl Checker {
                 }
             }
             Expression::Comma { .. } => None,
+            // clang folds a program-scope scalar constant (`__constant int N = 4; float a[N];`).
+            Expression::Load(place) => match self.func.expressions.get(*place)? {
+                Expression::Variable(ir::VariableRef::Global(global)) => {
+                    match self.module.global_variables.get(*global)?.init.as_ref()? {
+                        ir::ConstValue::Literal(l) => Some(Folded::Scalar(*l)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
             Expression::Swizzle { base, components } => {
                 let all = lanes(sub(*base)?);
                 let picked: Vec<Literal> = components

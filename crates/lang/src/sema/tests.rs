@@ -630,3 +630,11 @@ fn vector_conditions_need_elements_of_the_result_size() {
     );
     module("void f(uint4 c, float4 v) { c ? v : v; }");
 }
+
+#[test]
+fn program_scope_scalar_constants_fold() {
+    let m = module("__constant int N = 4;\n__constant int M = N * 2;\n__kernel void k(__global float *o) { float a[M]; a[0] = N; o[0] = a[0]; }");
+    let k = kernel(&m, "k");
+    let a = k.locals.iter().find(|(_, l)| l.name == "a").map(|(_, l)| l.ty).expect("a");
+    assert_eq!(super::types::display(&m.types, a), "float[8]");
+}
