@@ -33,7 +33,7 @@ pub fn run_on_device(
     workload: &Workload,
     seed_shift: u64,
 ) -> Result<DeviceRun, ExecError> {
-    let program = device.build(&workload.source, &workload.options)?;
+    let program = build(device, workload)?;
     run_program(&program, workload, seed_shift)
 }
 
@@ -68,7 +68,7 @@ pub fn time_on_device(
     workload: &Workload,
     options: &TimingOptions,
 ) -> Result<Timing, ExecError> {
-    let program = device.build(&workload.source, &workload.options)?;
+    let program = build(device, workload)?;
     let single = workload.launches.len() == 1 && workload.launches[0].repeat <= 1;
     if single {
         let launch = &workload.launches[0];
@@ -108,6 +108,22 @@ pub fn time_on_device(
     }
     Timing::from_samples(samples)
         .ok_or_else(|| ExecError::Invalid("no timing samples were taken".to_string()))
+}
+
+/// Builds the workload's source. The runtime gets the text, not the file, so the source's
+/// directory is added to the include path: `#include "x.h"` then resolves as it does for the
+/// simulator (and for a compiler reading the file).
+pub fn build(device: &Device, workload: &Workload) -> Result<Program, ExecError> {
+    let mut options = workload.options.clone();
+    if let Some(dir) = workload.source_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Absolute, because runtimes compile from a directory of their own; quoted only when
+        // needed, because not every runtime's option parser understands quotes.
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let dir = dir.display().to_string();
+        let quoted = if dir.contains(' ') { format!("\"{dir}\"") } else { dir };
+        options = format!("-I{quoted} {options}");
+    }
+    Ok(device.build(&workload.source, options.trim())?)
 }
 
 fn launch_spec(kernel: &str, range: &NdRange) -> LaunchSpec {

@@ -91,3 +91,12 @@ fn timing_gives_one_sample_per_repetition() {
     assert_eq!(pipeline.samples_ns.len(), 5);
     assert!(pipeline.min > 0.0 && pipeline.min <= pipeline.median);
 }
+
+#[test]
+fn includes_resolve_next_to_the_source_on_devices_too() {
+    let Some(device) = device() else { return };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/lang_macros.toml");
+    let w = Workload::load(&path).expect("corpus workload");
+    assert!(w.source.contains("#include"), "the test needs a kernel that includes a header");
+    run_on_device(&device, &w, 0).expect("builds and runs with its header");
+}
