@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(d(0.1), "0.1");
         assert_eq!(d(2.0), "2.0");
         assert_eq!(d(1e300), "1e300");
-        for v in [0.1f32, 1.0 / 3.0, 16777217.0, 1.17549435e-38, 7e-45] {
+        for v in [0.1f32, 1.0 / 3.0, 16777215.0, 1.175_494_4e-38, 7e-45] {
             let printed = f(v as f64);
             let parsed: f32 = printed.trim_end_matches('f').parse().unwrap();
             assert_eq!(parsed.to_bits(), v.to_bits(), "{printed}");

@@ -310,13 +310,7 @@ fn every_nesting_form_prints_at_the_depth_limit() {
         let mut levels = 1;
         while levels < depth {
             e = wrap(&mut b, e);
-            levels +=
-                if *name == "builtin" || *name == "cast" || *name == "explicit" || *name == "comma"
-                {
-                    1
-                } else {
-                    2
-                };
+            levels += levels_per_wrap;
         }
         b.push(Statement::Expression(e));
         b.finish();
