@@ -47,11 +47,13 @@ impl Compiler<'_> {
         let mut compiled = Vec::with_capacity(args.len());
         let mut object = None;
         for (i, a) in args.iter().enumerate() {
+            let mut literal = None;
             if let Expression::StringLiteral(text) = ctx.expr(*a)? {
                 if i == 0 && function == Builtin::Printf {
                     format = Some(text.clone());
                     continue;
                 }
+                literal = Some(text.clone());
             }
             let slot = self.expr(ctx, *a, out)?;
             let arg_ty = ctx.ty(*a)?;
@@ -73,7 +75,7 @@ impl Compiler<'_> {
                 Shape::Arith { scalar, width } => (scalar, width),
                 _ => (Scalar::ULong, 1),
             };
-            compiled.push(BuiltinArg { slot, scalar, width: w, pointer });
+            compiled.push(BuiltinArg { slot, scalar, width: w, pointer, literal });
         }
         let space = compiled
             .iter()

@@ -275,6 +275,13 @@ fn format_lane<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, lane:
                             format_float(&spec, to_f64(a.scalar, v))
                         }
                         'c' => pad(&spec, char::from(v as u8).to_string(), false),
+                        's' if a.literal.is_some() => {
+                            let mut s = a.literal.clone().unwrap_or_default();
+                            if let Some(p) = spec.precision {
+                                s = s.chars().take(p).collect();
+                            }
+                            pad(&spec, s, false)
+                        }
                         's' => {
                             let mut text = Vec::new();
                             for i in 0..4096u64 {

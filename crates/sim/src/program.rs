@@ -253,6 +253,8 @@ pub(crate) struct BuiltinArg {
     pub width: u32,
     /// Address space and pointee scalar/width for pointer arguments.
     pub pointer: Option<(AddressSpace, Scalar, u32)>,
+    /// A string literal argument (`printf("%s", "text")`).
+    pub literal: Option<String>,
 }
 
 #[derive(Clone, Debug)]

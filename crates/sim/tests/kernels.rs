@@ -182,3 +182,271 @@ fn local_memory_reduction_with_barriers() {
     let expected: Vec<i32> = input.chunks(64).map(|c| c.iter().sum()).collect();
     assert_eq!(i32s(&bo), expected);
 }
+
+#[test]
+fn vectors_swizzles_and_vector_builtins() {
+    let src = r#"
+    __kernel void k(__global float4 *v, __global int *out, __global float *f) {
+        float4 a = v[0];
+        float4 b = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+        float4 c = a.wzyx + b * 2.0f;
+        c.xy = c.yx;
+        v[1] = c;
+        int4 m = (int4)(1, 5, 3, 7) > (int4)(2);
+        out[0] = m.x; out[1] = m.y; out[2] = m.z; out[3] = m.w;
+        out[4] = any(m); out[5] = all(m);
+        int2 h = (int2)(10, 20).yx;
+        out[6] = h.x;
+        float3 p = (float3)(1.0f, 0.0f, 0.0f), q = (float3)(0.0f, 1.0f, 0.0f);
+        float3 r = cross(p, q);
+        f[0] = r.z;
+        f[1] = dot(b, b);
+        f[2] = length((float2)(3.0f, 4.0f));
+        uchar4 u = convert_uchar4_sat((int4)(-1, 300, 7, 255));
+        out[7] = u.x + u.y * 1000 + u.z * 1000000;
+        float8 e = (float8)(b, b.s3210);
+        f[3] = e.s4 + e.s7;
+        vstore4(vload4(0, f + 4), 1, f + 4);
+        int4 s = select((int4)(1, 2, 3, 4), (int4)(9), (int4)(-1, 0, -1, 0));
+        out[8] = s.x * 1000 + s.y * 100 + s.z * 10 + s.w;
+        out[9] = as_int(1.0f);
+    }"#;
+    let v = buf_f32("v", &[1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0]);
+    let out = buf_i32("out", &[0; 10]);
+    let f = buf_f32("f", &[0.0, 0.0, 0.0, 0.0, 5.0, 6.0, 7.0, 8.0, 0.0, 0.0, 0.0, 0.0]);
+    let run = run(
+        src,
+        "k",
+        &[1],
+        &[1],
+        &[ArgValue::Buffer(v.clone()), ArgValue::Buffer(out.clone()), ArgValue::Buffer(f.clone())],
+    );
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    // a.wzyx = (4,3,2,1); + (2,4,6,8) = (6,7,8,9); swap xy -> (7,6,8,9)
+    assert_eq!(&f32s(&v)[4..], &[7.0, 6.0, 8.0, 9.0]);
+    assert_eq!(i32s(&out), vec![0, -1, -1, -1, 1, 0, 20, 7_255_000, 9294, 0x3f80_0000]);
+    let fv = f32s(&f);
+    assert_eq!(&fv[..4], &[1.0, 30.0, 5.0, 5.0]);
+    assert_eq!(&fv[8..], &[5.0, 6.0, 7.0, 8.0]);
+}
+
+#[test]
+fn pointers_private_arrays_structs_and_helpers() {
+    let src = r#"
+    typedef struct { int a; float b; int c[3]; } Rec;
+    void bump(__private int *p, int by) { *p += by; }
+    int sum3(const int *x) { return x[0] + x[1] + x[2]; }
+    int first_negative(__global const int *v, int n) {
+        for (int i = 0; i < n; i++) if (v[i] < 0) return i;
+        return -1;
+    }
+    __kernel void k(__global int *out, __global const int *data, __local int *loc) {
+        int g = get_global_id(0);
+        int arr[5];
+        for (int i = 0; i < 5; i++) arr[i] = i * g;
+        int *p = &arr[1];
+        p += 2;
+        bump(p, 100);
+        Rec r;
+        r.a = g; r.b = 0.5f; r.c[0] = 1; r.c[1] = 2; r.c[2] = g;
+        Rec copy = r;
+        copy.c[2] += 10;
+        loc[g] = g * 2;
+        __local int *lp = loc + g;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[g] = arr[3] + sum3(copy.c) * 1000 + *lp * 100000 + (int)(p - arr) * 10000000
+                 + first_negative(data + g, 8 - g) * 1000000000 * 0;
+        if (g == 0) out[4] = first_negative(data, 8);
+    }"#;
+    let out = buf_i32("out", &[0; 5]);
+    let data = buf_i32("data", &[3, 1, 4, -1, 5, -9, 2, 6]);
+    let run = run(
+        src,
+        "k",
+        &[4],
+        &[4],
+        &[ArgValue::Buffer(out.clone()), ArgValue::Buffer(data), ArgValue::Local(16)],
+    );
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    let v = i32s(&out);
+    for g in 0..4 {
+        let expected = (3 * g + 100) + (1 + 2 + g + 10) * 1000 + (2 * g) * 100_000 + 3 * 10_000_000;
+        assert_eq!(v[g as usize], expected, "g = {g}");
+    }
+    assert_eq!(v[4], 3);
+}
+
+#[test]
+fn atomics_build_a_histogram() {
+    let src = r#"
+    __kernel void hist(__global const uint *data, __global uint *bins, __global long *total) {
+        __local uint local_bins[4];
+        int l = get_local_id(0);
+        if (l < 4) local_bins[l] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint v = data[get_global_id(0)];
+        atomic_inc(&local_bins[v % 4]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < 4) atomic_add(&bins[l], local_bins[l]);
+        atom_add(total, (long)v << 32);
+        atomic_max(&bins[4], v);
+        atomic_min(&bins[5], v);
+        if (l == 0) atomic_cmpxchg(&bins[6], 0u, 42u);
+        atomic_xchg(&bins[7], 7u);
+    }"#;
+    let data: Vec<i32> = (0..128).map(|i| (i * 37 % 101) as i32).collect();
+    let bins = buf_i32("bins", &[0, 0, 0, 0, 0, i32::MAX, 0, 0]);
+    let total = clmap_sim::SharedBuffer::from_bytes("total", &[0u8; 8]);
+    for threads in [1, 2] {
+        let bins = buf_i32("bins", &[0, 0, 0, 0, 0, i32::MAX, 0, 0]);
+        let total = clmap_sim::SharedBuffer::from_bytes("total", &[0u8; 8]);
+        let options = clmap_sim::SimOptions { threads, check_races: true, ..Default::default() };
+        let run = run_with(
+            src,
+            "hist",
+            &[128],
+            &[32],
+            &[
+                ArgValue::Buffer(buf_i32("data", &data)),
+                ArgValue::Buffer(bins.clone()),
+                ArgValue::Buffer(total.clone()),
+            ],
+            &options,
+        );
+        assert!(run.reports.is_empty(), "{:?}", run.reports);
+        let mut expected = vec![0i32; 4];
+        for v in &data {
+            expected[(v % 4) as usize] += 1;
+        }
+        let got = i32s(&bins);
+        assert_eq!(&got[..4], &expected[..]);
+        assert_eq!(got[4], *data.iter().max().unwrap_or(&0));
+        assert_eq!(got[5], *data.iter().min().unwrap_or(&0));
+        assert_eq!(got[6], 42);
+        assert_eq!(got[7], 7);
+        let t = i64::from_le_bytes(total.to_bytes().try_into().unwrap_or([0; 8]));
+        assert_eq!(t, data.iter().map(|v| i64::from(*v) << 32).sum::<i64>());
+    }
+    let _ = (bins, total);
+}
+
+#[test]
+fn async_copy_and_wait() {
+    let src = r#"
+    __kernel void k(__global const float *in, __global float *out) {
+        __local float tile[16];
+        event_t e = async_work_group_copy(tile, in + get_group_id(0) * 16, 16, 0);
+        wait_group_events(1, &e);
+        int l = get_local_id(0);
+        out[get_global_id(0)] = tile[15 - l];
+    }"#;
+    let input: Vec<f32> = (0..32).map(|i| i as f32).collect();
+    let out = buf_f32("out", &[0.0; 32]);
+    let options = clmap_sim::SimOptions {
+        threads: 1,
+        check_races: true,
+        check_uninitialised: true,
+        ..Default::default()
+    };
+    let run = run_with(
+        src,
+        "k",
+        &[32],
+        &[16],
+        &[ArgValue::Buffer(buf_f32("in", &input)), ArgValue::Buffer(out.clone())],
+        &options,
+    );
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    let expected: Vec<f32> = (0..32).map(|i| ((i / 16) * 16 + 15 - i % 16) as f32).collect();
+    assert_eq!(f32s(&out), expected);
+}
+
+#[test]
+fn printf_formats_and_orders_output() {
+    let src = r#"
+    __kernel void k(__global const float *in) {
+        int g = get_global_id(0);
+        if (g % 2 == 1) printf("%d:%5.2f|%s|%c|%x|%v2d\n", g, in[g], "ok", 'A' + g, 255 + g, (int2)(g, -g));
+    }"#;
+    let input: Vec<f32> = (0..8).map(|i| i as f32 * 1.5).collect();
+    let run = run(src, "k", &[8], &[4], &[ArgValue::Buffer(buf_f32("in", &input))]);
+    assert_eq!(
+        run.printf,
+        vec![
+            "1: 1.50|ok|B|100|1,-1\n",
+            "3: 4.50|ok|D|102|3,-3\n",
+            "5: 7.50|ok|F|104|5,-5\n",
+            "7:10.50|ok|H|106|7,-7\n"
+        ]
+    );
+}
+
+#[test]
+fn math_builtins_agree_with_double_references() {
+    let src = r#"
+    __kernel void k(__global const float *x, __global float *out) {
+        int i = get_global_id(0);
+        float v = x[i];
+        int n = 14;
+        out[i * n + 0] = sin(v);
+        out[i * n + 1] = exp(v);
+        out[i * n + 2] = log(fabs(v) + 1.0f);
+        out[i * n + 3] = sqrt(fabs(v));
+        out[i * n + 4] = pow(fabs(v), 1.5f);
+        out[i * n + 5] = atan2(v, 2.0f);
+        out[i * n + 6] = erf(v);
+        out[i * n + 7] = tgamma(fabs(v) + 0.5f);
+        out[i * n + 8] = fma(v, v, 1.0f);
+        out[i * n + 9] = clamp(v, -1.0f, 1.0f);
+        out[i * n + 10] = hypot(v, 3.0f);
+        out[i * n + 11] = cbrt(v);
+        out[i * n + 12] = rsqrt(fabs(v) + 1.0f);
+        out[i * n + 13] = floor(v) + fmod(v, 0.75f);
+    }"#;
+    let xs: Vec<f32> = (0..16).map(|i| (i as f32 - 7.5) * 0.37).collect();
+    let out = buf_f32("out", &vec![0.0; 16 * 14]);
+    run(
+        src,
+        "k",
+        &[16],
+        &[16],
+        &[ArgValue::Buffer(buf_f32("x", &xs)), ArgValue::Buffer(out.clone())],
+    );
+    let got = f32s(&out);
+    let ulp = |a: f32, b: f64| {
+        let b32 = b as f32;
+        if a == b32 {
+            return 0.0;
+        }
+        let spacing = (f32::from_bits(b32.abs().to_bits() + 1) - b32.abs()) as f64;
+        ((a as f64) - b).abs() / spacing
+    };
+    for (i, &x) in xs.iter().enumerate() {
+        let v = f64::from(x);
+        let refs = [
+            v.sin(),
+            v.exp(),
+            (v.abs() + 1.0).ln(),
+            v.abs().sqrt(),
+            v.abs().powf(1.5),
+            v.atan2(2.0),
+            f64::NAN,
+            f64::NAN,
+            (v * v + 1.0),
+            v.clamp(-1.0, 1.0),
+            v.hypot(3.0),
+            v.cbrt(),
+            1.0 / (v.abs() + 1.0).sqrt(),
+            v.floor() + v % 0.75,
+        ];
+        for (j, r) in refs.iter().enumerate() {
+            if r.is_nan() {
+                continue;
+            }
+            let a = got[i * 14 + j];
+            assert!(ulp(a, *r) <= 4.0, "function {j} at {x}: {a} vs {r}");
+        }
+    }
+    // erf(-0.185) from its Taylor series.
+    assert!((got[7 * 14 + 6] - (-0.206_392_9f32)).abs() < 1e-6, "{}", got[7 * 14 + 6]);
+}
