@@ -177,9 +177,15 @@ impl<'a> ExpressionPrinter<'a> {
         parent: BinaryOp,
         e: Handle<Expression>,
         is_rhs: bool,
+        spell_out: bool,
         depth: usize,
     ) -> String {
-        let printed = self.print(e, depth + 1);
+        let printed = match self.function.expressions.get(e) {
+            Some(Expression::Convert { value, kind: ConversionKind::Implicit }) if spell_out => {
+                self.conversion(e, *value, ConversionKind::Cast, depth)
+            }
+            _ => self.print(e, depth + 1),
+        };
         let level = binary_precedence(parent);
         let needs = printed.prec < level
             || (printed.prec == level && is_rhs)
@@ -228,13 +234,48 @@ impl<'a> ExpressionPrinter<'a> {
     ) -> Printed {
         let shown_lhs = self.implicit_splat(lhs, rhs).unwrap_or(lhs);
         let shown_rhs = self.implicit_splat(rhs, lhs).unwrap_or(rhs);
+        let spell_out = !self.conversions_are_natural(op, lhs, rhs);
         let text = format!(
             "{} {} {}",
-            self.binary_operand(op, shown_lhs, false, depth),
+            self.binary_operand(op, shown_lhs, false, spell_out, depth),
             op.as_str(),
-            self.binary_operand(op, shown_rhs, true, depth)
+            self.binary_operand(op, shown_rhs, true, spell_out, depth)
         );
         Printed { text, prec: binary_precedence(op), op: Some(op) }
+    }
+
+    /// Whether C's usual arithmetic conversions give the operands of `op` the types the IR
+    /// converts them to, so the IR's implicit conversions can be left out. Sema only makes such
+    /// conversions implicit, but a transform may mark any conversion so; one C would not
+    /// perform is printed as a cast.
+    fn conversions_are_natural(
+        &self,
+        op: BinaryOp,
+        lhs: Handle<Expression>,
+        rhs: Handle<Expression>,
+    ) -> bool {
+        if is_logical(op) || matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+            return true;
+        }
+        let implicit_source = |e: Handle<Expression>| match self.function.expressions.get(e) {
+            Some(Expression::Convert { value, kind: ConversionKind::Implicit }) => Some(*value),
+            _ => None,
+        };
+        let (from_lhs, from_rhs) = (implicit_source(lhs), implicit_source(rhs));
+        if from_lhs.is_none() && from_rhs.is_none() {
+            return true;
+        }
+        let scalar = |e: Handle<Expression>| match self.type_inner(e) {
+            Some(TypeInner::Scalar(s)) => Some(*s),
+            _ => None,
+        };
+        // OpenCL converts no vector implicitly; pointers are not converted by these operators.
+        let (Some(target), Some(a), Some(b)) =
+            (scalar(lhs), scalar(from_lhs.unwrap_or(lhs)), scalar(from_rhs.unwrap_or(rhs)))
+        else {
+            return !matches!(self.type_inner(lhs), Some(TypeInner::Vector { .. }));
+        };
+        usual_arithmetic_conversion(a, b) == target
     }
 
     /// A prefix operator: a `-` before an operand that starts with `-` would read as `--`.
@@ -541,6 +582,29 @@ impl<'a> ExpressionPrinter<'a> {
             }
             _ => Printed::new("0".to_string(), prec::PRIMARY),
         }
+    }
+}
+
+/// The common type of C's usual arithmetic conversions (C99 §6.3.1.8) for scalar operands.
+fn usual_arithmetic_conversion(a: Scalar, b: Scalar) -> Scalar {
+    if a.is_float() || b.is_float() {
+        return if a.rank() >= b.rank() { a } else { b };
+    }
+    let promote = |s: Scalar| if s.rank() < Scalar::Int.rank() { Scalar::Int } else { s };
+    let (a, b) = (promote(a), promote(b));
+    if a == b {
+        return a;
+    }
+    if a.is_signed() == b.is_signed() {
+        return if a.rank() >= b.rank() { a } else { b };
+    }
+    let (unsigned, signed) = if a.is_signed() { (b, a) } else { (a, b) };
+    if unsigned.rank() >= signed.rank() {
+        unsigned
+    } else if signed.size() > unsigned.size() {
+        signed
+    } else {
+        signed.to_unsigned()
     }
 }
 

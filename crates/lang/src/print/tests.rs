@@ -318,3 +318,27 @@ fn every_nesting_form_prints_at_the_depth_limit() {
         assert!(!text.contains("too deep"), "{name}");
     }
 }
+
+#[test]
+fn implicit_conversions_c_would_not_make_are_spelled_out() {
+    // uint + int computes in uint in C; an IR that adds them as int (a transform's
+    // "implicit" conversion of the uint) must show the conversion.
+    let text = print_statement(|b| {
+        let int = b.scalar(Scalar::Int);
+        let uint = b.scalar(Scalar::UInt);
+        let x = b.expr(Expression::Literal(Literal::int(Scalar::UInt, 7)), uint);
+        let x = b.expr(Expression::Convert { value: x, kind: ConversionKind::Implicit }, int);
+        let y = b.int(-1);
+        b.binary(BinaryOp::Lt, y, x)
+    });
+    assert_eq!(text, "-1 < (int)7u");
+    // int + float computes in float in C: nothing to show.
+    let text = print_statement(|b| {
+        let float = b.scalar(Scalar::Float);
+        let x = b.int(2);
+        let x = b.expr(Expression::Convert { value: x, kind: ConversionKind::Implicit }, float);
+        let y = b.float(0.5);
+        b.binary(BinaryOp::Mul, x, y)
+    });
+    assert_eq!(text, "2 * 0.5f");
+}
