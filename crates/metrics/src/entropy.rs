@@ -1,0 +1,167 @@
+//! Shannon entropies of address distributions, with low address bits dropped.
+//!
+//! Every entropy here is computed from a list sorted by address, so the floating-point sums
+//! run in one fixed order and the result does not depend on how the counts were gathered
+//! (which thread saw which work-group, in which order a hash map was filled).
+
+/// Entropies are reported for 0 to [`MAX_DROPPED_BITS`] dropped low address bits.
+pub const MAX_DROPPED_BITS: usize = 10;
+
+/// One entropy per number of dropped bits, index `n` for `n` bits dropped.
+pub type EntropyCurve = [f64; MAX_DROPPED_BITS + 1];
+
+/// How the probabilities of a distribution are formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Denominator {
+    /// `p = count / total`: the textbook definition.
+    Total,
+    /// `p = count / (total + 1)`: what the published AIWC code does for parallel spatial
+    /// locality (kept only to reproduce its numbers).
+    TotalPlusOne,
+}
+
+/// `-sum p log2 p` of a distribution given by its counts, in the order given.
+pub fn entropy_of_counts(counts: impl IntoIterator<Item = u64>, total: u64, d: Denominator) -> f64 {
+    if total == 0 {
+        return 0.0;
+    }
+    let denominator = match d {
+        Denominator::Total => total as f64,
+        Denominator::TotalPlusOne => total as f64 + 1.0,
+    };
+    let mut entropy = 0.0;
+    for c in counts {
+        if c > 0 {
+            let p = c as f64 / denominator;
+            entropy -= p * p.log2();
+        }
+    }
+    entropy
+}
+
+/// Entropy curve of `(address, count)` pairs sorted by address (every address once): for `n`
+/// dropped bits the counts of addresses equal after `>> n` are pooled. Sorting by address
+/// keeps the addresses of one pool next to each other for every `n`.
+pub fn curve_of_sorted_counts(sorted: &[(u64, u64)], d: Denominator) -> EntropyCurve {
+    let total: u64 = sorted.iter().map(|(_, c)| *c).sum();
+    let mut curve = [0.0; MAX_DROPPED_BITS + 1];
+    for (n, slot) in curve.iter_mut().enumerate() {
+        *slot = entropy_of_counts(Pools { sorted, shift: n as u32, at: 0 }, total, d);
+    }
+    curve
+}
+
+/// Entropy curve of a multiset of addresses (one entry per access), sorted in place.
+pub fn curve_of_addresses(addresses: &mut [u64], d: Denominator) -> EntropyCurve {
+    addresses.sort_unstable();
+    let mut curve = [0.0; MAX_DROPPED_BITS + 1];
+    let total = addresses.len() as u64;
+    if let (Some(first), Some(last)) = (addresses.first(), addresses.last()) {
+        if first == last && d == Denominator::Total {
+            // Every lane at one address: no uncertainty at any resolution.
+            return curve;
+        }
+    }
+    for (n, slot) in curve.iter_mut().enumerate() {
+        let runs = Runs { addresses, shift: n as u32, at: 0 };
+        *slot = entropy_of_counts(runs, total, d);
+    }
+    curve
+}
+
+/// Pooled counts of sorted `(address, count)` pairs, pool by pool.
+struct Pools<'a> {
+    sorted: &'a [(u64, u64)],
+    shift: u32,
+    at: usize,
+}
+
+impl Iterator for Pools<'_> {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        let (first, count) = *self.sorted.get(self.at)?;
+        let key = first >> self.shift;
+        let mut sum = count;
+        self.at += 1;
+        while let Some((a, c)) = self.sorted.get(self.at) {
+            if a >> self.shift != key {
+                break;
+            }
+            sum += c;
+            self.at += 1;
+        }
+        Some(sum)
+    }
+}
+
+/// Lengths of runs of equal `address >> shift` in a sorted address list.
+struct Runs<'a> {
+    addresses: &'a [u64],
+    shift: u32,
+    at: usize,
+}
+
+impl Iterator for Runs<'_> {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        let key = self.addresses.get(self.at)? >> self.shift;
+        let start = self.at;
+        self.at += 1;
+        while self.addresses.get(self.at).is_some_and(|a| a >> self.shift == key) {
+            self.at += 1;
+        }
+        Some((self.at - start) as u64)
+    }
+}
+
+/// Binary entropy `H(p)` in bits.
+pub fn binary_entropy(p: f64) -> f64 {
+    if p <= 0.0 || p >= 1.0 {
+        0.0
+    } else {
+        -(p * p.log2() + (1.0 - p) * (1.0 - p).log2())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn uniform_and_skewed_distributions() {
+        assert!(close(entropy_of_counts([1, 1, 1, 1], 4, Denominator::Total), 2.0));
+        // p = 1/2, 1/4, 1/4: 0.5 + 0.5 + 0.5.
+        assert!(close(entropy_of_counts([2, 1, 1], 4, Denominator::Total), 1.5));
+        assert_eq!(entropy_of_counts([], 0, Denominator::Total), 0.0);
+        // With total + 1: four accesses of one address, p = 4/5.
+        let e = entropy_of_counts([4], 4, Denominator::TotalPlusOne);
+        assert!(close(e, -(0.8f64 * 0.8f64.log2())));
+    }
+
+    #[test]
+    fn dropping_bits_pools_neighbours() {
+        // Four 4-byte words at 0, 4, 8, 12, accessed once each.
+        let mut a = vec![12, 0, 8, 4];
+        let c = curve_of_addresses(&mut a, Denominator::Total);
+        assert!(close(c[0], 2.0) && close(c[2], 2.0));
+        assert!(close(c[3], 1.0), "0,4 and 8,12 pool at 3 bits: {c:?}");
+        assert!(close(c[4], 0.0));
+        let sorted = [(0, 2), (4, 1), (8, 1)];
+        let c = curve_of_sorted_counts(&sorted, Denominator::Total);
+        assert!(close(c[0], 1.5));
+        assert!(close(c[3], binary_entropy(0.75)));
+        assert!(close(c[10], 0.0));
+    }
+
+    #[test]
+    fn one_address_has_no_entropy() {
+        let mut a = vec![64; 16];
+        assert_eq!(curve_of_addresses(&mut a, Denominator::Total), [0.0; 11]);
+        assert!(close(binary_entropy(0.5), 1.0));
+        assert_eq!(binary_entropy(1.0), 0.0);
+    }
+}

@@ -1,0 +1,264 @@
+//! The metrics observer: one per simulator thread, merged when the launch ends.
+
+use crate::branches::{AiwcBranchAccumulator, BranchAccumulator};
+use crate::hasher::BuildAddressHasher;
+use crate::keys::metric_key;
+use crate::psl::{AiwcPslAccumulator, PslAccumulator};
+use crate::stats::ValueHistogram;
+use crate::summary::{self, KernelMetrics};
+use crate::Mode;
+use clmap_lang::ir::AddressSpace;
+use clmap_lang::Span;
+use clmap_sim::{AccessBatch, AccessKind, GroupInfo, Mask, Observer, OpClass};
+use std::collections::HashMap;
+
+/// Every [`OpClass`], in the order instruction counts are kept.
+pub const OP_CLASSES: [OpClass; 13] = [
+    OpClass::IntegerArithmetic,
+    OpClass::FloatArithmetic,
+    OpClass::Comparison,
+    OpClass::Conversion,
+    OpClass::Move,
+    OpClass::Address,
+    OpClass::Load,
+    OpClass::Store,
+    OpClass::Atomic,
+    OpClass::Builtin,
+    OpClass::WorkItemQuery,
+    OpClass::Control,
+    OpClass::Other,
+];
+
+fn class_index(class: OpClass) -> usize {
+    OP_CLASSES.iter().position(|c| *c == class).unwrap_or(OP_CLASSES.len() - 1)
+}
+
+/// Accesses of one address by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessCounts {
+    pub loads: u64,
+    pub stores: u64,
+    pub atomics: u64,
+}
+
+/// Collects every metric of one launch. Memory grows with the distinct addresses, branch
+/// sites and branch histories seen (plus, in [`Mode::AiwcCompat`], one record per
+/// work-group), never with the number of accesses.
+#[derive(Debug)]
+pub struct MetricsObserver {
+    pub(crate) mode: Mode,
+    pub(crate) instructions: [u64; OP_CLASSES.len()],
+    pub(crate) addresses: HashMap<u64, AccessCounts, BuildAddressHasher>,
+    /// Lane accesses per address space: global, local, constant.
+    pub(crate) global_accesses: u64,
+    pub(crate) local_accesses: u64,
+    pub(crate) constant_accesses: u64,
+    psl: PslAccumulator,
+    aiwc_psl: AiwcPslAccumulator,
+    branches: BranchAccumulator,
+    aiwc_branches: AiwcBranchAccumulator,
+    pub(crate) work_items: u64,
+    pub(crate) work_groups: u64,
+    pub(crate) max_group_lanes: u64,
+    pub(crate) barriers_hit: u64,
+    pub(crate) instructions_to_barrier: ValueHistogram,
+    pub(crate) instructions_per_item: ValueHistogram,
+    /// The current group: its index, lanes, lane-weighted instructions in all and since the
+    /// last barrier.
+    group_index: u64,
+    lanes: usize,
+    group_instructions: u64,
+    interval_instructions: u64,
+}
+
+impl MetricsObserver {
+    pub fn new(mode: Mode) -> MetricsObserver {
+        MetricsObserver {
+            mode,
+            instructions: [0; OP_CLASSES.len()],
+            addresses: HashMap::default(),
+            global_accesses: 0,
+            local_accesses: 0,
+            constant_accesses: 0,
+            psl: PslAccumulator::default(),
+            aiwc_psl: AiwcPslAccumulator::default(),
+            branches: BranchAccumulator::default(),
+            aiwc_branches: AiwcBranchAccumulator::default(),
+            work_items: 0,
+            work_groups: 0,
+            max_group_lanes: 0,
+            barriers_hit: 0,
+            instructions_to_barrier: ValueHistogram::default(),
+            instructions_per_item: ValueHistogram::default(),
+            group_index: 0,
+            lanes: 0,
+            group_instructions: 0,
+            interval_instructions: 0,
+        }
+    }
+
+    /// The metrics of everything observed, for the kernel called `kernel`.
+    pub fn finish(&self, kernel: &str) -> KernelMetrics {
+        let psl = match self.mode {
+            Mode::Clmap => self.psl.finish(),
+            Mode::AiwcCompat => self.aiwc_psl.finish(),
+        };
+        let branches = match self.mode {
+            Mode::Clmap => self.branches.finish(),
+            Mode::AiwcCompat => self.aiwc_branches.finish(),
+        };
+        summary::summarise(self, kernel, psl, branches)
+    }
+
+    /// Per-work-item instruction estimate of an interval: lane-weighted instructions shared
+    /// evenly by the group's lanes (exact when the group does not diverge; the observer
+    /// interface reports instruction counts, not which lanes ran them).
+    fn per_item(&self, lane_weighted: u64) -> u64 {
+        if self.lanes == 0 {
+            0
+        } else {
+            (lane_weighted + self.lanes as u64 / 2) / self.lanes as u64
+        }
+    }
+
+    fn close_interval(&mut self, lanes_reaching: u64) {
+        let per_item = self.per_item(self.interval_instructions);
+        self.instructions_to_barrier.add(per_item, lanes_reaching);
+        self.interval_instructions = 0;
+    }
+}
+
+impl Observer for MetricsObserver {
+    fn group_start(&mut self, group: &GroupInfo) {
+        self.group_index = group.group_index;
+        self.lanes = group.lanes;
+        self.group_instructions = 0;
+        self.interval_instructions = 0;
+        self.work_groups += 1;
+        self.work_items += group.lanes as u64;
+        self.max_group_lanes = self.max_group_lanes.max(group.lanes as u64);
+        match self.mode {
+            Mode::Clmap => self.branches.group_start(),
+            Mode::AiwcCompat => self.aiwc_psl.group_start(group.lanes),
+        }
+    }
+
+    fn group_end(&mut self, group: &GroupInfo) {
+        match self.mode {
+            Mode::Clmap => {
+                self.psl.group_end(group.lanes);
+                self.close_interval(group.lanes as u64);
+            }
+            Mode::AiwcCompat => {
+                self.aiwc_psl.group_end(group.group_index);
+                self.aiwc_branches.group_end();
+                // AIWC counts no barrier, so each work-item's whole run is one interval.
+                let per_item = self.per_item(self.group_instructions);
+                self.instructions_to_barrier.add(per_item, group.lanes as u64);
+            }
+        }
+        let per_item = self.per_item(self.group_instructions);
+        self.instructions_per_item.add(per_item, group.lanes as u64);
+    }
+
+    fn memory_access(&mut self, batch: &AccessBatch<'_>) {
+        let lanes = u64::from(batch.mask.count());
+        match batch.space {
+            AddressSpace::Private => return,
+            AddressSpace::Global => self.global_accesses += lanes,
+            AddressSpace::Local => self.local_accesses += lanes,
+            AddressSpace::Constant => self.constant_accesses += lanes,
+        }
+        let mode = self.mode;
+        let group = self.group_index;
+        let key_of =
+            |lane: usize| batch.addresses.get(lane).and_then(|a| metric_key(*a, group, mode));
+        for lane in batch.mask.iter() {
+            let Some(key) = key_of(lane) else { continue };
+            let counts = self.addresses.entry(key).or_default();
+            match batch.kind {
+                AccessKind::Load => counts.loads += 1,
+                AccessKind::Store => counts.stores += 1,
+                AccessKind::Atomic => counts.atomics += 1,
+            }
+            if mode == Mode::AiwcCompat {
+                self.aiwc_psl.access(lane, key);
+                if batch.kind == AccessKind::Atomic {
+                    // AIWC sees an atomic as a load and a store.
+                    self.aiwc_psl.access(lane, key);
+                }
+            }
+        }
+        if mode == Mode::Clmap {
+            self.psl.access(batch.time, batch.mask.iter().filter_map(key_of));
+        }
+    }
+
+    fn instruction(&mut self, class: OpClass, active_lanes: u32, _time: u64) {
+        let lanes = u64::from(active_lanes);
+        if let Some(n) = self.instructions.get_mut(class_index(class)) {
+            *n += lanes;
+        }
+        self.group_instructions += lanes;
+        self.interval_instructions += lanes;
+    }
+
+    fn branch(&mut self, span: Span, taken: &Mask, active: &Mask, _time: u64) {
+        match self.mode {
+            Mode::Clmap => self.branches.branch(span, taken, active),
+            Mode::AiwcCompat => self.aiwc_branches.branch(span, taken, active),
+        }
+    }
+
+    fn barrier(&mut self, _span: Span, active: &Mask, _group: &GroupInfo, _time: u64) {
+        match self.mode {
+            Mode::Clmap => {
+                self.barriers_hit += u64::from(active.count());
+                self.close_interval(u64::from(active.count()));
+            }
+            Mode::AiwcCompat => {
+                self.aiwc_psl.interval_end();
+                self.aiwc_branches.interval_end();
+            }
+        }
+    }
+
+    fn merge(&mut self, other: Self) {
+        for (a, b) in self.instructions.iter_mut().zip(other.instructions) {
+            *a += b;
+        }
+        if self.addresses.len() < other.addresses.len() {
+            // Fold the smaller table into the larger one.
+            let mut other_addresses = other.addresses;
+            std::mem::swap(&mut self.addresses, &mut other_addresses);
+            merge_addresses(&mut self.addresses, other_addresses);
+        } else {
+            merge_addresses(&mut self.addresses, other.addresses);
+        }
+        self.global_accesses += other.global_accesses;
+        self.local_accesses += other.local_accesses;
+        self.constant_accesses += other.constant_accesses;
+        self.psl.merge(other.psl);
+        self.aiwc_psl.merge(other.aiwc_psl);
+        self.branches.merge(other.branches);
+        self.aiwc_branches.merge(other.aiwc_branches);
+        self.work_items += other.work_items;
+        self.work_groups += other.work_groups;
+        self.max_group_lanes = self.max_group_lanes.max(other.max_group_lanes);
+        self.barriers_hit += other.barriers_hit;
+        self.instructions_to_barrier.merge(other.instructions_to_barrier);
+        self.instructions_per_item.merge(other.instructions_per_item);
+    }
+}
+
+fn merge_addresses(
+    into: &mut HashMap<u64, AccessCounts, BuildAddressHasher>,
+    from: HashMap<u64, AccessCounts, BuildAddressHasher>,
+) {
+    for (k, c) in from {
+        let e = into.entry(k).or_default();
+        e.loads += c.loads;
+        e.stores += c.stores;
+        e.atomics += c.atomics;
+    }
+}
