@@ -1,4 +1,4 @@
-// expect-error: 4: expected identifier
+// expect-error: 4: invalid suffix 'count' on integer constant
 // A variable name cannot start with a digit.
 __kernel void k(__global int *out)
 {   int 3count = 0;

@@ -1,3 +1,3 @@
-// expect-error: 2: expected a file name
+// expect-error: 2: expected "FILENAME" or <FILENAME>
 #include
 __kernel void k(__global float *out) { out[0] = 1.0f; }

@@ -1,4 +1,4 @@
-// expect-error: 6: invalid token
+// expect-error: 6: does not give a valid preprocessing token
 // Pasting an identifier and '.' does not form one token.
 #define MEMBER(name) name ## .y
 __kernel void k(__global float *out)

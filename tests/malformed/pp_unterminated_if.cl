@@ -1,4 +1,4 @@
-// expect-error: 3: unterminated #if
+// expect-error: 3: unterminated conditional directive
 // The #if is never closed by #endif.
 #if defined(USE_FAST_PATH)
 __kernel void k(__global float *out)

@@ -1,4 +1,4 @@
-// expect-error: 5: unterminated macro
+// expect-error: 5: unterminated argument list
 // The argument list of ADD is never closed before the end of the file.
 #define ADD(a, b) ((a) + (b))
 __kernel void k(__global int *out)
