@@ -529,7 +529,10 @@ impl<'a> ExpressionPrinter<'a> {
     ) -> Printed {
         match kind {
             // Sema inserts it again when it reads the printed text.
-            ConversionKind::Implicit => self.print(value, depth + 1),
+            ConversionKind::Implicit if self.c_converts_implicitly(e, value) => {
+                self.print(value, depth + 1)
+            }
+            ConversionKind::Implicit => self.conversion(e, value, ConversionKind::Cast, depth),
             ConversionKind::Cast => Printed::new(
                 format!("({}){}", self.type_text(e), self.operand(value, prec::UNARY, depth)),
                 prec::UNARY,
@@ -544,6 +547,36 @@ impl<'a> ExpressionPrinter<'a> {
                 ),
                 prec::POSTFIX,
             ),
+        }
+    }
+
+    /// Whether C performs the conversion of `value` to the type of `e` without being asked
+    /// (arithmetic types among themselves, a null pointer constant to a pointer, a pointer
+    /// to one of the same address space and pointee or to or from `void *`, a pointer to
+    /// bool). Other
+    /// "implicit" conversions a transform may have made are written as casts.
+    fn c_converts_implicitly(&self, e: Handle<Expression>, value: Handle<Expression>) -> bool {
+        let (Some(from), Some(to)) = (self.type_inner(value), self.type_inner(e)) else {
+            return true;
+        };
+        match (from, to) {
+            (TypeInner::Scalar(_), TypeInner::Scalar(_)) => true,
+            (TypeInner::Vector { .. }, TypeInner::Vector { .. }) => from == to,
+            (TypeInner::Pointer { .. }, TypeInner::Scalar(Scalar::Bool)) => true,
+            // Qualifiers may change (sema drops the implicit `const` of `__constant` objects).
+            (
+                TypeInner::Pointer { pointee: p, space: s, .. },
+                TypeInner::Pointer { pointee: q, space: t, .. },
+            ) => {
+                let is_void =
+                    |h: &Handle<Type>| matches!(self.module.types.get(*h), Some(TypeInner::Void));
+                s == t && (p == q || is_void(p) || is_void(q))
+            }
+            (TypeInner::Scalar(_), TypeInner::Pointer { .. }) => matches!(
+                self.function.expressions.get(value),
+                Some(Expression::Literal(lit)) if lit.as_i128() == Some(0)
+            ),
+            _ => false,
         }
     }
 

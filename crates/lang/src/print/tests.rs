@@ -342,3 +342,24 @@ fn implicit_conversions_c_would_not_make_are_spelled_out() {
     });
     assert_eq!(text, "2 * 0.5f");
 }
+
+#[test]
+fn implicit_vector_and_address_space_conversions_become_casts() {
+    // OpenCL converts no vector implicitly.
+    let text = print_statement(|b| {
+        let int4 = b.vector(Scalar::Int, 4);
+        let float4 = b.vector(Scalar::Float, 4);
+        let v = b.expr(Expression::ZeroValue, int4);
+        b.expr(Expression::Convert { value: v, kind: ConversionKind::Implicit }, float4)
+    });
+    assert_eq!(text, "(float4)(int4)(0)");
+    // Nor a pointer into another address space.
+    let text = print_statement(|b| {
+        let float = b.scalar(Scalar::Float);
+        let global = b.pointer(float, AddressSpace::Global);
+        let local = b.pointer(float, AddressSpace::Local);
+        let p = b.expr(Expression::ZeroValue, global);
+        b.expr(Expression::Convert { value: p, kind: ConversionKind::Implicit }, local)
+    });
+    assert_eq!(text, "(__local float *)(__global float *)0");
+}
