@@ -6,6 +6,7 @@
 mod commands;
 mod exit;
 mod report;
+mod run_report;
 mod source_args;
 mod workload_args;
 
@@ -33,8 +34,12 @@ enum Command {
     Check(commands::check::Args),
     Print(commands::print::Args),
     Ir(commands::ir::Args),
+    Run(commands::run::Args),
+    Compare(commands::compare::Args),
     Devices(commands::devices::Args),
     Time(commands::time::Args),
+    Unlocal(commands::unlocal::Args),
+    Analyze(commands::analyze::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,8 +48,12 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(args),
         Command::Print(args) => commands::print::run(args),
         Command::Ir(args) => commands::ir::run(args),
+        Command::Run(args) => commands::run::run(args),
+        Command::Compare(args) => commands::compare::run(args),
         Command::Devices(args) => commands::devices::run(args),
         Command::Time(args) => commands::time::run(args),
+        Command::Unlocal(args) => commands::unlocal::run(args),
+        Command::Analyze(args) => commands::analyze::run(args),
     };
     match outcome {
         Ok(code) => code.into(),

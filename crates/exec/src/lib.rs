@@ -5,5 +5,7 @@
 //! so the CLI, rewrite validation and benchmark campaigns all run workloads the same way.
 
 pub mod on_device;
+pub mod target;
 
 pub use on_device::{run_on_device, time_on_device, DeviceRun, ExecError};
+pub use target::{run_on, Target, TargetRun};

@@ -13,6 +13,8 @@ pub enum ExecError {
     Workload(#[from] WorkloadError),
     #[error(transparent)]
     Device(#[from] DeviceError),
+    #[error(transparent)]
+    Simulator(#[from] clmap_sim::SimError),
     #[error("{0}")]
     Invalid(String),
 }

@@ -1,0 +1,115 @@
+//! `clmap run`: run a workload on the simulator or a device.
+
+use crate::exit::{CliError, Status};
+use crate::run_report;
+use crate::workload_args;
+use clmap_exec::{run_on, Target};
+use clmap_sim::SimOptions;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Run a workload: on the built-in simulator (default) or on an OpenCL device.
+///
+/// The simulator checks every memory access (an out-of-bounds access is reported with the
+/// source line, the work-item and the work-group, and the run goes on); `--races` and `--uninit`
+/// add the data-race and uninitialised-local-memory checkers. Outputs can be dumped in
+/// Oclgrind's layout (`--dump`) or written as binary and CSV files (`--out DIR`).
+///
+/// Exit codes: 0 clean run; 1 bad workload or kernel; 2 the kernel did something wrong
+/// (a checker fired, or a divergent barrier); 3 no OpenCL device.
+///
+/// Examples:
+///   clmap run examples/transpose.toml --races --uninit
+///   clmap run kernel.sim --oclgrind-output        (a drop-in for oclgrind-kernel)
+///   clmap run examples/vector_add.toml --device gpu --out results/
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The workload (.toml, or an Oclgrind .sim file).
+    pub workload: PathBuf,
+    /// Where to run: `sim` (the built-in simulator), or an OpenCL device as `clmap devices`
+    /// lists it (`0`, `1:0`, `cpu`, `gpu`, or part of its name).
+    #[arg(long, short, default_value = "sim")]
+    pub device: String,
+    /// Simulator threads (0 = one per core). Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Report data races on local and global memory within a barrier interval.
+    #[arg(long)]
+    pub races: bool,
+    /// Report reads of uninitialised local memory.
+    #[arg(long)]
+    pub uninit: bool,
+    /// Stop a work-group after this many steps (runaway loops).
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+    /// Print every output buffer, in Oclgrind's `Argument 'x': N bytes` layout.
+    #[arg(long)]
+    pub dump: bool,
+    /// Write every output buffer to DIR as NAME.bin (raw little-endian) and NAME.csv.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print dumps and errors exactly as oclgrind-kernel does, so its scripts keep working.
+    #[arg(long)]
+    pub oclgrind_output: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<Status, CliError> {
+    let workload = workload_args::load(&args.workload)?;
+    let mut sim = SimOptions { threads: args.threads, ..SimOptions::default() };
+    sim.check_races = args.races;
+    sim.check_uninitialised = args.uninit;
+    if let Some(steps) = args.max_steps {
+        sim.max_steps = steps;
+    }
+    let target = Target::select(&args.device, sim).map_err(run_report::exec_error)?;
+    let started = Instant::now();
+    let outcome = run_on(&target, &workload).map_err(run_report::exec_error)?;
+    let seconds = started.elapsed().as_secs_f64();
+
+    let dumped = args.dump || args.oclgrind_output;
+    if args.oclgrind_output {
+        eprint!("{}", run_report::oclgrind_errors(&workload, &outcome.reports));
+        for text in &outcome.printf {
+            print!("{text}");
+        }
+        print!("{}", workload.format_oclgrind_output(&outcome.buffers));
+    } else if args.json {
+        let out = json!({
+            "workload": args.workload.display().to_string(),
+            "target": target.name(),
+            "seconds": seconds,
+            "launches": outcome.kernel_ns.len().max(workload.launches.iter().map(|l| l.repeat.max(1) as usize).sum()),
+            "kernel_ns": outcome.kernel_ns,
+            "reports": outcome.reports.iter().map(run_report::report_json).collect::<Vec<_>>(),
+            "printf": outcome.printf,
+            "outputs": workload.outputs,
+        });
+        println!("{out:#}");
+    } else {
+        for text in &outcome.printf {
+            print!("{text}");
+        }
+        eprint!("{}", run_report::render_reports(&workload, &outcome.reports));
+        println!(
+            "{}",
+            run_report::summary(&args.workload, &workload, &target.name(), seconds, &outcome)
+        );
+        if dumped {
+            print!("{}", workload.format_oclgrind_output(&outcome.buffers));
+        }
+    }
+    if let Some(dir) = &args.out {
+        let written = clmap_workload::write_output_files(dir, &workload, &outcome.buffers)
+            .map_err(|e| {
+                CliError::BadInput(format!("cannot write outputs to {}: {e}", dir.display()))
+            })?;
+        if !args.json && !args.oclgrind_output {
+            println!("wrote {} files to {}", written.len(), dir.display());
+        }
+    }
+    Ok(if outcome.reports.is_empty() { Status::Success } else { Status::KernelFault })
+}
