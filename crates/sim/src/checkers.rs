@@ -96,13 +96,17 @@ fn report_for(
 /// (0 = nobody, [`MANY`] = several lanes).
 #[derive(Clone, Copy, Debug, Default)]
 struct ByteState {
-    epoch: u32,
-    writer: u32,
-    reader: u32,
-    atomic: u32,
+    epoch: u16,
+    writer: u16,
+    reader: u16,
+    atomic: u16,
 }
 
-const MANY: u32 = u32::MAX;
+/// Several lanes. Lanes are stored in 16 bits, so the race checker handles work-groups of up
+/// to [`MAX_RACE_LANES`] work-items (larger groups are not checked for races).
+const MANY: u16 = u16::MAX;
+/// Largest work-group the race checker follows.
+pub(crate) const MAX_RACE_LANES: usize = u16::MAX as usize - 1;
 const PAGE_BITS: u32 = 12;
 
 /// Detects two work-items of a group touching the same bytes, at least one writing, with no
@@ -112,19 +116,36 @@ const PAGE_BITS: u32 = 12;
 /// a table of lazily allocated pages, so an access costs no hashing.
 #[derive(Debug)]
 struct RaceChecker {
-    epoch: u32,
+    epoch: u16,
     local: Vec<ByteState>,
     /// Per buffer, per page of `1 << PAGE_BITS` bytes.
     pages: Vec<Vec<Option<Box<[ByteState]>>>>,
+    /// Addresses whose bytes are known to be read by several lanes and written by none in
+    /// this interval: loads of them change nothing. Valid while the stamp matches.
+    shared_reads: [(u64, u32); SHARED_READ_SLOTS],
+    stamp: u32,
     reports: ReportSink,
 }
 
-/// The conflict an access found: what happened and the other lane (`lane + 1` or [`MANY`]).
-type Conflict = (&'static str, u32);
+const SHARED_READ_SLOTS: usize = 64;
 
 #[inline(always)]
-fn check_bytes(bytes: &mut [ByteState], kind: AccessKind, me: u32, epoch: u32) -> Option<Conflict> {
-    let other = |who: u32| who != 0 && who != me;
+fn slot_of(addr: u64) -> usize {
+    (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARED_READ_SLOTS
+}
+
+/// Whether every byte is read by several lanes and written by none.
+#[inline(always)]
+fn shared_read_only(bytes: &[ByteState], epoch: u16) -> bool {
+    bytes.iter().all(|b| b.epoch == epoch && b.reader == MANY && b.writer == 0 && b.atomic == 0)
+}
+
+/// The conflict an access found: what happened and the other lane (`lane + 1` or [`MANY`]).
+type Conflict = (&'static str, u16);
+
+#[inline(always)]
+fn check_bytes(bytes: &mut [ByteState], kind: AccessKind, me: u16, epoch: u16) -> Option<Conflict> {
+    let other = |who: u16| who != 0 && who != me;
     let mut found = None;
     for state in bytes {
         if state.epoch != epoch {
@@ -188,6 +209,8 @@ impl RaceChecker {
                     std::iter::repeat_with(|| None).take(pages as usize).collect()
                 })
                 .collect(),
+            shared_reads: [(0, 0); SHARED_READ_SLOTS],
+            stamp: 1,
             reports: ReportSink::default(),
         }
     }
@@ -200,7 +223,16 @@ impl RaceChecker {
         self.next_interval();
     }
 
+    fn forget_shared_reads(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.shared_reads = [(0, 0); SHARED_READ_SLOTS];
+            self.stamp = 1;
+        }
+    }
+
     fn next_interval(&mut self) {
+        self.forget_shared_reads();
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             // Epochs wrapped: forget everything explicitly.
@@ -243,14 +275,32 @@ impl RaceChecker {
         if matches!(batch.space, AddressSpace::Private | AddressSpace::Constant) {
             return;
         }
+        if batch.group.lanes > MAX_RACE_LANES {
+            return;
+        }
         let epoch = self.epoch;
         let size = u64::from(batch.size);
-        let mut found: Option<(usize, &'static str, u32)> = None;
+        let is_load = batch.kind == AccessKind::Load;
+        if !is_load {
+            self.forget_shared_reads();
+        }
+        let stamp = self.stamp;
+        let mut found: Option<(usize, &'static str, u16)> = None;
         for lane in batch.mask.iter() {
             let Some(&addr) = batch.addresses.get(lane) else { continue };
-            let me = lane as u32 + 1;
+            let slot = slot_of(addr);
+            if is_load && self.shared_reads[slot] == (addr, stamp) {
+                continue;
+            }
+            let me = lane as u16 + 1;
             let conflict = match self.shadow(addr, size) {
-                Some(bytes) => check_bytes(bytes, batch.kind, me, epoch),
+                Some(bytes) => {
+                    let c = check_bytes(bytes, batch.kind, me, epoch);
+                    if is_load && c.is_none() && shared_read_only(bytes, epoch) {
+                        self.shared_reads[slot] = (addr, stamp);
+                    }
+                    c
+                }
                 None => {
                     // Straddles a page: byte by byte.
                     let mut c = None;
