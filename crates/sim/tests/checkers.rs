@@ -204,11 +204,11 @@ fn clean_tiled_kernel_raises_nothing_and_threads_agree() {
 #[test]
 fn reports_do_not_depend_on_thread_count() {
     let src = r#"
-    __kernel void k(__global int *out, __local int *tmp) {
+    __kernel void k(__global int *out, __global const int *in, __local int *tmp) {
         int g = get_global_id(0);
         int l = get_local_id(0);
         tmp[l] = g;
-        out[g] = tmp[(l + 3) % 8] + out[g + 5];
+        out[g] = tmp[(l + 3) % 8] + in[g + 5] + out[g];
         if (get_group_id(0) % 3 == 1) printf("group %d lane %d\n", (int)get_group_id(0), l);
     }"#;
     let mut seen = Vec::new();
