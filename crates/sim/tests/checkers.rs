@@ -215,12 +215,13 @@ fn reports_do_not_depend_on_thread_count() {
     for threads in [1, 2, 4] {
         let out = buf_i32("out", &[0; 64]);
         let options = SimOptions { threads, ..checked() };
+        let input = buf_i32("in", &(0..64).collect::<Vec<i32>>());
         let run = run_with(
             src,
             "k",
             &[64],
             &[8],
-            &[ArgValue::Buffer(out.clone()), ArgValue::Local(32)],
+            &[ArgValue::Buffer(out.clone()), ArgValue::Buffer(input), ArgValue::Local(32)],
             &options,
         );
         seen.push((format!("{:?}", run.reports), run.printf.clone(), i32s(&out)));
