@@ -30,6 +30,10 @@ pub struct Args {
     /// Flush the caches between runs.
     #[arg(long)]
     pub flush: bool,
+    /// Also measure the device's own copy bandwidth (clEnqueueCopyBuffer of `bytes_moved / 2`
+    /// bytes, timed with events) and print the workload's bandwidth as a fraction of it.
+    #[arg(long)]
+    pub copy_reference: bool,
     /// Print the result as JSON, with every sample.
     #[arg(long)]
     pub json: bool,
@@ -44,6 +48,18 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         other => CliError::BadInput(other.to_string()),
     })?;
     let bandwidth_gbs = workload.bytes_moved.map(|b| b as f64 / timing.median);
+    let reference_gbs = match (args.copy_reference, workload.bytes_moved) {
+        (false, _) => None,
+        (true, None) => {
+            return Err(CliError::BadInput(
+                "--copy-reference needs `bytes_moved` in the workload".to_string(),
+            ))
+        }
+        (true, Some(bytes)) => Some(
+            clmap_device::copy_bandwidth(&device, (bytes / 2) as usize, args.reps)
+                .map_err(environment_error)?,
+        ),
+    };
     if args.json {
         let out = json!({
             "workload": args.workload.display().to_string(),
@@ -58,6 +74,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             "samples_ns": timing.samples_ns,
             "bytes_moved": workload.bytes_moved,
             "bandwidth_gbs": bandwidth_gbs,
+            "copy_reference_gbs": reference_gbs,
         });
         println!("{out:#}");
     } else {
@@ -78,6 +95,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         );
         if let Some(gbs) = bandwidth_gbs {
             println!("  effective bandwidth {gbs:.2} GB/s (median)");
+            if let Some(reference) = reference_gbs {
+                println!(
+                    "  device copy bandwidth (clEnqueueCopyBuffer) {reference:.2} GB/s: this workload reaches {:.1} % of it",
+                    100.0 * gbs / reference
+                );
+            }
         }
     }
     Ok(Status::Success)
