@@ -18,3 +18,13 @@ step "3. IR: the typed form every analysis works on (first lines)" \
   bash -c "\"$clmap\" ir examples/transpose.cl -D TILE=16 | head -n 40"
 step "4. Diagnostics: a kernel with a mistake gets a compiler-style message" \
   bash -c "\"$clmap\" check tests/malformed/$(ls tests/malformed | grep '\.cl$' | head -n 1) || true"
+step "5. Simulate: run the workload (kernel + inputs) on the built-in lock-step simulator, all checkers on" \
+  "$clmap" run examples/transpose.toml --races --uninit
+step "6. Catch a bug: the same kernel without its barrier; the race checker names the line and work-items" \
+  bash -c "\"$clmap\" run examples/missing_barrier.toml --races || echo \"(exit code \$?: the kernel did something wrong)\""
+step "7. Devices: the OpenCL devices of this machine (PoCL gives a CPU device)" \
+  "$clmap" devices
+step "8. Compare: simulator and the CPU device on the same inputs must agree" \
+  "$clmap" compare examples/transpose.toml examples/jacobi_pipeline.toml --devices sim,cpu
+step "9. Time: the kernel on the CPU device, profiling events, first run discarded" \
+  "$clmap" time examples/transpose.toml --device cpu --reps 11
