@@ -1,0 +1,211 @@
+//! The rewrite as an edit set on the user's source: every local load becomes its new global
+//! load, and the staging stores, the declarations and the barriers that no longer guard
+//! anything are deleted (or commented out), together with loops and `if`s left empty.
+
+use crate::candidate::Plan;
+use crate::render::{strip_parens, RenderContext};
+use crate::walk::{children, Events, LocalBuffer};
+use clmap_lang::edit::{EditError, EditSet};
+use clmap_lang::ir::{Block, Expression, Function, Handle, Module, Statement, TypeInner};
+use clmap_lang::print::print_type;
+use clmap_lang::{SourceMap, Span};
+use std::collections::HashSet;
+
+/// Why the edits could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    #[error("{0}")]
+    Render(#[from] crate::render::RenderError),
+    #[error("the source cannot be edited there: {0}")]
+    Edit(#[from] EditError),
+    #[error("the code to change is not in the main file (it comes from a header)")]
+    OtherFile,
+}
+
+/// The edits for the given plans; `texts[i][j]` is the text that replaces load `j` of plan `i`.
+pub struct Rewrite {
+    pub edits: EditSet,
+    pub texts: Vec<Vec<String>>,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn rewrite(
+    module: &Module,
+    function: &Function,
+    sources: &SourceMap,
+    main_file: clmap_lang::FileId,
+    events: &Events,
+    plans: &[&Plan],
+    removed: &[LocalBuffer],
+    remove_barriers: bool,
+    comment_out: bool,
+) -> Result<Rewrite, RewriteError> {
+    let mut edits = EditSet::new(main_file);
+    let text = sources.get(main_file).map(|f| f.text.as_str()).unwrap_or("");
+    let mut dead: HashSet<Span> = HashSet::new();
+    for plan in plans {
+        for s in &plan.stores {
+            dead.insert(s.statement);
+        }
+    }
+    for (buffer, span) in &events.declarations {
+        if removed.contains(buffer) {
+            dead.insert(*span);
+        }
+    }
+    if remove_barriers {
+        for b in events.barriers.iter().filter(|b| !b.global_fence) {
+            dead.insert(b.span);
+        }
+    }
+    let mut doomed = Vec::new();
+    collect_dead(function, &function.body, &dead, &mut doomed, 0);
+    for span in doomed {
+        if span.file != main_file {
+            return Err(RewriteError::OtherFile);
+        }
+        let span = with_semicolon(text, span);
+        if comment_out {
+            edits.comment_out(sources, span)?;
+        } else {
+            edits.delete_statement(sources, span)?;
+        }
+    }
+    let mut texts = Vec::new();
+    for plan in plans {
+        let mut plan_texts = Vec::new();
+        for lp in &plan.loads {
+            if lp.load.span.file != main_file {
+                return Err(RewriteError::OtherFile);
+            }
+            let ctx = RenderContext { module, function, events, load: &lp.load };
+            let value = ctx.render(&lp.new_value)?;
+            let replacement = format!("({})", strip_parens(&value));
+            edits.replace(lp.load.span, replacement.clone())?;
+            plan_texts.push(replacement);
+        }
+        for h in &plan.helpers {
+            helper_edits(module, function, text, &mut edits, h)?;
+        }
+        texts.push(plan_texts);
+    }
+    Ok(Rewrite { edits, texts })
+}
+
+/// The helper's `__local` parameter takes the global buffer's type, and the call passes the
+/// global buffer.
+fn helper_edits(
+    module: &Module,
+    kernel: &Function,
+    text: &str,
+    edits: &mut EditSet,
+    h: &crate::candidate::HelperPlan,
+) -> Result<(), RewriteError> {
+    let global = kernel.params.get(h.global_param as usize).ok_or(RewriteError::OtherFile)?;
+    edits.replace(h.arg.arg_span, global.name.clone())?;
+    let callee = module.functions.get(h.arg.callee).ok_or(RewriteError::OtherFile)?;
+    let param = callee.params.get(h.arg.param).ok_or(RewriteError::OtherFile)?;
+    if param.span.file != edits.file() {
+        return Err(RewriteError::OtherFile);
+    }
+    // The declaration runs from after the previous `(` or `,` to the parameter's name.
+    let name_start = param.span.start as usize;
+    let before = text.get(..name_start).unwrap_or("");
+    let decl_start = before.rfind(['(', ',']).map_or(0, |i| i + 1);
+    let leading = before.get(decl_start..).unwrap_or("");
+    let decl_start = decl_start + (leading.len() - leading.trim_start().len());
+    let mut ty = print_type(module, global.ty);
+    // Keep the helper's promise not to write through the pointer.
+    if let Some(TypeInner::Pointer { is_const: false, .. }) = module.types.get(global.ty) {
+        if let Some(TypeInner::Pointer { is_const: true, .. }) = module.types.get(param.ty) {
+            ty = format!("const {ty}");
+        }
+    }
+    let spaced = if ty.ends_with('*') { ty } else { format!("{ty} ") };
+    edits.replace(Span::new(edits.file(), decl_start as u32, name_start as u32), spaced)?;
+    Ok(())
+}
+
+/// Statement spans stop before the `;` in some forms; a deletion takes it along.
+fn with_semicolon(text: &str, span: Span) -> Span {
+    let rest = text.get(span.end as usize..).unwrap_or("");
+    let trimmed = rest.trim_start_matches([' ', '\t']);
+    if !text.get(..span.end as usize).unwrap_or("").ends_with(';') && trimmed.starts_with(';') {
+        let extra = rest.len() - trimmed.len() + 1;
+        Span::new(span.file, span.start, span.end + extra as u32)
+    } else {
+        span
+    }
+}
+
+const MAX_DEPTH: usize = 200;
+
+/// The largest statements made only of deleted statements.
+fn collect_dead(f: &Function, b: &Block, dead: &HashSet<Span>, out: &mut Vec<Span>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for (s, span) in b.iter() {
+        if is_dead(f, s, span, dead, depth) {
+            out.push(span);
+            continue;
+        }
+        match s {
+            Statement::Block(inner) => collect_dead(f, inner, dead, out, depth + 1),
+            Statement::If { accept, reject, .. } => {
+                collect_dead(f, accept, dead, out, depth + 1);
+                collect_dead(f, reject, dead, out, depth + 1);
+            }
+            Statement::Loop { body, .. } => collect_dead(f, body, dead, out, depth + 1),
+            Statement::Switch { cases, .. } => {
+                for c in cases {
+                    collect_dead(f, &c.body, dead, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_dead(f: &Function, s: &Statement, span: Span, dead: &HashSet<Span>, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let all_dead = |b: &Block| b.iter().all(|(s, sp)| is_dead(f, s, sp, dead, depth + 1));
+    match s {
+        Statement::Expression(_) | Statement::Declare { .. } | Statement::Barrier(_) => {
+            dead.contains(&span)
+        }
+        Statement::Block(b) => !b.is_empty() && all_dead(b),
+        Statement::If { condition, accept, reject } => {
+            is_pure(f, *condition) && !accept.is_empty() && all_dead(accept) && all_dead(reject)
+        }
+        Statement::Loop { condition, body, .. } => {
+            condition.is_none_or(|c| is_pure(f, c)) && !body.is_empty() && all_dead(body)
+        }
+        _ => false,
+    }
+}
+
+/// No assignment, call or memory-touching built-in inside.
+fn is_pure(f: &Function, e: Handle<Expression>) -> bool {
+    let mut stack = vec![e];
+    let mut steps = 0;
+    while let Some(e) = stack.pop() {
+        steps += 1;
+        if steps > 100_000 {
+            return false;
+        }
+        let Some(expr) = f.expressions.get(e) else { return false };
+        match expr {
+            Expression::Assign { .. }
+            | Expression::CompoundAssign { .. }
+            | Expression::IncDec { .. }
+            | Expression::Call { .. } => return false,
+            Expression::Builtin { function, .. } if function.touches_memory() => return false,
+            _ => {}
+        }
+        stack.extend(children(expr));
+    }
+    true
+}

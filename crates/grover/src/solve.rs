@@ -1,0 +1,248 @@
+//! Data-index determination and the exact linear solve (seed 000 §III-B S1–S2, §IV-C, §IV-D).
+//!
+//! The local store index `LS(u)` is linear in the unknowns `u` (the storing work-item's local
+//! ids and the induction variables of loops around the store that do not enclose the load).
+//! Its terms are grouped by stride (`ly·S + lx` has strides `S` and `1`), outermost first;
+//! the local load index is split the same way by exact division, which yields one equation
+//! per dimension, as the paper's `+ → *` pattern does for 2D and 3D arrays but also for
+//! flattened arrays with symbolic or numeric strides. The system is then solved by
+//! Gauss–Jordan elimination over the rationals with polynomial right-hand sides.
+
+use crate::poly::{Atom, Overflow, Poly, Rational};
+use std::collections::BTreeMap;
+
+/// `Σ coefficients[j] · unknowns[j] = rhs` for every row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct System {
+    pub unknowns: Vec<Atom>,
+    pub rows: Vec<(Vec<Rational>, Poly)>,
+}
+
+/// The solved unknowns; `free` lists unknowns the system leaves open.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    pub values: BTreeMap<Atom, Poly>,
+    pub free: Vec<Atom>,
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SolveError {
+    #[error("the local store index is not linear in the work-item ids and loop counters")]
+    NotLinear,
+    #[error("the local load reads elements the store does not write (left over: {0})")]
+    Residue(String),
+    #[error("the linear system is inconsistent")]
+    Inconsistent,
+    #[error(transparent)]
+    Overflow(#[from] Overflow),
+    #[error("the index arithmetic cannot be split into dimensions")]
+    Division,
+}
+
+/// Builds the system `LS(u) = LL` dimension by dimension, plus `extra` equations
+/// `unknown = value` (guards such as `if (lid == 0)`).
+pub fn build_system(
+    ls: &Poly,
+    ll: &Poly,
+    unknowns: &[Atom],
+    extra: &[(Atom, Poly)],
+    name: &dyn Fn(Atom) -> String,
+) -> Result<System, SolveError> {
+    let (coefficients, offset) = ls.linear_in(unknowns).ok_or(SolveError::NotLinear)?;
+    let mut groups: Vec<(Poly, Vec<Atom>)> = Vec::new();
+    for (atom, c) in coefficients {
+        match groups.iter_mut().find(|(g, _)| *g == c) {
+            Some((_, atoms)) => atoms.push(atom),
+            None => groups.push((c, vec![atom])),
+        }
+    }
+    // Outermost dimension first: the largest stride takes its multiples before the smaller
+    // ones see the rest (mixed radix).
+    groups.sort_by(|a, b| b.0.stride_key().cmp(&a.0.stride_key()));
+    let used: Vec<Atom> = groups.iter().flat_map(|(_, a)| a.iter().copied()).collect();
+    let mut all_unknowns = used.clone();
+    for (a, _) in extra {
+        if !all_unknowns.contains(a) {
+            all_unknowns.push(*a);
+        }
+    }
+    let mut rest = ll.sub(&offset)?;
+    let mut rows = Vec::new();
+    for (stride, atoms) in &groups {
+        let (q, r) = rest.divide(stride).ok_or(SolveError::Division)?;
+        let coefficients = all_unknowns
+            .iter()
+            .map(|u| if atoms.contains(u) { Rational::ONE } else { Rational::ZERO })
+            .collect();
+        rows.push((coefficients, q));
+        rest = r;
+    }
+    if !rest.is_zero() {
+        return Err(SolveError::Residue(rest.display_with(name)));
+    }
+    for (atom, value) in extra {
+        let coefficients = all_unknowns
+            .iter()
+            .map(|u| if u == atom { Rational::ONE } else { Rational::ZERO })
+            .collect();
+        rows.push((coefficients, value.clone()));
+    }
+    Ok(System { unknowns: all_unknowns, rows })
+}
+
+/// Gauss–Jordan elimination. Unknowns without a pivot are free; an unknown whose row still
+/// involves a free unknown is left out of `values` (it has no unique value).
+pub fn solve(system: &System) -> Result<Solution, SolveError> {
+    let n = system.unknowns.len();
+    let mut rows: Vec<(Vec<Rational>, Poly)> = system.rows.clone();
+    let mut pivots: Vec<(usize, usize)> = Vec::new();
+    let mut next_row = 0;
+    for col in 0..n {
+        let Some(found) = (next_row..rows.len()).find(|&r| !rows[r].0[col].is_zero()) else {
+            continue;
+        };
+        rows.swap(next_row, found);
+        let pivot = rows[next_row].0[col];
+        let (coefficients, rhs) = rows[next_row].clone();
+        let inverse = Rational::ONE.checked_div(pivot).ok_or(Overflow)?;
+        let normalised: Vec<Rational> = coefficients
+            .iter()
+            .map(|c| c.checked_mul(inverse).ok_or(Overflow))
+            .collect::<Result<_, _>>()?;
+        let normalised_rhs = rhs.scale(inverse)?;
+        rows[next_row] = (normalised.clone(), normalised_rhs.clone());
+        for r in 0..rows.len() {
+            if r == next_row || rows[r].0[col].is_zero() {
+                continue;
+            }
+            let factor = rows[r].0[col];
+            for j in 0..n {
+                let delta = normalised[j].checked_mul(factor).ok_or(Overflow)?;
+                rows[r].0[j] = rows[r].0[j].checked_sub(delta).ok_or(Overflow)?;
+            }
+            rows[r].1 = rows[r].1.sub(&normalised_rhs.scale(factor)?)?;
+        }
+        pivots.push((next_row, col));
+        next_row += 1;
+    }
+    for (coefficients, rhs) in &rows[next_row..] {
+        if coefficients.iter().all(|c| c.is_zero()) && !rhs.is_zero() {
+            return Err(SolveError::Inconsistent);
+        }
+    }
+    let pivot_cols: Vec<usize> = pivots.iter().map(|(_, c)| *c).collect();
+    let free: Vec<Atom> =
+        (0..n).filter(|c| !pivot_cols.contains(c)).map(|c| system.unknowns[c]).collect();
+    let mut values = BTreeMap::new();
+    for (row, col) in pivots {
+        let (coefficients, rhs) = &rows[row];
+        let depends_on_free =
+            (0..n).any(|j| j != col && !pivot_cols.contains(&j) && !coefficients[j].is_zero());
+        if !depends_on_free {
+            values.insert(system.unknowns[col], rhs.clone());
+        }
+    }
+    Ok(Solution { values, free })
+}
+
+/// The system as equations, one per line (`lx = ly`).
+pub fn display_system(system: &System, name: &dyn Fn(Atom) -> String) -> Vec<String> {
+    system
+        .rows
+        .iter()
+        .map(|(coefficients, rhs)| {
+            let mut lhs = Poly::zero();
+            for (c, u) in coefficients.iter().zip(&system.unknowns) {
+                if let Ok(term) = Poly::atom(*u).scale(*c) {
+                    lhs = lhs.add(&term).unwrap_or(lhs);
+                }
+            }
+            format!("{} = {}", lhs.display_with(name), rhs.display_with(name))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::default_atom_name;
+
+    fn a(x: Atom) -> Poly {
+        Poly::atom(x)
+    }
+
+    const LX: Atom = Atom::LocalId(0);
+    const LY: Atom = Atom::LocalId(1);
+
+    #[test]
+    fn transpose_with_padding_swaps_ids() {
+        // LS: ly * 17 + lx, LL: lx * 17 + ly (the load's ids are the same atoms, read as
+        // constants of the system).
+        let ls = a(LY).scale(Rational::int(17)).unwrap().add(&a(LX)).unwrap();
+        let ll = a(LX).scale(Rational::int(17)).unwrap().add(&a(LY)).unwrap();
+        let system = build_system(&ls, &ll, &[LX, LY], &[], &default_atom_name).unwrap();
+        let solution = solve(&system).unwrap();
+        assert_eq!(solution.values[&LX], a(LY));
+        assert_eq!(solution.values[&LY], a(LX));
+        assert!(solution.free.is_empty());
+    }
+
+    #[test]
+    fn vector_tile_rows_split_by_symbolic_stride() {
+        // LS: (4 ly + r) L + lx; LL: (4 ly + 2) L + j.
+        let l = a(Atom::LocalSize(0));
+        let r = Atom::Param(9);
+        let j = a(Atom::Param(8));
+        let ls = a(LY)
+            .scale(Rational::int(4))
+            .unwrap()
+            .add(&a(r))
+            .unwrap()
+            .mul(&l)
+            .unwrap()
+            .add(&a(LX))
+            .unwrap();
+        let ll = a(LY)
+            .scale(Rational::int(4))
+            .unwrap()
+            .add(&Poly::int(2))
+            .unwrap()
+            .mul(&l)
+            .unwrap()
+            .add(&j)
+            .unwrap();
+        let system = build_system(&ls, &ll, &[LX, LY, r], &[], &default_atom_name).unwrap();
+        let solution = solve(&system).unwrap();
+        assert_eq!(solution.values[&LY], a(LY));
+        assert_eq!(solution.values[&r], Poly::int(2));
+        assert_eq!(solution.values[&LX], j);
+    }
+
+    #[test]
+    fn shared_stride_is_not_unique() {
+        // LS: lx + ly: one equation, two unknowns.
+        let ls = a(LX).add(&a(LY)).unwrap();
+        let ll = a(Atom::Param(0));
+        let system = build_system(&ls, &ll, &[LX, LY], &[], &default_atom_name).unwrap();
+        let solution = solve(&system).unwrap();
+        assert!(solution.values.is_empty());
+        assert_eq!(solution.free, vec![LY]);
+    }
+
+    #[test]
+    fn guard_equations_fix_unknowns_and_detect_conflicts() {
+        let ls = a(LX);
+        let ll = Poly::int(3);
+        let ok = build_system(&ls, &ll, &[LX], &[(LX, Poly::int(3))], &default_atom_name).unwrap();
+        assert_eq!(solve(&ok).unwrap().values[&LX], Poly::int(3));
+        let bad = build_system(&ls, &ll, &[LX], &[(LX, Poly::int(0))], &default_atom_name).unwrap();
+        assert_eq!(solve(&bad), Err(SolveError::Inconsistent));
+    }
+
+    #[test]
+    fn nonlinear_store_index_is_refused() {
+        let ls = a(LX).mul(&a(LY)).unwrap();
+        let err = build_system(&ls, &Poly::int(0), &[LX, LY], &[], &default_atom_name);
+        assert_eq!(err, Err(SolveError::NotLinear));
+    }
+}
