@@ -23,6 +23,7 @@ pub mod entropy;
 mod hasher;
 mod keys;
 mod observer;
+pub mod plot;
 mod psl;
 mod stats;
 mod summary;
