@@ -1,5 +1,7 @@
 //! Runs a workload file on the simulator and prints timing, findings and a checksum of the
-//! outputs: `run_workload FILE.toml [--threads N] [--check] [--steps N]`.
+//! outputs: `run_workload FILE.toml [--threads N] [--check] [--steps N] [--export-sim OUT.sim]`.
+//! With `--export-sim` it writes the workload as an Oclgrind `.sim` file instead of running
+//! it (and prints the build options `oclgrind-kernel` needs).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,6 +13,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut path = None;
     let mut options = SimOptions::default();
+    let mut export = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--threads" => options.threads = args.next().and_then(|v| v.parse().ok()).unwrap_or(0),
@@ -18,6 +21,7 @@ fn main() {
                 options.max_steps =
                     args.next().and_then(|v| v.parse().ok()).unwrap_or(options.max_steps)
             }
+            "--export-sim" => export = args.next().map(PathBuf::from),
             "--check" => {
                 options.check_races = true;
                 options.check_uninitialised = true;
@@ -36,6 +40,22 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if let Some(out) = export {
+        match workload.to_sim(0) {
+            Ok(sim) => {
+                if let Err(e) = std::fs::write(&out, sim.text) {
+                    eprintln!("error: cannot write {}: {e}", out.display());
+                    std::process::exit(1);
+                }
+                println!("{}", sim.build_options);
+                return;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
     let start = Instant::now();
     match run_workload(&workload, &options) {
         Ok(run) => {

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Simulator speed against oclgrind-kernel on the naive matrix multiply of the corpus
+# (tests/corpus/mm_simple.cl, 16 x 16 work-groups), N = 128 and 256: one thread and all
+# cores, with and without the race + uninitialised-memory checkers, with peak memory.
+#
+# Single-thread ratios use CPU time (user + system), which other load on the machine
+# disturbs least; all-core figures are wall-clock times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p clmap-sim --example run_workload
+bin=$CARGO_TARGET_DIR/release/examples/run_workload
+kernel=$(pwd)/tests/corpus/mm_simple.cl
+cores=$(nproc)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Runs a command under /usr/bin/time; prints "cpu_seconds wall_seconds peak_kb".
+measure() {
+  /usr/bin/time -f "%U %S %e %M" -o "$tmp/time" "$@" >"$tmp/out" 2>&1 || {
+    cat "$tmp/out" >&2
+    return 1
+  }
+  awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$tmp/time"
+}
+
+printf "%-6s %-28s %9s %9s %9s %8s\n" N run cpu_s wall_s peak_MB vs_ocl
+for n in 128 256; do
+  toml=$tmp/mm$n.toml
+  cat >"$toml" <<TOML
+kernel = "simpleMultiply"
+source = "$kernel"
+global = [$n, $n]
+local  = [16, 16]
+[[arg]]
+name = "A"
+buffer = "float"
+len = $((n * n))
+init = "random(10, -1.0, 1.0)"
+[[arg]]
+name = "B"
+buffer = "float"
+len = $((n * n))
+init = "random(11, -1.0, 1.0)"
+[[arg]]
+name = "C"
+buffer = "float"
+len = $((n * n))
+init = "zero"
+output = true
+[[arg]]
+name = "N"
+scalar = "int"
+value = $n
+TOML
+  "$bin" "$toml" --export-sim "$tmp/mm$n.sim" >/dev/null
+  buffers_mb=$(awk -v n="$n" 'BEGIN { printf "%.2f", 3 * n * n * 4 / 1048576 }')
+
+  read -r ocl1_cpu ocl1_wall ocl1_kb < <(measure oclgrind-kernel --num-threads 1 "$tmp/mm$n.sim")
+  read -r ocln_cpu ocln_wall ocln_kb < <(measure oclgrind-kernel --num-threads "$cores" "$tmp/mm$n.sim")
+  printf "%-6s %-28s %9s %9s %9.1f %8s\n" "$n" "oclgrind 1 thread" "$ocl1_cpu" "$ocl1_wall" "$(echo "$ocl1_kb / 1024" | bc -l)" "1.0x"
+  printf "%-6s %-28s %9s %9s %9.1f %8s\n" "$n" "oclgrind $cores threads" "$ocln_cpu" "$ocln_wall" "$(echo "$ocln_kb / 1024" | bc -l)" "-"
+
+  for variant in "1 plain" "1 checked" "0 plain" "0 checked"; do
+    set -- $variant
+    threads=$1
+    flags=()
+    [ "$2" = checked ] && flags+=(--check)
+    read -r cpu wall kb < <(measure "$bin" "$toml" --threads "$threads" "${flags[@]}")
+    label="clmap $([ "$threads" = 1 ] && echo "1 thread" || echo "$cores threads") $2"
+    if [ "$threads" = 1 ]; then
+      ratio=$(awk -v a="$ocl1_cpu" -v b="$cpu" 'BEGIN { printf "%.1fx", a / b }')
+    else
+      ratio=$(awk -v a="$ocln_wall" -v b="$wall" 'BEGIN { printf "%.1fx", a / b }')
+    fi
+    printf "%-6s %-28s %9s %9s %9.1f %8s\n" "$n" "$label" "$cpu" "$wall" "$(echo "$kb / 1024" | bc -l)" "$ratio"
+  done
+  echo "       (buffers: $buffers_mb MB; checksum of C is printed by run_workload)"
+done
