@@ -9,7 +9,7 @@
 use crate::index_expr::{op_text, Sym};
 use crate::poly::{Atom, Poly};
 use crate::walk::{Events, LoadEvent};
-use clmap_lang::ir::{Builtin, ConversionKind, Function, Module, TypeInner, UnaryOp};
+use clmap_lang::ir::{BinaryOp, Builtin, ConversionKind, Function, Module, TypeInner, UnaryOp};
 use clmap_lang::print::print_type;
 
 /// What the printer needs to know about the place of the load.
@@ -54,7 +54,8 @@ impl RenderContext<'_> {
                 if self.printable_by_name(*var, def) {
                     name.clone()
                 } else {
-                    format!("({})", self.r(def, d)?)
+                    // Composite values print their own parentheses.
+                    self.r(def, d)?
                 }
             }
             Sym::Unary { op, operand, .. } => {
@@ -66,7 +67,16 @@ impl RenderContext<'_> {
                 format!("({o}{})", self.r(operand, d)?)
             }
             Sym::Binary { op, lhs, rhs, .. } => {
-                format!("({} {} {})", self.r(lhs, d)?, op_text(*op), self.r(rhs, d)?)
+                let mine = precedence(*op);
+                let mut l = self.r(lhs, d)?;
+                if self.operand_precedence(lhs) >= mine {
+                    l = strip_parens(&l).to_string();
+                }
+                let mut r = self.r(rhs, d)?;
+                if self.operand_precedence(rhs) > mine {
+                    r = strip_parens(&r).to_string();
+                }
+                format!("({l} {} {r})", op_text(*op))
             }
             Sym::Convert { value, kind, ty } => {
                 let inner = self.r(value, d)?;
@@ -117,6 +127,23 @@ impl RenderContext<'_> {
             Sym::Solved(p) => self.poly(p)?,
             Sym::Opaque(reason) => return Err(RenderError(reason.clone())),
         })
+    }
+
+    /// How tightly the printed form of an operand binds (its own parentheses may go when it
+    /// binds at least as tightly as the operator around it).
+    fn operand_precedence(&self, s: &Sym) -> u8 {
+        match s {
+            Sym::Var { var, def, .. } if !self.printable_by_name(*var, def) => {
+                self.operand_precedence(def)
+            }
+            Sym::Convert { value, kind: ConversionKind::Implicit, .. } => {
+                self.operand_precedence(value)
+            }
+            Sym::Binary { op, .. } => precedence(*op),
+            Sym::Solved(p) if p.terms().count() > 1 => precedence(BinaryOp::Add),
+            Sym::Solved(p) if p.terms().any(|(_, c)| c.numerator() < 0) => 11,
+            _ => 11,
+        }
     }
 
     /// One definition, in scope at the load, not changed by the substitution.
@@ -204,6 +231,22 @@ impl RenderContext<'_> {
             out.push_str(&body);
         }
         Ok(if terms.len() == 1 && terms[0].1.numerator() > 0 { out } else { format!("({out})") })
+    }
+}
+
+/// C operator precedence, higher binds tighter (casts and unary operators are 11).
+fn precedence(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 10,
+        BinaryOp::Add | BinaryOp::Sub => 9,
+        BinaryOp::Shl | BinaryOp::Shr => 8,
+        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge => 7,
+        BinaryOp::Eq | BinaryOp::Ne => 6,
+        BinaryOp::BitAnd => 5,
+        BinaryOp::BitXor => 4,
+        BinaryOp::BitOr => 3,
+        BinaryOp::LogicalAnd => 2,
+        BinaryOp::LogicalOr => 1,
     }
 }
 

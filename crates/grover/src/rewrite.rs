@@ -3,7 +3,7 @@
 //! anything are deleted (or commented out), together with loops and `if`s left empty.
 
 use crate::candidate::Plan;
-use crate::render::{strip_parens, RenderContext};
+use crate::render::RenderContext;
 use crate::walk::{children, Events, LocalBuffer};
 use clmap_lang::edit::{EditError, EditSet};
 use clmap_lang::ir::{Block, Expression, Function, Handle, Module, Statement, TypeInner};
@@ -20,6 +20,8 @@ pub enum RewriteError {
     Edit(#[from] EditError),
     #[error("the code to change is not in the main file (it comes from a header)")]
     OtherFile,
+    #[error("the local buffer is declared together with other variables in one declaration")]
+    SharedDeclaration,
 }
 
 /// The edits for the given plans; `texts[i][j]` is the text that replaces load `j` of plan `i`.
@@ -58,17 +60,22 @@ pub fn rewrite(
             dead.insert(b.span);
         }
     }
+    let declarations: HashSet<Span> = events.declarations.iter().map(|(_, s)| *s).collect();
     let mut doomed = Vec::new();
     collect_dead(function, &function.body, &dead, &mut doomed, 0);
     for span in doomed {
         if span.file != main_file {
             return Err(RewriteError::OtherFile);
         }
-        let span = with_semicolon(text, span);
+        let span = if declarations.contains(&span) {
+            whole_declaration(text, span).ok_or(RewriteError::SharedDeclaration)?
+        } else {
+            with_semicolon(text, span)
+        };
         if comment_out {
             edits.comment_out(sources, span)?;
         } else {
-            edits.delete_statement(sources, span)?;
+            delete_lines(&mut edits, text, span)?;
         }
     }
     let mut texts = Vec::new();
@@ -80,7 +87,8 @@ pub fn rewrite(
             }
             let ctx = RenderContext { module, function, events, load: &lp.load };
             let value = ctx.render(&lp.new_value)?;
-            let replacement = format!("({})", strip_parens(&value));
+            // Composite values print their own parentheses, so the text drops in as is.
+            let replacement = value;
             edits.replace(lp.load.span, replacement.clone())?;
             plan_texts.push(replacement);
         }
@@ -124,6 +132,46 @@ fn helper_edits(
     let spaced = if ty.ends_with('*') { ty } else { format!("{ty} ") };
     edits.replace(Span::new(edits.file(), decl_start as u32, name_start as u32), spaced)?;
     Ok(())
+}
+
+/// A declaration from its first specifier to its `;`; `None` when it declares several names.
+fn whole_declaration(text: &str, span: Span) -> Option<Span> {
+    let before = text.get(..span.start as usize)?;
+    let start = before.rfind([';', '{', '}', '\n']).map_or(0, |i| i + 1);
+    let leading = before.get(start..)?;
+    let start = start + (leading.len() - leading.trim_start().len());
+    let end = span.end as usize + text.get(span.end as usize..)?.find(';')? + 1;
+    let body = text.get(start..end)?;
+    if body.contains(',') || body.contains('=') {
+        return None;
+    }
+    Some(Span::new(span.file, start as u32, end as u32))
+}
+
+/// Deletes the statement's whole lines when it stands alone on them, and one of the blank
+/// lines around it when it was set off by blank lines on both sides.
+fn delete_lines(edits: &mut EditSet, text: &str, span: Span) -> Result<(), EditError> {
+    let (start, end) = (span.start as usize, span.end as usize);
+    let line_start = text.get(..start).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let line_end = text.get(end..).and_then(|t| t.find('\n')).map_or(text.len(), |i| end + i + 1);
+    let alone = text.get(line_start..start).is_some_and(|t| t.trim().is_empty())
+        && text.get(end..line_end).is_some_and(|t| t.trim().is_empty());
+    if !alone {
+        return edits.delete(span);
+    }
+    let previous_blank = line_start >= 1
+        && text.get(..line_start - 1).is_some_and(|t| {
+            let prev_start = t.rfind('\n').map_or(0, |i| i + 1);
+            t.get(prev_start..).is_some_and(|l| l.trim().is_empty())
+        });
+    let next_line_end = text.get(line_end..).and_then(|t| t.find('\n')).map(|i| line_end + i + 1);
+    let mut stop = line_end;
+    if let Some(next_end) = next_line_end {
+        if previous_blank && text.get(line_end..next_end).is_some_and(|l| l.trim().is_empty()) {
+            stop = next_end;
+        }
+    }
+    edits.delete(Span::new(span.file, line_start as u32, stop as u32))
 }
 
 /// Statement spans stop before the `;` in some forms; a deletion takes it along.

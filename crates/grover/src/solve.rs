@@ -67,18 +67,23 @@ pub fn build_system(
         }
     }
     let mut rest = ll.sub(&offset)?;
-    let mut rows = Vec::new();
-    for (stride, atoms) in &groups {
+    let mut quotients = Vec::new();
+    for (stride, _) in &groups {
         let (q, r) = rest.divide(stride).ok_or(SolveError::Division)?;
+        quotients.push(q);
+        rest = r;
+    }
+    if !rest.is_zero() {
+        return Err(SolveError::Residue(rest.display_with(name)));
+    }
+    settle_innermost(&groups, &mut quotients)?;
+    let mut rows = Vec::new();
+    for ((_, atoms), q) in groups.iter().zip(quotients) {
         let coefficients = all_unknowns
             .iter()
             .map(|u| if atoms.contains(u) { Rational::ONE } else { Rational::ZERO })
             .collect();
         rows.push((coefficients, q));
-        rest = r;
-    }
-    if !rest.is_zero() {
-        return Err(SolveError::Residue(rest.display_with(name)));
     }
     for (atom, value) in extra {
         let coefficients = all_unknowns
@@ -88,6 +93,93 @@ pub fn build_system(
         rows.push((coefficients, value.clone()));
     }
     Ok(System { unknowns: all_unknowns, rows })
+}
+
+/// Typical magnitudes of the symbols, to judge which of two equivalent splits is meant.
+fn sample(a: Atom) -> i128 {
+    match a {
+        Atom::LocalSize(_) => 16,
+        Atom::GlobalSize(_) => 1024,
+        Atom::NumGroups(_) => 64,
+        Atom::Param(_) => 1000,
+        Atom::GroupId(_) => 3,
+        Atom::GlobalOffset(_) => 0,
+        Atom::LocalId(_) | Atom::ShadowLocalId(_) => 5,
+        Atom::LoopVar(_) | Atom::ShadowLoopVar(_) => 7,
+    }
+}
+
+fn evaluate(p: &Poly) -> Option<Rational> {
+    let mut total = Rational::ZERO;
+    for (m, c) in p.terms() {
+        let mut term = c;
+        for (a, e) in m.factors() {
+            for _ in 0..*e {
+                term = term.checked_mul(Rational::int(sample(*a)))?;
+            }
+        }
+        total = total.checked_add(term)?;
+    }
+    Some(total)
+}
+
+/// With a symbolic row stride such as `S + 2`, a column written as `S` could also be read as
+/// row + 1, column - 2. A local id lies in `[0, S)`, and halo columns just outside it, so the
+/// split that puts the innermost id closest to that range is the one meant.
+fn settle_innermost(
+    groups: &[(Poly, Vec<Atom>)],
+    quotients: &mut [Poly],
+) -> Result<(), SolveError> {
+    let n = groups.len();
+    if n < 2 || quotients.len() != n {
+        return Ok(());
+    }
+    let (inner_stride, inner_atoms) = &groups[n - 1];
+    let (outer_stride, _) = &groups[n - 2];
+    let [Atom::LocalId(d)] = inner_atoms.as_slice() else { return Ok(()) };
+    if inner_stride.as_constant() != Some(Rational::ONE) || outer_stride.as_constant().is_some() {
+        return Ok(());
+    }
+    // Only ids, sizes and constants: a loop counter or a parameter may lie anywhere.
+    let position_like = !quotients[n - 1].mentions(|a| {
+        matches!(
+            a,
+            Atom::Param(_)
+                | Atom::LoopVar(_)
+                | Atom::ShadowLoopVar(_)
+                | Atom::GroupId(_)
+                | Atom::GlobalSize(_)
+        )
+    });
+    if !position_like {
+        return Ok(());
+    }
+    let size = Rational::int(sample(Atom::LocalSize(*d)));
+    let distance = |v: &Poly| -> Option<Rational> {
+        let x = evaluate(v)?;
+        if x < Rational::ZERO {
+            Rational::ZERO.checked_sub(x)
+        } else if x >= size {
+            x.checked_sub(size)?.checked_add(Rational::ONE)
+        } else {
+            Some(Rational::ZERO)
+        }
+    };
+    let Some(mut best) = distance(&quotients[n - 1]).map(|d| (d, 0i128)) else { return Ok(()) };
+    for t in [-2i128, -1, 1, 2] {
+        let low = quotients[n - 1].sub(&outer_stride.scale(Rational::int(t))?)?;
+        if let Some(dist) = distance(&low) {
+            if dist < best.0 {
+                best = (dist, t);
+            }
+        }
+    }
+    let t = best.1;
+    if t != 0 {
+        quotients[n - 1] = quotients[n - 1].sub(&outer_stride.scale(Rational::int(t))?)?;
+        quotients[n - 2] = quotients[n - 2].add(&Poly::int(t))?;
+    }
+    Ok(())
 }
 
 /// Gauss–Jordan elimination. Unknowns without a pivot are free; an unknown whose row still

@@ -45,6 +45,9 @@ fn run_case(case: &Case) -> String {
         assert_eq!(v.seeds, 3);
     }
     let name = Path::new(case.workload).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // Paths in explanations are relative to the repository, whatever the checkout.
+    let prefix = format!("{}/", root().display());
+    let explanation = explanation.replace(&prefix, "");
     format!("{}\n{explanation}", outcome.diff(&name.replace(".toml", ".cl")))
 }
 
