@@ -95,6 +95,8 @@ pub enum ValidationErrorKind {
     InvalidStatement { reason: String },
     #[error("`__local` variable '{name}' declared outside a kernel")]
     LocalMemoryOutsideKernel { name: String },
+    #[error("variable '{name}' is used outside the scope of its declaration")]
+    VariableOutOfScope { name: String },
     #[error("variable '{name}' is declared {count} times")]
     DeclarationCount { name: String, count: u32 },
     #[error("case value {value} appears more than once in a switch")]

@@ -22,6 +22,12 @@ pub(super) struct FunctionValidator<'a> {
     pub(super) uses: Vec<u32>,
     /// How many `Declare` statements declare each local.
     pub(super) declarations: Vec<u32>,
+    /// Whether each local is declared in an enclosing scope at the statement being checked.
+    pub(super) in_scope: Vec<bool>,
+    /// Locals in scope, innermost last, so a block can end the scopes it opened.
+    pub(super) scope_stack: Vec<Handle<crate::ir::LocalVariable>>,
+    /// Expressions already checked for out-of-scope variables.
+    pub(super) scope_checked: Vec<bool>,
 }
 
 /// The operands of an expression, in evaluation order.
@@ -80,6 +86,9 @@ impl<'a> FunctionValidator<'a> {
             is_place: vec![false; count],
             uses: vec![0; count],
             declarations: vec![0; function.locals.len()],
+            in_scope: vec![false; function.locals.len()],
+            scope_stack: Vec::new(),
+            scope_checked: vec![false; count],
         }
     }
 

@@ -3,7 +3,9 @@
 
 use super::expression::{is_integer_scalar, FunctionValidator};
 use super::{ValidationErrorKind as Kind, MAX_STATEMENT_NESTING};
-use crate::ir::{AddressSpace, Block, Expression, Handle, LoopForm, Statement, TypeInner};
+use crate::ir::{
+    AddressSpace, Block, Expression, Handle, LoopForm, Statement, TypeInner, VariableRef,
+};
 use crate::span::Span;
 use std::collections::HashSet;
 
@@ -21,7 +23,46 @@ impl FunctionValidator<'_> {
         self.block(body, Context::default());
     }
 
+    /// A block is a scope: variables it declares are visible until its end.
     fn block(&mut self, block: &Block, context: Context) {
+        let scope = self.scope_stack.len();
+        self.statements(block, context);
+        self.close_scope(scope);
+    }
+
+    fn close_scope(&mut self, scope: usize) {
+        while self.scope_stack.len() > scope {
+            if let Some(local) = self.scope_stack.pop() {
+                if let Some(visible) = self.in_scope.get_mut(local.index()) {
+                    *visible = false;
+                }
+            }
+        }
+    }
+
+    /// Reports the variables an expression tree names outside their scope. Each expression is
+    /// walked once (trees are used once; `scope_checked` also stops cycles).
+    fn check_scope(&mut self, root: Handle<Expression>, span: Span) {
+        let mut stack = vec![root];
+        let mut operands = Vec::new();
+        while let Some(e) = stack.pop() {
+            match self.scope_checked.get_mut(e.index()) {
+                Some(checked) if !*checked => *checked = true,
+                _ => continue,
+            }
+            let Some(expr) = self.function.expressions.get(e) else { continue };
+            if let Expression::Variable(VariableRef::Local(local)) = expr {
+                if self.in_scope.get(local.index()) == Some(&false) {
+                    let name = self.function.locals[*local].name.clone();
+                    self.error(span, Kind::VariableOutOfScope { name });
+                }
+            }
+            super::expression::operands(expr, &mut operands);
+            stack.extend(operands.iter().copied());
+        }
+    }
+
+    fn statements(&mut self, block: &Block, context: Context) {
         if context.depth > MAX_STATEMENT_NESTING {
             let span = block.spans.first().copied().unwrap_or(self.function.span);
             self.error(span, Kind::NestingTooDeep);
@@ -50,6 +91,7 @@ impl FunctionValidator<'_> {
         match self.uses.get_mut(e.index()) {
             Some(uses) => {
                 *uses += 1;
+                self.check_scope(e, span);
                 true
             }
             None => {
@@ -82,6 +124,11 @@ impl FunctionValidator<'_> {
                 };
                 if let Some(count) = self.declarations.get_mut(variable.index()) {
                     *count += 1;
+                }
+                // Visible from here (in its own initialiser too, as in C) to the block's end.
+                if let Some(visible) = self.in_scope.get_mut(variable.index()) {
+                    *visible = true;
+                    self.scope_stack.push(*variable);
                 }
                 if local.space == AddressSpace::Local {
                     if !self.function.is_kernel() {
@@ -146,7 +193,9 @@ impl FunctionValidator<'_> {
                     );
                 }
                 // The init runs outside the loop: `break` there belongs to an outer construct.
-                self.block(init, nested);
+                // Its declarations are visible in the condition, the update and the body.
+                let scope = self.scope_stack.len();
+                self.statements(init, nested);
                 if let Some(condition) = condition {
                     self.condition(*condition, span);
                 }
@@ -154,6 +203,7 @@ impl FunctionValidator<'_> {
                     self.root(*update, span);
                 }
                 self.block(body, Context { in_loop: true, ..nested });
+                self.close_scope(scope);
             }
             Statement::Switch { selector, cases } => {
                 if self.root(*selector, span) && !is_integer_scalar(self.type_of(*selector)) {
@@ -164,6 +214,8 @@ impl FunctionValidator<'_> {
                         },
                     );
                 }
+                // The cases share the switch body's scope, as in C.
+                let scope = self.scope_stack.len();
                 let mut values = HashSet::new();
                 let mut defaults = 0;
                 for case in cases {
@@ -179,8 +231,9 @@ impl FunctionValidator<'_> {
                             }
                         }
                     }
-                    self.block(&case.body, Context { in_switch: true, ..nested });
+                    self.statements(&case.body, Context { in_switch: true, ..nested });
                 }
+                self.close_scope(scope);
             }
             Statement::Break => {
                 if !context.in_loop && !context.in_switch {

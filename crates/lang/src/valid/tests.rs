@@ -381,3 +381,41 @@ fn compositions_and_conversions_have_matching_shapes() {
     assert!(reasons[1].contains("cannot convert float4 to int2"));
     assert!(reasons[2].contains("same size"));
 }
+
+#[test]
+fn variables_are_used_only_inside_their_scope() {
+    let mut module = Module::default();
+    let mut b = FunctionBuilder::kernel(&mut module, "k");
+    let int = b.scalar(Scalar::Int);
+    let inner = b.local("inner", int, AddressSpace::Private);
+    let counter = b.local("i", int, AddressSpace::Private);
+    let zero = b.int(0);
+    b.push(Statement::Block(block(vec![Statement::Declare { variable: inner, init: Some(zero) }])));
+    // `inner` after its block has ended.
+    let late = b.local_value(inner);
+    b.push(Statement::Expression(late));
+    // A for-loop variable is visible in the condition and body, not after the loop.
+    let zero = b.int(0);
+    let i = b.local_value(counter);
+    let ten = b.int(10);
+    let condition = b.binary(BinaryOp::Lt, i, ten);
+    let use_in_body = b.local_value(counter);
+    b.push(Statement::Loop {
+        form: LoopForm::For,
+        init: block(vec![Statement::Declare { variable: counter, init: Some(zero) }]),
+        condition: Some(condition),
+        update: None,
+        body: block(vec![Statement::Expression(use_in_body), Statement::Break]),
+        pragma: None,
+    });
+    let after = b.local_value(counter);
+    b.push(Statement::Expression(after));
+    b.finish();
+    assert_eq!(
+        kinds(&module),
+        vec![
+            Kind::VariableOutOfScope { name: "inner".into() },
+            Kind::VariableOutOfScope { name: "i".into() }
+        ]
+    );
+}
