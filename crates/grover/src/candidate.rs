@@ -177,9 +177,13 @@ fn plan(
                 return Err(Refusal::new("the solution has fractional coefficients", load.span));
             }
         }
+        // An id solved as itself (`ly = ly`) means the loading work-item stored that
+        // dimension: the original text already says so.
         let map: BTreeMap<Atom, Sym> = needed
             .iter()
-            .filter_map(|u| solution.values.get(u).map(|p| (*u, Sym::Solved(p.clone()))))
+            .filter_map(|u| solution.values.get(u).map(|p| (*u, p)))
+            .filter(|(u, p)| **p != Poly::atom(*u))
+            .map(|(u, p)| (u, Sym::Solved(p.clone())))
             .collect();
         let new_value = main.value.substitute(&map);
         load_plans.push(LoadPlan { load: load.clone(), system, solution, new_value });
