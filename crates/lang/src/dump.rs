@@ -260,7 +260,7 @@ impl<'a> FunctionDumper<'a> {
             Statement::Loop { form, init, condition, update, body, pragma } => {
                 let mut text = format!("Loop {form:?}");
                 if let Some(pragma) = pragma {
-                    let _ = write!(text, " (pragma unroll {})", pragma.trim());
+                    let _ = write!(text, " (#pragma {})", pragma.trim());
                 }
                 self.line(indent, &text, span);
                 if !init.is_empty() {

@@ -25,7 +25,12 @@
 //! - Control flow is structured: `break` only inside a loop or switch, `continue` only inside a
 //!   loop, barriers are statements.
 //! - Functions do not recurse (OpenCL C forbids it), so calls can be inlined or interpreted
-//!   without a depth limit beyond the call graph's.
+//!   without a depth limit beyond the call graph's; a callee comes before its callers in
+//!   [`Module::functions`].
+//! - Variables are used only inside the scope of their `Declare`; a pointer made by
+//!   `AddressOf` or `Decay` points into the address space of its place.
+//! - Scalar conditions (`if`, loops, scalar `?:`, operands of scalar `&&`, `||`, `!`) are
+//!   `bool` values, made from other scalars by an implicit `Convert` (pointers through `ulong`).
 //!
 //! [`Binary`]: Expression::Binary
 
@@ -276,10 +281,11 @@ pub enum ConversionKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expression {
     Literal(Literal),
-    /// A string literal; only the format argument of `printf` has one. Its type is
+    /// A string literal: the format of `printf`, or a `%s` argument of it. Its type is
     /// `__constant char *`.
     StringLiteral(String),
-    /// The all-zero value of the expression's type (empty initialiser parts).
+    /// The all-zero value of the expression's type (empty initialiser parts; also the `0`
+    /// event passed to `async_work_group_copy`, of type `event_t`).
     ZeroValue,
     /// Place: a variable.
     Variable(VariableRef),
@@ -465,8 +471,10 @@ pub enum LoopForm {
 pub struct SwitchCase {
     /// `None` for `default:`.
     pub value: Option<i64>,
+    /// The statements of the case, including a closing `break` when the source has one.
     pub body: Block,
-    /// Whether control falls through to the next case at the end of `body` (no `break`).
+    /// Whether control falls through to the next case at the end of `body` (the body does not
+    /// end in `break`, `continue` or `return`).
     pub fall_through: bool,
 }
 
@@ -497,7 +505,7 @@ pub enum Statement {
         condition: Option<Handle<Expression>>,
         update: Option<Handle<Expression>>,
         body: Block,
-        /// `#pragma unroll [N]` written before the loop, as text after `pragma`.
+        /// `#pragma unroll [N]` written before the loop: the text after `pragma` (`"unroll 4"`).
         pragma: Option<String>,
     },
     Switch {
