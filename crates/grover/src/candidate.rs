@@ -87,23 +87,10 @@ fn plan(
     events: &Events,
     buffer: LocalBuffer,
 ) -> Result<Plan, Refusal> {
-    if let Some((_, reason, span)) =
-        events.other.iter().find(|(b, _, _)| *b == buffer || *b == LocalBuffer::Param(u32::MAX))
-    {
-        return Err(Refusal::new(format!("the kernel {reason}"), *span));
-    }
     let stores: Vec<StoreEvent> =
         events.stores.iter().filter(|s| s.buffer == buffer).cloned().collect();
     let loads: Vec<LoadEvent> =
         events.loads.iter().filter(|l| l.buffer == buffer).cloned().collect();
-    let helper_args: Vec<HelperArgEvent> =
-        events.helper_args.iter().filter(|h| h.buffer == buffer).cloned().collect();
-    let Some(first) = stores.first() else {
-        return Err(Refusal::new("nothing is stored into it, so it caches nothing", f.span));
-    };
-    if loads.is_empty() && helper_args.is_empty() {
-        return Err(Refusal::new("it is never read", first.span));
-    }
     // A store after a load (in program order) reuses the buffer as scratch space.
     if let Some(last_load) = loads.iter().map(|l| l.ctx.order).max() {
         if let Some(late) = stores.iter().find(|s| s.ctx.order > last_load) {
@@ -112,6 +99,19 @@ fn plan(
                 late.span,
             ));
         }
+    }
+    if let Some((_, reason, span)) =
+        events.other.iter().find(|(b, _, _)| *b == buffer || *b == LocalBuffer::Param(u32::MAX))
+    {
+        return Err(Refusal::new(format!("the kernel {reason}"), *span));
+    }
+    let helper_args: Vec<HelperArgEvent> =
+        events.helper_args.iter().filter(|h| h.buffer == buffer).cloned().collect();
+    let Some(first) = stores.first() else {
+        return Err(Refusal::new("nothing is stored into it, so it caches nothing", f.span));
+    };
+    if loads.is_empty() && helper_args.is_empty() {
+        return Err(Refusal::new("it is never read", first.span));
     }
     for s in &stores {
         if let Some(reason) = s.value.opaque_reason() {

@@ -842,7 +842,17 @@ impl<'a> Walker<'a> {
         let mut values = Vec::with_capacity(args.len());
         for a in args {
             if let Some(buffer) = self.local_pointer(*a) {
-                self.other(buffer, format!("is used by `{}`", function.name()), span);
+                self.other(
+                    buffer,
+                    match function {
+                        Builtin::Atomic { .. } => format!(
+                            "updates it with `{}` (a histogram or counter, not a cache)",
+                            function.name()
+                        ),
+                        _ => format!("passes it to `{}`", function.name()),
+                    },
+                    span,
+                );
                 values.push(Sym::Opaque("a local pointer".into()));
             } else {
                 values.push(self.eval(*a));

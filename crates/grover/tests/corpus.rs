@@ -43,12 +43,43 @@ fn run_case(case: &Case) -> String {
             panic!("{}: validation failed: {e}\n{}", case.snapshot, outcome.text)
         });
         assert_eq!(v.seeds, 3);
+        clang_accepts(&workload, &outcome.text, case.snapshot);
     }
     let name = Path::new(case.workload).file_name().and_then(|n| n.to_str()).unwrap_or("");
     // Paths in explanations are relative to the repository, whatever the checkout.
     let prefix = format!("{}/", root().display());
     let explanation = explanation.replace(&prefix, "");
     format!("{}\n{explanation}", outcome.diff(&name.replace(".toml", ".cl")))
+}
+
+/// The printed kernel must compile with clang as OpenCL C 1.2 (skipped when clang-16 is not
+/// installed).
+fn clang_accepts(workload: &Workload, text: &str, name: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = workload.source_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut command = Command::new("clang-16");
+    command
+        .args(["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-fsyntax-only"])
+        .arg(format!("-I{}", dir.display()))
+        .args(workload.options.split_whitespace())
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let Ok(mut child) = command.spawn() else {
+        eprintln!("clang-16 not found: {name} not checked with clang");
+        return;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(text.as_bytes()).expect("write to clang");
+    }
+    let output = child.wait_with_output().expect("clang runs");
+    assert!(
+        output.status.success(),
+        "{name}: clang rejects the rewritten kernel:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 fn check_snapshot(case: &Case) {
@@ -97,4 +128,7 @@ cases! {
     refuse_reduction: "tests/corpus/reduce_local_tree.toml", [] => [];
     refuse_scan: "tests/corpus/scan_local.toml", [] => [];
     refuse_histogram: "tests/corpus/histogram_local_atomics.toml", [] => [];
+    fig1_transpose_2d: "tests/grover/fig1_transpose_2d.toml", [] => ["lm"];
+    stage_function_reverse: "tests/grover/stage_function_reverse.toml", [] => ["tile"];
+    refuse_ambiguous: "tests/grover/refuse_ambiguous.toml", [] => [];
 }
