@@ -92,8 +92,10 @@ fn plan(
     let loads: Vec<LoadEvent> =
         events.loads.iter().filter(|l| l.buffer == buffer).cloned().collect();
     // A store after a load (in program order) reuses the buffer as scratch space.
-    if let Some(last_load) = loads.iter().map(|l| l.ctx.order).max() {
-        if let Some(late) = stores.iter().find(|s| s.ctx.order > last_load) {
+    // (Tiled loops store before they load in the text; the next iteration's store is not
+    // "after" in this sense.)
+    if let Some(first_load) = loads.iter().map(|l| l.ctx.order).min() {
+        if let Some(late) = stores.iter().find(|s| s.ctx.order > first_load) {
             return Err(Refusal::new(
                 "the buffer is written after it is read (it is reused as scratch memory, not a read-only cache)",
                 late.span,
