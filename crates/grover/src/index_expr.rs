@@ -98,6 +98,34 @@ impl Sym {
         }
     }
 
+    /// Whether the tree has at most `limit` nodes (stops counting past the limit).
+    pub fn size_at_most(&self, limit: usize) -> bool {
+        let mut count = 0usize;
+        let mut stack = vec![self];
+        while let Some(s) = stack.pop() {
+            count += 1;
+            if count > limit {
+                return false;
+            }
+            match s {
+                Sym::Var { def, .. } => stack.push(def),
+                Sym::Unary { operand, .. } => stack.push(operand),
+                Sym::Binary { lhs, rhs, .. } => {
+                    stack.push(lhs);
+                    stack.push(rhs);
+                }
+                Sym::Convert { value, .. } | Sym::Splat { value, .. } => stack.push(value),
+                Sym::GlobalLoad { index, .. } => stack.push(index),
+                Sym::Swizzle { base, .. } => stack.push(base),
+                Sym::Call { args: parts, .. } | Sym::Compose { parts, .. } => {
+                    stack.extend(parts.iter())
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
     /// The first reason the value cannot be followed, if any part is opaque.
     pub fn opaque_reason(&self) -> Option<&str> {
         let mut found = None;

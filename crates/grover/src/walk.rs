@@ -100,6 +100,10 @@ pub struct Events {
 
 /// Deepest nesting of blocks the walk follows.
 const MAX_DEPTH: usize = 200;
+/// Largest symbolic value followed, in nodes.
+const MAX_SYM_NODES: usize = 512;
+/// Deepest expression nesting followed.
+const MAX_EVAL_DEPTH: usize = 256;
 /// Rounds of the loop-carried value search.
 const CARRY_ROUNDS: usize = 3;
 
@@ -116,6 +120,7 @@ pub struct Walker<'a> {
     assigned_params: BTreeSet<u32>,
     pub events: Events,
     pub too_deep: bool,
+    depth: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -133,6 +138,7 @@ impl<'a> Walker<'a> {
             assigned_params,
             events: Events::default(),
             too_deep: false,
+            depth: 0,
         }
     }
 
@@ -562,8 +568,27 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The symbolic value of an expression; records the local accesses inside it.
+    /// The symbolic value of an expression; records the local accesses inside it. Values
+    /// beyond [`MAX_SYM_NODES`] nodes become opaque, which bounds the work on adversarial
+    /// kernels (`b = a + a; c = b + b; …` doubles the tree at every line).
     fn eval(&mut self, e: Handle<Expression>) -> Sym {
+        self.depth += 1;
+        let value = if self.depth > MAX_EVAL_DEPTH {
+            // Accesses inside would go unseen: refuse every buffer rather than miss one.
+            self.too_deep = true;
+            Sym::Opaque("an expression nested too deeply to follow".into())
+        } else {
+            self.eval_inner(e)
+        };
+        self.depth -= 1;
+        if value.size_at_most(MAX_SYM_NODES) {
+            value
+        } else {
+            Sym::Opaque("an expression too large to follow".into())
+        }
+    }
+
+    fn eval_inner(&mut self, e: Handle<Expression>) -> Sym {
         let Some(expr) = self.expr(e) else { return Sym::Opaque("a broken expression".into()) };
         let ty = self.ty_of(e);
         let span = self.f.expressions.span(e);
