@@ -16,14 +16,11 @@ pub(crate) trait Prim: Lane + PartialOrd {
     fn as_u64(self) -> u64;
     fn as_f32(self) -> f32;
     fn as_f64(self) -> f64;
-    fn as_i128(self) -> i128;
     fn from_prim<S: Prim>(s: S) -> Self;
-    const IS_FLOAT: bool;
-    const BITS: u32;
 }
 
 macro_rules! prim {
-    ($t:ty, $as:ident, $float:expr) => {
+    ($t:ty, $as:ident) => {
         impl Prim for $t {
             #[inline(always)]
             fn as_i8(self) -> i8 {
@@ -66,28 +63,22 @@ macro_rules! prim {
                 self as f64
             }
             #[inline(always)]
-            fn as_i128(self) -> i128 {
-                self as i128
-            }
-            #[inline(always)]
             fn from_prim<S: Prim>(s: S) -> Self {
                 s.$as()
             }
-            const IS_FLOAT: bool = $float;
-            const BITS: u32 = (std::mem::size_of::<$t>() * 8) as u32;
         }
     };
 }
-prim!(i8, as_i8, false);
-prim!(u8, as_u8, false);
-prim!(i16, as_i16, false);
-prim!(u16, as_u16, false);
-prim!(i32, as_i32, false);
-prim!(u32, as_u32, false);
-prim!(i64, as_i64, false);
-prim!(u64, as_u64, false);
-prim!(f32, as_f32, true);
-prim!(f64, as_f64, true);
+prim!(i8, as_i8);
+prim!(u8, as_u8);
+prim!(i16, as_i16);
+prim!(u16, as_u16);
+prim!(i32, as_i32);
+prim!(u32, as_u32);
+prim!(i64, as_i64);
+prim!(u64, as_u64);
+prim!(f32, as_f32);
+prim!(f64, as_f64);
 
 impl Prim for Half {
     #[inline(always)]
@@ -131,15 +122,9 @@ impl Prim for Half {
         f64::from(self.0)
     }
     #[inline(always)]
-    fn as_i128(self) -> i128 {
-        self.0 as i128
-    }
-    #[inline(always)]
     fn from_prim<S: Prim>(s: S) -> Self {
         Half(s.as_f32())
     }
-    const IS_FLOAT: bool = true;
-    const BITS: u32 = 16;
 }
 
 /// The operators of OpenCL C on one scalar type.
@@ -271,19 +256,5 @@ pub(crate) fn map1<A: Lane, R: Lane>(d: &mut [u64], a: &[u64], f: impl Fn(A) -> 
 pub(crate) fn map2<A: Lane, R: Lane>(d: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(A, A) -> R) {
     for ((d, a), b) in d.iter_mut().zip(a).zip(b) {
         *d = f(A::from_bits(*a), A::from_bits(*b)).to_bits();
-    }
-}
-
-/// `d[i] = f(a[i], b[i], c[i])` over equal-length slices.
-#[inline(always)]
-pub(crate) fn map3<A: Lane, R: Lane>(
-    d: &mut [u64],
-    a: &[u64],
-    b: &[u64],
-    c: &[u64],
-    f: impl Fn(A, A, A) -> R,
-) {
-    for (((d, a), b), c) in d.iter_mut().zip(a).zip(b).zip(c) {
-        *d = f(A::from_bits(*a), A::from_bits(*b), A::from_bits(*c)).to_bits();
     }
 }

@@ -286,10 +286,17 @@ impl RaceChecker {
         }
         let stamp = self.stamp;
         let mut found: Option<(usize, &'static str, u16)> = None;
+        // The last address found shared and read-only: neighbouring lanes often load the
+        // same element, and comparing with it is cheaper than the hashed cache.
+        let mut last_shared = None;
         for lane in batch.mask.iter() {
             let Some(&addr) = batch.addresses.get(lane) else { continue };
+            if is_load && last_shared == Some(addr) {
+                continue;
+            }
             let slot = slot_of(addr);
             if is_load && self.shared_reads[slot] == (addr, stamp) {
+                last_shared = Some(addr);
                 continue;
             }
             let me = lane as u16 + 1;
@@ -298,6 +305,7 @@ impl RaceChecker {
                     let c = check_bytes(bytes, batch.kind, me, epoch);
                     if is_load && c.is_none() && shared_read_only(bytes, epoch) {
                         self.shared_reads[slot] = (addr, stamp);
+                        last_shared = Some(addr);
                     }
                     c
                 }

@@ -59,7 +59,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
                 return Err(c.unsupported(p.span, "a kernel parameter in local memory"));
             }
         };
-        params.push(ParamInfo { name: p.name.clone(), slot, pointer_space, size });
+        params.push(ParamInfo { name: p.name.clone(), slot, pointer_space });
     }
     c.block(&mut ctx, &function.body, &mut nodes)?;
     let reqd = match &function.kind {
@@ -460,6 +460,36 @@ impl<'m> Compiler<'m> {
         Ok(())
     }
 
+    /// Whether a scalar expression's register value is always 0 or 1 (comparisons and
+    /// logical operators on scalars), so converting it to `bool` changes nothing.
+    fn is_zero_or_one(&self, ctx: &FnCtx<'_>, e: Handle<Expression>) -> Result<bool, SimError> {
+        let (_, width) = match self.shape(ctx.ty(e)?)? {
+            Shape::Arith { scalar, width } => (scalar, width),
+            _ => return Ok(false),
+        };
+        if width != 1 {
+            return Ok(false);
+        }
+        Ok(match ctx.expr(e)? {
+            Expression::Binary { op, lhs, .. } => {
+                matches!(
+                    op,
+                    BinaryOp::Lt
+                        | BinaryOp::Gt
+                        | BinaryOp::Le
+                        | BinaryOp::Ge
+                        | BinaryOp::Eq
+                        | BinaryOp::Ne
+                        | BinaryOp::LogicalAnd
+                        | BinaryOp::LogicalOr
+                ) && self.shape(ctx.ty(*lhs)?)?.slots() == 1
+            }
+            Expression::Unary { op: UnaryOp::LogicalNot, .. }
+            | Expression::PointerCompare { .. } => true,
+            _ => false,
+        })
+    }
+
     /// Compiles a condition into a 0/1 slot.
     fn condition(
         &mut self,
@@ -469,7 +499,7 @@ impl<'m> Compiler<'m> {
     ) -> Result<Slot, SimError> {
         let slot = self.expr(ctx, e, out)?;
         let (scalar, _) = self.arith(ctx.ty(e)?)?;
-        if scalar == Scalar::Bool {
+        if scalar == Scalar::Bool || self.is_zero_or_one(ctx, e)? {
             return Ok(slot);
         }
         let dst = self.alloc(1)?;
@@ -1120,6 +1150,10 @@ impl<'m> Compiler<'m> {
                         let (from, from_w) = self.arith(from_ty)?;
                         let (to, to_w) = self.arith(ty)?;
                         if from == to && from_w == to_w {
+                            return Ok(a);
+                        }
+                        if to == Scalar::Bool && from_w == 1 && self.is_zero_or_one(ctx, *value)? {
+                            // A comparison already yields 0 or 1: the conversion is a no-op.
                             return Ok(a);
                         }
                         let dst = self.alloc(to_w)?;

@@ -3,7 +3,7 @@
 use clmap_lang::ir::{AddressSpace, BinaryOp, Rounding, Scalar, WorkItemFunction};
 use clmap_lang::Span;
 
-use crate::arith::{map1, map2, map3, Arith, Prim};
+use crate::arith::{map1, map2, Arith, Prim};
 use crate::mask::{for_active, Mask};
 use crate::memory::{self, decode, read_bytes, region_base, write_bytes, SharedBuffer, Target};
 use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer, OpClass};
@@ -1007,9 +1007,32 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let Self { regs, local, private, plan, oob, frame, .. } = self;
         let buffers = &plan.buffers[..];
         let frame = *frame;
+        // Lanes of one load nearly always read the same buffer: resolve it once from the
+        // first active lane and take a short path for every lane that stays inside it.
+        let fast = mask.first().and_then(|first| match decode(regs[a + first]) {
+            Target::Buffer { index, .. } => {
+                buffers.get(index).map(|b| (memory::buffer_base(index), &*b.storage))
+            }
+            _ => None,
+        });
         for c in 0..width as usize {
             let offset = u64::from(size)
                 * comps.map_or(c as u64, |cs| u64::from(cs.get(c).copied().unwrap_or(0)));
+            if let Some((base, storage)) = fast {
+                let limit = storage.len().saturating_sub(u64::from(size));
+                let mut missed = false;
+                for_active!(mask, lane => {
+                    let within = regs[a + lane].wrapping_add(offset).wrapping_sub(base);
+                    if within <= limit && storage.len() >= u64::from(size) {
+                        regs[d + c * lanes + lane] = from_memory(scalar, storage.read(within, size));
+                    } else {
+                        missed = true;
+                    }
+                });
+                if !missed {
+                    continue;
+                }
+            }
             for_active!(mask, lane => {
                 let address = regs[a + lane].wrapping_add(offset);
                 let value = match mem_read(buffers, local, private, frame, address, size) {
@@ -1276,10 +1299,6 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         }
     }
 
-    pub(crate) fn regs_mut(&mut self) -> (&mut Vec<u64>, &mut Vec<u64>) {
-        (&mut self.regs, &mut self.scratch)
-    }
-
     pub(crate) fn read_mem(&mut self, lane: usize, addr: u64, size: u32) -> Option<u64> {
         let r = mem_read(&self.plan.buffers, &self.local, &self.private, self.frame, addr, size);
         if r.is_none() {
@@ -1475,9 +1494,4 @@ fn int_range(s: Scalar) -> (i128, i128) {
     } else {
         (0, (1i128 << bits) - 1)
     }
-}
-
-#[allow(dead_code)]
-fn unused_map3(d: &mut [u64], a: &[u64], b: &[u64], c: &[u64]) {
-    map3(d, a, b, c, |x: f32, y: f32, z: f32| x + y + z);
 }

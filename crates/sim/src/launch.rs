@@ -292,9 +292,6 @@ pub fn run_program<F: ObserverFactory>(
         for r in checkers.take_reports() {
             reports.push(r);
         }
-        for r in user_reports_placeholder() {
-            reports.push(r);
-        }
         ThreadResult { observer: user, reports, printf: ex.printf, error }
     };
 
@@ -345,10 +342,6 @@ pub fn run_program<F: ObserverFactory>(
         work_groups: groups,
         local_size,
     })
-}
-
-fn user_reports_placeholder() -> Vec<Report> {
-    Vec::new()
 }
 
 struct ThreadResult<O> {

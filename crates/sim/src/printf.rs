@@ -53,7 +53,7 @@ fn parse(format: &str) -> Vec<Piece> {
             }
             chars.next();
         }
-        let mut number = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+        let number = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| {
             let mut n: Option<usize> = None;
             while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
                 n = Some(n.unwrap_or(0).saturating_mul(10).saturating_add(d as usize).min(4096));

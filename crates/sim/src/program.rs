@@ -284,8 +284,6 @@ pub(crate) struct ParamInfo {
     pub slot: ParamSlot,
     /// For pointer parameters: the address space pointed to.
     pub pointer_space: Option<AddressSpace>,
-    /// Byte size of the value passed.
-    pub size: u64,
 }
 
 /// A `__local` variable of the kernel.

@@ -450,3 +450,46 @@ fn math_builtins_agree_with_double_references() {
     // erf(-0.185) from its Taylor series.
     assert!((got[7 * 14 + 6] - (-0.206_392_9f32)).abs() < 1e-6, "{}", got[7 * 14 + 6]);
 }
+
+#[test]
+fn half_and_double_values() {
+    let src = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+    __kernel void k(__global half *h, __global float *f, __global double *d) {
+        float x = vload_half(0, h);
+        vstore_half(x * 3.0f + 0.1f, 1, h);
+        half a = h[2];
+        half b = a * a + (half)1.0f;
+        h[3] = b;
+        float4 v = vload_half4(1, h);
+        f[0] = v.x;
+        d[0] = (double)x / 3.0 + sqrt(2.0);
+        f[1] = (float)(d[0]);
+    }"#;
+    // 1.5 and 2049 (not representable: rounds to 2048 when stored as half).
+    let halves: [u16; 8] = [0x3e00, 0, 0x4100, 0, 0x3c00, 0, 0, 0];
+    let hb = clmap_sim::SharedBuffer::from_bytes(
+        "h",
+        &halves.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
+    let fb = buf_f32("f", &[0.0; 2]);
+    let db = clmap_sim::SharedBuffer::from_bytes("d", &[0u8; 8]);
+    let run = run(
+        src,
+        "k",
+        &[1],
+        &[1],
+        &[ArgValue::Buffer(hb.clone()), ArgValue::Buffer(fb.clone()), ArgValue::Buffer(db.clone())],
+    );
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    let h: Vec<u16> = hb.to_bytes().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    // 1.5 * 3 + 0.1 = 4.6 -> nearest half 4.6015625 (0x449a).
+    assert_eq!(h[1], 0x449a);
+    // a = 2.5: 2.5 * 2.5 + 1 = 7.25 (0x4740).
+    assert_eq!(h[3], 0x4740);
+    assert_eq!(f32s(&fb)[0], 1.0);
+    let d = f64::from_le_bytes(db.to_bytes().try_into().unwrap_or([0; 8]));
+    assert_eq!(d, 1.5f64 / 3.0 + 2f64.sqrt());
+    assert_eq!(f32s(&fb)[1], d as f32);
+}
