@@ -73,39 +73,57 @@ fn ranges(series: &[Series]) -> ((f64, f64), f64, f64) {
     ((x_min, x_max), y_top, step)
 }
 
-/// An SVG line chart of `series`: axes with ticks, one polyline with markers per series, and
-/// a legend on the right. Non-finite points are left out.
-pub fn line_chart_svg(text: &ChartText<'_>, series: &[Series]) -> String {
+/// A drawing primitive of a chart, in pixels from the top left corner.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Line { from: (f64, f64), to: (f64, f64), colour: &'static str, width: f64, dashed: bool },
+    Polyline { points: Vec<(f64, f64)>, colour: &'static str, width: f64, dashed: bool },
+    Dot { at: (f64, f64), radius: f64, colour: &'static str },
+    Text { at: (f64, f64), text: String, anchor: Anchor, size: f64, vertical: bool },
+}
+
+/// Which point of a text `at` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    Start,
+    Middle,
+    End,
+}
+
+/// Width and height of every chart, in pixels.
+pub const CHART_SIZE: (u32, u32) = (WIDTH as u32, HEIGHT as u32);
+
+/// The shapes of a line chart of `series`: axes with ticks, one polyline with markers per
+/// series, and a legend on the right. Non-finite points are left out.
+pub fn layout(text: &ChartText<'_>, series: &[Series]) -> Vec<Shape> {
     let ((x_min, x_max), y_top, y_step) = ranges(series);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let sx = |x: f64| LEFT + (x - x_min) / (x_max - x_min) * plot_w;
     let sy = |y: f64| TOP + plot_h - y / y_top * plot_h;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        escape(text.title)
-    );
+    let mut shapes = Vec::new();
+    let label = |at, text: &str, anchor, size, vertical| Shape::Text {
+        at,
+        text: text.to_string(),
+        anchor,
+        size,
+        vertical,
+    };
+    shapes.push(label((LEFT + plot_w / 2.0, 22.0), text.title, Anchor::Middle, 15.0, false));
     // Grid and y ticks.
-    let mut y = 0.0;
     let mut guard = 0;
+    let mut y = 0.0;
     while y <= y_top + y_step * 1e-9 && guard < 100 {
         let py = sy(y);
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-            LEFT + plot_w,
-            LEFT - 6.0,
-            py + 4.0,
-            format_tick(y, y_step)
-        );
+        shapes.push(Shape::Line {
+            from: (LEFT, py),
+            to: (LEFT + plot_w, py),
+            colour: "#dddddd",
+            width: 1.0,
+            dashed: false,
+        });
+        let tick = format_tick(y, y_step);
+        shapes.push(label((LEFT - 6.0, py + 4.0), &tick, Anchor::End, 12.0, false));
         y += y_step;
         guard += 1;
     }
@@ -114,63 +132,110 @@ pub fn line_chart_svg(text: &ChartText<'_>, series: &[Series]) -> String {
     let last = x_max.floor() as i64;
     for x in first..=last.min(first + 100) {
         let px = sx(x as f64);
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{:.1}" stroke="#444"/><text x="{px:.1}" y="{:.1}" text-anchor="middle">{x}</text>"##,
-            TOP + plot_h,
-            TOP + plot_h + 5.0,
-            TOP + plot_h + 19.0
-        );
+        shapes.push(Shape::Line {
+            from: (px, TOP + plot_h),
+            to: (px, TOP + plot_h + 5.0),
+            colour: "#444444",
+            width: 1.0,
+            dashed: false,
+        });
+        let tick = x.to_string();
+        shapes.push(label((px, TOP + plot_h + 19.0), &tick, Anchor::Middle, 12.0, false));
     }
-    let _ = writeln!(
-        svg,
-        r##"<polyline points="{LEFT},{TOP} {LEFT},{:.1} {:.1},{:.1}" fill="none" stroke="#444"/>"##,
-        TOP + plot_h,
-        LEFT + plot_w,
-        TOP + plot_h
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        HEIGHT - 18.0,
-        escape(text.x_label)
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        TOP + plot_h / 2.0,
-        escape(text.y_label)
-    );
+    shapes.push(Shape::Polyline {
+        points: vec![(LEFT, TOP), (LEFT, TOP + plot_h), (LEFT + plot_w, TOP + plot_h)],
+        colour: "#444444",
+        width: 1.0,
+        dashed: false,
+    });
+    shapes.push(label(
+        (LEFT + plot_w / 2.0, HEIGHT - 18.0),
+        text.x_label,
+        Anchor::Middle,
+        12.0,
+        false,
+    ));
+    shapes.push(label((18.0, TOP + plot_h / 2.0), text.y_label, Anchor::Middle, 12.0, true));
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        let dash = if i < COLOURS.len() { "" } else { r#" stroke-dasharray="6 3""# };
-        let points: Vec<String> = s
+        let dashed = i >= COLOURS.len();
+        let points: Vec<(f64, f64)> = s
             .points
             .iter()
             .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .map(|&(x, y)| (sx(x), sy(y)))
             .collect();
-        let _ = writeln!(
-            svg,
-            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>"#,
-            points.join(" ")
-        );
-        for p in &points {
-            if let Some((x, y)) = p.split_once(',') {
-                let _ = writeln!(svg, r#"<circle cx="{x}" cy="{y}" r="3" fill="{colour}"/>"#);
-            }
+        shapes.push(Shape::Polyline { points: points.clone(), colour, width: 2.0, dashed });
+        for at in points {
+            shapes.push(Shape::Dot { at, radius: 3.0, colour });
         }
         let ly = TOP + 10.0 + 20.0 * i as f64;
         let lx = WIDTH - RIGHT + 15.0;
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/><text x="{}" y="{}">{}</text>"#,
-            lx + 22.0,
-            lx + 28.0,
-            ly + 4.0,
-            escape(&s.label)
-        );
+        shapes.push(Shape::Line {
+            from: (lx, ly),
+            to: (lx + 22.0, ly),
+            colour,
+            width: 2.0,
+            dashed,
+        });
+        shapes.push(label((lx + 28.0, ly + 4.0), &s.label, Anchor::Start, 12.0, false));
+    }
+    shapes
+}
+
+/// An SVG line chart of `series` (see [`layout`]).
+pub fn line_chart_svg(text: &ChartText<'_>, series: &[Series]) -> String {
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    for shape in layout(text, series) {
+        match shape {
+            Shape::Line { from, to, colour, width, dashed } => {
+                let dash = if dashed { r#" stroke-dasharray="6 3""# } else { "" };
+                let _ = writeln!(
+                    svg,
+                    r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="{width}"{dash}/>"#,
+                    from.0, from.1, to.0, to.1
+                );
+            }
+            Shape::Polyline { points, colour, width, dashed } => {
+                let dash = if dashed { r#" stroke-dasharray="6 3""# } else { "" };
+                let points: Vec<String> =
+                    points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+                let _ = writeln!(
+                    svg,
+                    r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="{width}"{dash}/>"#,
+                    points.join(" ")
+                );
+            }
+            Shape::Dot { at, radius, colour } => {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="{radius}" fill="{colour}"/>"#,
+                    at.0, at.1
+                );
+            }
+            Shape::Text { at, text, anchor, size, vertical } => {
+                let anchor = match anchor {
+                    Anchor::Start => "start",
+                    Anchor::Middle => "middle",
+                    Anchor::End => "end",
+                };
+                let place = if vertical {
+                    format!(r#"transform="translate({:.1},{:.1}) rotate(-90)""#, at.0, at.1)
+                } else {
+                    format!(r#"x="{:.1}" y="{:.1}""#, at.0, at.1)
+                };
+                let _ = writeln!(
+                    svg,
+                    r#"<text {place} text-anchor="{anchor}" font-size="{size}">{}</text>"#,
+                    escape(&text)
+                );
+            }
+        }
     }
     svg.push_str("</svg>\n");
     svg
@@ -205,6 +270,7 @@ mod tests {
         let svg = line_chart_svg(&text, &series);
         assert!(svg.starts_with("<svg"));
         assert_eq!(svg.matches("<polyline").count(), 3, "axes and two series");
+        assert!(svg.contains(r##"stroke="#0072B2""##));
         assert!(svg.contains("a&lt;b"));
         assert_eq!(svg.matches("<circle").count(), 4, "the NaN point is left out");
         assert!(!svg.contains("NaN"));
