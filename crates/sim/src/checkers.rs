@@ -17,6 +17,26 @@ use crate::Mask;
 pub(crate) struct Checkers {
     race: Option<RaceChecker>,
     uninit: Option<UninitChecker>,
+    info: Option<LaunchInfo>,
+}
+
+/// What the cross-work-group check needs to name groups and buffers.
+#[derive(Clone, Debug)]
+pub(crate) struct LaunchInfo {
+    names: Vec<String>,
+    template: GroupInfo,
+}
+
+impl LaunchInfo {
+    fn group(&self, index: u64) -> GroupInfo {
+        let n = self.template.num_groups;
+        let (nx, ny) = (n[0].max(1), n[1].max(1));
+        GroupInfo {
+            group_id: [index % nx, (index / nx) % ny, index / (nx * ny)],
+            group_index: index,
+            ..self.template.clone()
+        }
+    }
 }
 
 impl Checkers {
@@ -29,7 +49,34 @@ impl Checkers {
             uninit: options.check_uninitialised.then(|| {
                 UninitChecker::new(plan.local_size_bytes, plan.program.local_objects.clone())
             }),
+            info: options.check_races.then(|| LaunchInfo {
+                names: plan.buffers.iter().map(|b| b.name.to_string()).collect(),
+                template: plan.group_info(0),
+            }),
         }
+    }
+
+    /// Absorbs another thread's checkers.
+    pub(crate) fn merge(&mut self, other: Checkers) {
+        match (&mut self.race, other.race) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.race = Some(b),
+            _ => {}
+        }
+        match (&mut self.uninit, other.uninit) {
+            (Some(a), Some(b)) => a.reports.merge(b.reports),
+            (None, Some(b)) => self.uninit = Some(b),
+            _ => {}
+        }
+    }
+
+    /// All findings, including the launch-wide ones (call after merging every thread's).
+    pub(crate) fn finish(&mut self) -> Vec<Report> {
+        let mut out = self.take_reports();
+        if let (Some(r), Some(info)) = (&self.race, &self.info) {
+            out.extend(r.cross_group_reports(info));
+        }
+        out
     }
 }
 
@@ -92,14 +139,33 @@ fn report_for(
     }
 }
 
-/// What one byte saw in the current barrier interval. Lanes are stored as `lane + 1`
-/// (0 = nobody, [`MANY`] = several lanes).
+/// What one byte saw in the current barrier interval (lanes stored as `lane + 1`; 0 = nobody,
+/// [`MANY`] = several lanes), and in the whole launch: the work-groups that wrote and read it
+/// (stored as `group + 1`; [`MANY_GROUPS`] = several).
 #[derive(Clone, Copy, Debug, Default)]
 struct ByteState {
     epoch: u16,
     writer: u16,
     reader: u16,
     atomic: u16,
+    group_writer: u32,
+    group_reader: u32,
+}
+
+/// Several work-groups.
+const MANY_GROUPS: u32 = u32::MAX;
+
+/// Combines two launch-wide group records (commutative and associative, so per-thread states
+/// merge to the same result in any order).
+#[inline(always)]
+fn combine_groups(a: u32, b: u32) -> u32 {
+    if a == 0 || a == b {
+        b
+    } else if b == 0 {
+        a
+    } else {
+        MANY_GROUPS
+    }
 }
 
 /// Several lanes. Lanes are stored in 16 bits, so the race checker handles work-groups of up
@@ -144,12 +210,30 @@ fn shared_read_only(bytes: &[ByteState], epoch: u16) -> bool {
 type Conflict = (&'static str, u16);
 
 #[inline(always)]
-fn check_bytes(bytes: &mut [ByteState], kind: AccessKind, me: u16, epoch: u16) -> Option<Conflict> {
+fn check_bytes(
+    bytes: &mut [ByteState],
+    kind: AccessKind,
+    me: u16,
+    epoch: u16,
+    group: u32,
+) -> Option<Conflict> {
     let other = |who: u16| who != 0 && who != me;
     let mut found = None;
     for state in bytes {
         if state.epoch != epoch {
-            *state = ByteState { epoch, ..ByteState::default() };
+            *state = ByteState {
+                epoch,
+                group_writer: state.group_writer,
+                group_reader: state.group_reader,
+                ..ByteState::default()
+            };
+        }
+        if group != 0 {
+            match kind {
+                AccessKind::Load => state.group_reader = combine_groups(state.group_reader, group),
+                AccessKind::Store => state.group_writer = combine_groups(state.group_writer, group),
+                AccessKind::Atomic => {}
+            }
         }
         let conflict = match kind {
             AccessKind::Load => {
@@ -219,6 +303,70 @@ impl RaceChecker {
         self.next_interval();
     }
 
+    /// Absorbs another thread's findings and launch-wide group records.
+    fn merge(&mut self, other: RaceChecker) {
+        self.reports.merge(other.reports);
+        for (mine, theirs) in self.pages.iter_mut().zip(other.pages) {
+            for (slot, page) in mine.iter_mut().zip(theirs) {
+                let Some(page) = page else { continue };
+                match slot {
+                    None => *slot = Some(page),
+                    Some(existing) => {
+                        for (a, b) in existing.iter_mut().zip(page.iter()) {
+                            a.group_writer = combine_groups(a.group_writer, b.group_writer);
+                            a.group_reader = combine_groups(a.group_reader, b.group_reader);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reports, per buffer, the first byte that two work-groups touched with at least one
+    /// writing (work-groups are not ordered with respect to each other).
+    fn cross_group_reports(&self, info: &LaunchInfo) -> Vec<Report> {
+        let mut out = Vec::new();
+        for (index, pages) in self.pages.iter().enumerate() {
+            'buffer: for (p, page) in pages.iter().enumerate() {
+                let Some(page) = page else { continue };
+                for (i, b) in page.iter().enumerate() {
+                    let (w, r) = (b.group_writer, b.group_reader);
+                    if !(w == MANY_GROUPS || (w != 0 && r != 0 && r != w)) {
+                        continue;
+                    }
+                    let offset = ((p as u64) << PAGE_BITS) + i as u64;
+                    let (group, what) = if w == MANY_GROUPS {
+                        (0, "written by several work-groups".to_string())
+                    } else if r == MANY_GROUPS {
+                        (w - 1, format!("written by work-group {} and read by others", w - 1))
+                    } else {
+                        (
+                            w - 1,
+                            format!(
+                                "written by work-group {} and read by work-group {}",
+                                w - 1,
+                                r - 1
+                            ),
+                        )
+                    };
+                    out.push(report_for(
+                        &info.group(u64::from(group)),
+                        ReportKind::DataRace,
+                        Span::UNDEFINED,
+                        0,
+                        format!(
+                            "byte {offset} of the buffer is {what} in one launch; work-groups are \
+                             not synchronised with each other"
+                        ),
+                        info.names.get(index).cloned(),
+                    ));
+                    break 'buffer;
+                }
+            }
+        }
+        out
+    }
+
     fn barrier(&mut self, _span: Span, _active: &Mask, _group: &GroupInfo, _time: u64) {
         self.next_interval();
     }
@@ -285,6 +433,14 @@ impl RaceChecker {
             self.forget_shared_reads();
         }
         let stamp = self.stamp;
+        // Launch-wide records are kept for global memory only (local memory is per group).
+        let group = if batch.space == AddressSpace::Local {
+            0
+        } else {
+            u32::try_from(batch.group.group_index.saturating_add(1))
+                .unwrap_or(0)
+                .min(MANY_GROUPS - 1)
+        };
         let mut found: Option<(usize, &'static str, u16)> = None;
         // The last address found shared and read-only: neighbouring lanes often load the
         // same element, and comparing with it is cheaper than the hashed cache.
@@ -302,7 +458,7 @@ impl RaceChecker {
             let me = lane as u16 + 1;
             let conflict = match self.shadow(addr, size) {
                 Some(bytes) => {
-                    let c = check_bytes(bytes, batch.kind, me, epoch);
+                    let c = check_bytes(bytes, batch.kind, me, epoch, group);
                     if is_load && c.is_none() && shared_read_only(bytes, epoch) {
                         self.shared_reads[slot] = (addr, stamp);
                         last_shared = Some(addr);
@@ -314,7 +470,7 @@ impl RaceChecker {
                     let mut c = None;
                     for b in 0..size {
                         if let Some(bytes) = self.shadow(addr.wrapping_add(b), 1) {
-                            let r = check_bytes(bytes, batch.kind, me, epoch);
+                            let r = check_bytes(bytes, batch.kind, me, epoch, group);
                             c = c.or(r);
                         }
                     }

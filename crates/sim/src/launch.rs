@@ -287,12 +287,8 @@ pub fn run_program<F: ObserverFactory>(
                 break;
             }
         }
-        let (user, mut checkers) = ex.observer;
-        let mut reports = ex.reports;
-        for r in checkers.take_reports() {
-            reports.push(r);
-        }
-        ThreadResult { observer: user, reports, printf: ex.printf, error }
+        let (user, checkers) = ex.observer;
+        ThreadResult { observer: user, checkers, reports: ex.reports, printf: ex.printf, error }
     };
 
     let results: Vec<ThreadResult<F::Observer>> = if threads == 1 {
@@ -311,6 +307,7 @@ pub fn run_program<F: ObserverFactory>(
     };
 
     let mut merged: Option<F::Observer> = None;
+    let mut checkers: Option<Checkers> = None;
     let mut sink = ReportSink::default();
     let mut printf = Vec::new();
     let mut first_error: Option<(u64, SimError)> = None;
@@ -318,6 +315,10 @@ pub fn run_program<F: ObserverFactory>(
         match merged.as_mut() {
             Some(m) => m.merge(r.observer),
             None => merged = Some(r.observer),
+        }
+        match checkers.as_mut() {
+            Some(c) => c.merge(r.checkers),
+            None => checkers = Some(r.checkers),
         }
         sink.merge(r.reports);
         printf.extend(r.printf);
@@ -329,6 +330,11 @@ pub fn run_program<F: ObserverFactory>(
     }
     if let Some((_, e)) = first_error {
         return Err(e);
+    }
+    if let Some(mut c) = checkers {
+        for r in c.finish() {
+            sink.push(r);
+        }
     }
     let mut observer = merged.unwrap_or_else(|| observers.create());
     for r in observer.take_reports() {
@@ -346,6 +352,7 @@ pub fn run_program<F: ObserverFactory>(
 
 struct ThreadResult<O> {
     observer: O,
+    checkers: Checkers,
     reports: ReportSink,
     printf: Vec<(u64, usize, u64, String)>,
     error: Option<(u64, SimError)>,

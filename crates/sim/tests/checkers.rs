@@ -231,3 +231,45 @@ fn reports_do_not_depend_on_thread_count() {
     assert_eq!(seen[0].1.first().map(String::as_str), Some("group 1 lane 0\n"));
     assert_eq!(seen[0].1.len(), 24);
 }
+
+#[test]
+fn races_between_work_groups_on_global_memory() {
+    let src = r#"
+    __kernel void k(__global int *out, __global int *flags) {
+        int g = get_global_id(0);
+        out[g] = g;
+        if (get_local_id(0) == 0) flags[0] = (int)get_group_id(0);
+        int neighbour = out[(g + 4) % 32];
+        out[g] += 0 * neighbour;
+    }"#;
+    let mut seen = Vec::new();
+    for threads in [1, 2, 3] {
+        let options = SimOptions { threads, ..checked() };
+        let run = run_with(
+            src,
+            "k",
+            &[32],
+            &[8],
+            &[ArgValue::Buffer(buf_i32("out", &[0; 32])), ArgValue::Buffer(buf_i32("flags", &[0]))],
+            &options,
+        );
+        let cross: Vec<&Report> = run
+            .reports
+            .iter()
+            .filter(|r| r.kind == ReportKind::DataRace && !r.span.is_defined())
+            .collect();
+        assert_eq!(cross.len(), 2, "{:#?}", run.reports);
+        let on = |name: &str| cross.iter().find(|r| r.object.as_deref() == Some(name)).expect(name);
+        let out = on("out");
+        assert!(
+            out.message.contains("written by work-group 0 and read by others"),
+            "{}",
+            out.message
+        );
+        assert_eq!(out.group_id, [0, 0, 0]);
+        assert!(on("flags").message.contains("several work-groups"));
+        seen.push(format!("{:?}", run.reports));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert_eq!(seen[0], seen[2]);
+}
