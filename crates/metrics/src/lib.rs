@@ -25,6 +25,7 @@ mod keys;
 mod observer;
 pub mod plot;
 mod psl;
+pub mod raster;
 mod stats;
 mod summary;
 
