@@ -13,6 +13,23 @@
 //!   checks are always on; findings are [`Report`]s.
 //!
 //! Memory layout of the simulated address space: see [`memory`].
+//!
+//! # Semantics worth knowing
+//!
+//! - Lock-step execution is one legal schedule of OpenCL's work-items. A kernel that makes a
+//!   work-item wait for another of its own group without a barrier (a spin lock) never
+//!   finishes under it; the step budget ([`SimOptions::max_steps`]) ends such runs with
+//!   [`SimError::StepLimit`].
+//! - Out-of-bounds loads yield 0 and out-of-bounds stores are dropped, with a
+//!   [`ReportKind::OutOfBounds`] report; integer division by zero yields 0 with a
+//!   [`ReportKind::DivisionByZero`] report; shifts mask their count; signed overflow wraps.
+//! - A barrier must be reached by every work-item of the group that has not returned;
+//!   otherwise a [`ReportKind::BarrierDivergence`] report names one that did not reach it.
+//! - The race checker follows every byte of local and global memory within each barrier
+//!   interval of a group, and, for global memory, between work-groups over the whole launch
+//!   (those reports name the buffer, byte and groups, without a source location).
+//! - Reports are merged per (kind, location, object): the one kept is the first in work-group,
+//!   then work-item order, with the number of occurrences.
 
 mod arith;
 mod builtins;
