@@ -194,9 +194,9 @@ impl RenderContext<'_> {
     /// A solved unknown. Negative terms are computed in `long` so that unsigned ids do not
     /// wrap before the value reaches the original arithmetic.
     fn poly(&self, p: &Poly) -> Result<String, RenderError> {
-        // Positive terms first, the constant last: `size - lid - 1`.
+        // Positive terms first (`63 - lx`, `size - lid - 1`), constants after the ids.
         let mut terms: Vec<_> = p.terms().collect();
-        terms.sort_by_key(|(m, c)| (m.degree() == 0, c.numerator() < 0));
+        terms.sort_by_key(|(m, c)| (c.numerator() < 0, m.degree() == 0));
         if terms.is_empty() {
             return Ok("0".into());
         }

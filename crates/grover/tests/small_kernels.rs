@@ -1,0 +1,146 @@
+//! Grover on small in-memory kernels: each refusal kind names its reason, and the rewrite
+//! touches only the lines it must.
+
+use clmap_grover::candidate::Decision;
+use clmap_grover::{unlocal, GroverError, Outcome, UnlocalOptions};
+use clmap_lang::frontend::{compile_isolated, Compiled};
+
+fn compile(text: &str) -> Compiled {
+    compile_isolated(text, "").unwrap_or_else(|f| panic!("does not compile:\n{}", f.render()))
+}
+
+fn run(text: &str, options: &UnlocalOptions) -> (Compiled, Outcome) {
+    let compiled = compile(text);
+    let outcome = unlocal(&compiled, options).expect("grover runs");
+    (compiled, outcome)
+}
+
+fn refusal(outcome: &Outcome, buffer: &str) -> String {
+    let report = outcome.buffers.iter().find(|b| b.candidate.name == buffer).expect("buffer");
+    match &report.candidate.decision {
+        Decision::Refused(r) => r.reason.clone(),
+        Decision::Remove(_) => panic!("`{buffer}` was not refused"),
+    }
+}
+
+const COPY: &str = "__kernel void k(__global const float *g, __global float *out) {
+    __local float lm[64];
+    const uint lx = get_local_id(0);
+    // staging
+    lm[lx] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = lm[63 - lx];
+}
+";
+
+#[test]
+fn minimal_diff_keeps_untouched_lines() {
+    let (_, outcome) = run(COPY, &UnlocalOptions::default());
+    assert_eq!(outcome.removed(), vec!["lm".to_string()]);
+    let expected = "__kernel void k(__global const float *g, __global float *out) {
+    const uint lx = get_local_id(0);
+    // staging
+    out[get_global_id(0)] = g[get_global_id(0) - lx + (ulong)(63 - (long)lx)];
+}
+";
+    assert_eq!(outcome.text, expected);
+}
+
+#[test]
+fn comment_out_keeps_the_removed_lines_as_comments() {
+    let options = UnlocalOptions { comment_out: true, ..Default::default() };
+    let (_, outcome) = run(COPY, &options);
+    assert!(outcome.text.contains("    // __local float lm[64];\n"), "{}", outcome.text);
+    assert!(outcome.text.contains("    // lm[lx] = g[get_global_id(0)];\n"), "{}", outcome.text);
+    assert!(outcome.text.contains("    // barrier(CLK_LOCAL_MEM_FENCE);\n"), "{}", outcome.text);
+}
+
+#[test]
+fn async_copies_are_refused() {
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float lm[64];
+    event_t e = async_work_group_copy(lm, g, 64, 0);
+    wait_group_events(1, &e);
+    out[get_global_id(0)] = lm[get_local_id(0)];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    assert!(!outcome.changed());
+    assert!(
+        refusal(&outcome, "lm").contains("async_work_group_copy"),
+        "{}",
+        refusal(&outcome, "lm")
+    );
+}
+
+#[test]
+fn exchanges_between_local_buffers_are_refused_for_the_target() {
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float a[64];
+    __local float b[64];
+    const uint lx = get_local_id(0);
+    a[lx] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    b[lx] = a[63 - lx] * 2.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = b[lx];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    assert!(refusal(&outcome, "b").contains("local memory"), "{}", refusal(&outcome, "b"));
+    // `a` is still a cache: its load inside `b`'s store becomes a global load, and the
+    // barriers stay for `b`.
+    assert_eq!(outcome.removed(), vec!["a".to_string()]);
+    assert!(outcome.text.contains("barrier(CLK_LOCAL_MEM_FENCE);"));
+    assert!(!outcome.text.contains("a[63 - lx]"));
+}
+
+#[test]
+fn buffers_written_by_the_kernel_are_not_cached_copies() {
+    let text = "__kernel void k(__global float *g, __global float *out) {
+    __local float lm[64];
+    const uint lx = get_local_id(0);
+    lm[lx] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    g[get_global_id(0)] = 0.0f;
+    out[get_global_id(0)] = lm[63 - lx];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    assert!(!outcome.changed());
+    assert!(refusal(&outcome, "lm").contains("cannot follow"), "{}", refusal(&outcome, "lm"));
+}
+
+#[test]
+fn nonlinear_store_indexes_and_unread_buffers_are_refused() {
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float sq[256];
+    __local float unused[16];
+    const uint lx = get_local_id(0);
+    sq[lx * lx] = g[get_global_id(0)];
+    unused[lx] = g[lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = sq[lx];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    assert!(refusal(&outcome, "sq").contains("not linear"), "{}", refusal(&outcome, "sq"));
+    assert!(refusal(&outcome, "unused").contains("never read"));
+}
+
+#[test]
+fn kernel_and_buffer_selection_errors() {
+    let two = "__kernel void a(__global float *x) { x[0] = 1.0f; }
+__kernel void b(__global float *x) { x[0] = 2.0f; }
+";
+    let compiled = compile(two);
+    assert!(matches!(
+        unlocal(&compiled, &UnlocalOptions::default()),
+        Err(GroverError::WhichKernel(_))
+    ));
+    let options = UnlocalOptions { kernel: Some("c".into()), ..Default::default() };
+    assert!(matches!(unlocal(&compiled, &options), Err(GroverError::NoSuchKernel(_))));
+    let compiled = compile(COPY);
+    let options = UnlocalOptions { buffers: vec!["nope".into()], ..Default::default() };
+    assert!(matches!(unlocal(&compiled, &options), Err(GroverError::NoSuchBuffer { .. })));
+}
