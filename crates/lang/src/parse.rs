@@ -47,60 +47,40 @@ pub const MAX_ERRORS: usize = 100;
 /// follows could still be read (a function body cut short, an initializer list with a bad
 /// item). Callers treat the tree as incomplete whenever the diagnostics hold an error.
 pub fn parse(tokens: &[Token]) -> (ast::TranslationUnit, Diagnostics) {
-    with_parser_stack(|| {
-        let mut parser = Parser::new(tokens);
-        let unit = parser.translation_unit();
-        (unit, parser.diags)
-    })
+    let mut parser = Parser::new(tokens);
+    let unit = parser.translation_unit();
+    (unit, parser.diags)
 }
 
 /// Parses a single expression, commas included, that must use up all the tokens (for tests,
 /// `#pragma` arguments and tools). No typedef names are known here, so `(T)x` is a cast only
 /// when `T` is a builtin type word.
 pub fn parse_expression(tokens: &[Token]) -> Result<ast::Expr, Diagnostics> {
-    with_parser_stack(|| {
-        let mut parser = Parser::new(tokens);
-        match parser.expression() {
-            Ok(expr) => {
-                if !parser.at_eof() {
-                    let site = parser.peek().site;
-                    parser.error_at(site, "expected end of expression");
-                }
-                if parser.diags.has_errors() {
-                    Err(parser.diags)
-                } else {
-                    Ok(expr)
-                }
+    let mut parser = Parser::new(tokens);
+    match parser.expression() {
+        Ok(expr) => {
+            if !parser.at_eof() {
+                let site = parser.peek().site;
+                parser.error_at(site, "expected end of expression");
             }
-            Err(Reported) => Err(parser.diags),
+            if parser.diags.has_errors() {
+                Err(parser.diags)
+            } else {
+                Ok(expr)
+            }
         }
-    })
+        Err(Reported) => Err(parser.diags),
+    }
 }
 
-/// Stack reserved for the parser's thread. Recursive descent needs stack in proportion to the
-/// nesting it accepts ([`MAX_NESTING`]), and unoptimised builds use large frames: that many
-/// nested blocks take several MiB there, more than a test thread's 2 MiB. Reserving is cheap;
-/// pages are only touched as the recursion goes down.
-const PARSER_STACK_BYTES: usize = 64 << 20;
-
-/// Runs `work` on a thread with [`PARSER_STACK_BYTES`] of stack, or on the current thread when
-/// no thread can be started (then deep nesting relies on the caller's stack).
-fn with_parser_stack<T: Send>(work: impl Fn() -> T + Sync) -> T {
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("clmap-parse".to_string())
-            .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, &work);
-        match spawned {
-            Ok(handle) => match handle.join() {
-                Ok(result) => result,
-                // The parser does not panic; if it ever did, the caller sees the same panic.
-                Err(payload) => std::panic::resume_unwind(payload),
-            },
-            Err(_) => work(),
-        }
-    })
-}
+/// Stack kept free below every level of nesting, and the size of each extra stack segment.
+/// Recursive descent needs stack in proportion to the nesting it accepts ([`MAX_NESTING`]), and
+/// unoptimised builds use large frames (tens of KiB per level), more than a test thread's
+/// 2 MiB holds. Rather than running every parse on a big-stack thread (which costs more than
+/// parsing a typical kernel), each level checks the room left and moves to a fresh segment only
+/// when deep input actually needs it.
+const STACK_RED_ZONE: usize = 256 << 10;
+const STACK_SEGMENT: usize = 4 << 20;
 
 /// A diagnostic has been pushed already; the caller recovers.
 #[derive(Debug)]
@@ -338,7 +318,7 @@ impl<'t> Parser<'t> {
             return Err(self.report(d));
         }
         self.depth += 1;
-        let result = f(self);
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self));
         self.depth -= 1;
         result
     }
