@@ -335,7 +335,7 @@ mod tests {
         assert_eq!(format_float(&spec("%g"), 0.0001), "0.0001");
         assert_eq!(format_float(&spec("%g"), 1e-5), "1e-05");
         assert_eq!(format_float(&spec("%g"), 123456789.0), "1.23457e+08");
-        assert_eq!(format_float(&spec("%8.3f"), -3.14159), "  -3.142");
+        assert_eq!(format_float(&spec("%8.3f"), -1.23456), "  -1.235");
         assert_eq!(format_int(&spec("%05d"), (-42i64) as u64, Scalar::Int), "-0042");
         assert_eq!(format_int(&spec("%#x"), 255, Scalar::UInt), "0xff");
         assert_eq!(format_int(&spec("%u"), (-1i64) as u64, Scalar::Int), "4294967295");
