@@ -37,6 +37,8 @@ pub enum SolveError {
     Overflow(#[from] Overflow),
     #[error("the index arithmetic cannot be split into dimensions")]
     Division,
+    #[error("a row of the system does not have one coefficient per unknown")]
+    Malformed,
 }
 
 /// Builds the system `LS(u) = LL` dimension by dimension, plus `extra` equations
@@ -58,7 +60,7 @@ pub fn build_system(
     }
     // Outermost dimension first: the largest stride takes its multiples before the smaller
     // ones see the rest (mixed radix).
-    groups.sort_by(|a, b| b.0.stride_key().cmp(&a.0.stride_key()));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.0.stride_key()));
     let used: Vec<Atom> = groups.iter().flat_map(|(_, a)| a.iter().copied()).collect();
     let mut all_unknowns = used.clone();
     for (a, _) in extra {
@@ -186,6 +188,9 @@ fn settle_innermost(
 /// involves a free unknown is left out of `values` (it has no unique value).
 pub fn solve(system: &System) -> Result<Solution, SolveError> {
     let n = system.unknowns.len();
+    if system.rows.iter().any(|(coefficients, _)| coefficients.len() != n) {
+        return Err(SolveError::Malformed);
+    }
     let mut rows: Vec<(Vec<Rational>, Poly)> = system.rows.clone();
     let mut pivots: Vec<(usize, usize)> = Vec::new();
     let mut next_row = 0;
@@ -203,16 +208,15 @@ pub fn solve(system: &System) -> Result<Solution, SolveError> {
             .collect::<Result<_, _>>()?;
         let normalised_rhs = rhs.scale(inverse)?;
         rows[next_row] = (normalised.clone(), normalised_rhs.clone());
-        for r in 0..rows.len() {
-            if r == next_row || rows[r].0[col].is_zero() {
+        for (r, (coefficients, rhs)) in rows.iter_mut().enumerate() {
+            let factor = coefficients[col];
+            if r == next_row || factor.is_zero() {
                 continue;
             }
-            let factor = rows[r].0[col];
-            for j in 0..n {
-                let delta = normalised[j].checked_mul(factor).ok_or(Overflow)?;
-                rows[r].0[j] = rows[r].0[j].checked_sub(delta).ok_or(Overflow)?;
+            for (c, k) in coefficients.iter_mut().zip(&normalised) {
+                *c = c.checked_sub(k.checked_mul(factor).ok_or(Overflow)?).ok_or(Overflow)?;
             }
-            rows[r].1 = rows[r].1.sub(&normalised_rhs.scale(factor)?)?;
+            *rhs = rhs.sub(&normalised_rhs.scale(factor)?)?;
         }
         pivots.push((next_row, col));
         next_row += 1;

@@ -975,15 +975,10 @@ fn count_definitions(f: &Function, counts: &mut HashMap<Handle<LocalVariable>, u
             }
         }
     }
-    count_declarations(f, &f.body, counts, 0);
+    count_declarations(&f.body, counts, 0);
 }
 
-fn count_declarations(
-    f: &Function,
-    b: &Block,
-    counts: &mut HashMap<Handle<LocalVariable>, usize>,
-    depth: usize,
-) {
+fn count_declarations(b: &Block, counts: &mut HashMap<Handle<LocalVariable>, usize>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -992,18 +987,18 @@ fn count_declarations(
             Statement::Declare { variable, init: Some(_) } => {
                 *counts.entry(*variable).or_insert(0) += 1;
             }
-            Statement::Block(inner) => count_declarations(f, inner, counts, depth + 1),
+            Statement::Block(inner) => count_declarations(inner, counts, depth + 1),
             Statement::If { accept, reject, .. } => {
-                count_declarations(f, accept, counts, depth + 1);
-                count_declarations(f, reject, counts, depth + 1);
+                count_declarations(accept, counts, depth + 1);
+                count_declarations(reject, counts, depth + 1);
             }
             Statement::Loop { init, body, .. } => {
-                count_declarations(f, init, counts, depth + 1);
-                count_declarations(f, body, counts, depth + 1);
+                count_declarations(init, counts, depth + 1);
+                count_declarations(body, counts, depth + 1);
             }
             Statement::Switch { cases, .. } => {
                 for c in cases {
-                    count_declarations(f, &c.body, counts, depth + 1);
+                    count_declarations(&c.body, counts, depth + 1);
                 }
             }
             _ => {}
