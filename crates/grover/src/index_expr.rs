@@ -195,6 +195,13 @@ impl Sym {
         match self {
             Sym::Atom(a, _) => map.get(a).cloned().unwrap_or_else(|| self.clone()),
             Sym::GlobalId(d, ty) => match map.get(&Atom::LocalId(*d)) {
+                // The first work-item of the group: `get_global_id(d) - lid`.
+                Some(Sym::Solved(p)) if p.is_zero() => Sym::Binary {
+                    op: BinaryOp::Sub,
+                    lhs: Box::new(self.clone()),
+                    rhs: Box::new(Sym::Atom(Atom::LocalId(*d), *ty)),
+                    ty: *ty,
+                },
                 // The global id of the work-item whose local id is the replacement.
                 Some(local) => Sym::Binary {
                     op: BinaryOp::Add,
@@ -213,9 +220,15 @@ impl Sym {
                 },
                 None => self.clone(),
             },
-            Sym::Var { var, name, def } => {
+            // A variable whose value the substitution changes is no longer that variable: its
+            // (new) definition stands in its place.
+            Sym::Var { def, .. } => {
                 let new_def = def.substitute(map);
-                Sym::Var { var: *var, name: name.clone(), def: Box::new(new_def) }
+                if new_def == **def {
+                    self.clone()
+                } else {
+                    new_def
+                }
             }
             Sym::Unary { op, operand, ty } => Sym::Unary { op: *op, operand: go(operand), ty: *ty },
             Sym::Binary { op, lhs, rhs, ty } => {
