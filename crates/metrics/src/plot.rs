@@ -18,10 +18,10 @@ pub struct ChartText<'a> {
     pub y_label: &'a str,
 }
 
-const WIDTH: f64 = 720.0;
+const WIDTH: f64 = 840.0;
 const HEIGHT: f64 = 440.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 200.0;
+const RIGHT: f64 = 280.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 60.0;
 /// Colour-blind-safe palette; series beyond it reuse colours with another dash pattern.

@@ -3,6 +3,7 @@
 use crate::exit::{CliError, Status};
 use crate::workload_args;
 use clmap_metrics::plot::{line_chart_svg, ChartText, Series};
+use clmap_metrics::raster::line_chart_png;
 use clmap_metrics::{analyze_workload, KernelMetrics, Mode};
 use clmap_sim::{SimError, SimOptions};
 use serde_json::json;
@@ -38,7 +39,8 @@ pub struct Args {
     /// Follow another tool's definitions: `aiwc` reproduces the published AIWC plugin.
     #[arg(long, value_enum, value_name = "TOOL")]
     pub compat: Option<Compat>,
-    /// Write lmae.svg and psl.svg (curves over dropped address bits) into this directory.
+    /// Write lmae.svg, psl.svg and their .png versions (curves over dropped address bits) into
+    /// this directory. PNG text uses DejaVu Sans (Debian package fonts-dejavu-core).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
     /// Simulator threads (0: one per core). Results do not depend on it.
@@ -61,14 +63,17 @@ struct Analysed {
 }
 
 impl Analysed {
-    /// Name in plots and tables: the kernel, and the launch when there are several.
+    /// Name in plots: the workload file's stem when several workloads are compared, else
+    /// the kernel; the launch number when the workload has several.
     fn label(&self, several_workloads: bool) -> String {
-        let mut label = self.metrics.kernel.clone();
-        if several_workloads {
-            label = format!("{label} ({})", self.workload);
-        }
+        let mut label = if several_workloads {
+            let stem = self.workload.rsplit_once('.').map_or(self.workload.as_str(), |(s, _)| s);
+            stem.to_string()
+        } else {
+            self.metrics.kernel.clone()
+        };
         if self.launches > 1 {
-            label = format!("{label} #{}", self.launch + 1);
+            label = format!("{label} #{} {}", self.launch + 1, self.metrics.kernel);
         }
         label
     }
@@ -247,6 +252,9 @@ fn csv(analysed: &[Analysed]) -> String {
     out
 }
 
+/// The TrueType font of PNG charts (Debian's fonts-dejavu-core).
+const PNG_FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
 fn write_plots(dir: &Path, analysed: &[Analysed]) -> Result<(), CliError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::BadInput(format!("cannot create {}: {e}", dir.display())))?;
@@ -271,7 +279,7 @@ fn write_plots(dir: &Path, analysed: &[Analysed]) -> Result<(), CliError> {
         .collect();
     let charts = [
         (
-            "lmae.svg",
+            "lmae",
             ChartText {
                 title: "Memory address entropy",
                 x_label: "low address bits skipped",
@@ -280,7 +288,7 @@ fn write_plots(dir: &Path, analysed: &[Analysed]) -> Result<(), CliError> {
             lmae,
         ),
         (
-            "psl.svg",
+            "psl",
             ChartText {
                 title: "Parallel spatial locality",
                 x_label: "low address bits dropped",
@@ -289,10 +297,24 @@ fn write_plots(dir: &Path, analysed: &[Analysed]) -> Result<(), CliError> {
             psl,
         ),
     ];
+    let font = std::fs::read(PNG_FONT);
+    if let Err(e) = &font {
+        eprintln!(
+            "warning: no PNG charts: cannot read the font {PNG_FONT} ({e}); \
+             install fonts-dejavu-core (the SVG charts are written)"
+        );
+    }
+    let write = |path: PathBuf, bytes: &[u8]| {
+        std::fs::write(&path, bytes)
+            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
+    };
     for (file, text, series) in charts {
-        let path = dir.join(file);
-        std::fs::write(&path, line_chart_svg(&text, &series))
-            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))?;
+        write(dir.join(format!("{file}.svg")), line_chart_svg(&text, &series).as_bytes())?;
+        if let Ok(font) = &font {
+            let png = line_chart_png(&text, &series, font)
+                .map_err(|e| CliError::Environment(format!("{file}.png: {e}")))?;
+            write(dir.join(format!("{file}.png")), &png)?;
+        }
     }
     Ok(())
 }
