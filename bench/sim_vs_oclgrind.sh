@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p clmap-sim --example run_workload
-bin=$CARGO_TARGET_DIR/release/examples/run_workload
+cargo build --release -q -p clmap
+bin=$CARGO_TARGET_DIR/release/clmap
 kernel=$(pwd)/tests/corpus/mm_simple.cl
 cores=$(nproc)
 tmp=$(mktemp -d)
@@ -53,7 +53,7 @@ name = "N"
 scalar = "int"
 value = $n
 TOML
-  "$bin" "$toml" --export-sim "$tmp/mm$n.sim" >/dev/null
+  "$bin" run "$toml" --export-sim "$tmp/mm$n.sim" >/dev/null
   buffers_mb=$(awk -v n="$n" 'BEGIN { printf "%.2f", 3 * n * n * 4 / 1048576 }')
 
   read -r ocl1_cpu ocl1_wall ocl1_kb < <(measure oclgrind-kernel --num-threads 1 "$tmp/mm$n.sim")
@@ -65,8 +65,8 @@ TOML
     set -- $variant
     threads=$1
     flags=()
-    [ "$2" = checked ] && flags+=(--check)
-    read -r cpu wall kb < <(measure "$bin" "$toml" --threads "$threads" "${flags[@]}")
+    [ "$2" = checked ] && flags+=(--races --uninit)
+    read -r cpu wall kb < <(measure "$bin" run "$toml" --threads "$threads" "${flags[@]}")
     label="clmap $([ "$threads" = 1 ] && echo "1 thread" || echo "$cores threads") $2"
     if [ "$threads" = 1 ]; then
       ratio=$(awk -v a="$ocl1_cpu" -v b="$cpu" 'BEGIN { printf "%.1fx", a / b }')
@@ -75,5 +75,5 @@ TOML
     fi
     printf "%-6s %-28s %9s %9s %9.1f %8s\n" "$n" "$label" "$cpu" "$wall" "$(echo "$kb / 1024" | bc -l)" "$ratio"
   done
-  echo "       (buffers: $buffers_mb MB; checksum of C is printed by run_workload)"
+  echo "       (buffers: $buffers_mb MB)"
 done

@@ -3,7 +3,7 @@
 use crate::on_device::{run_on_device, ExecError};
 use clmap_device::{select_device, Device};
 use clmap_sim::{LaunchReport, SimOptions};
-use clmap_workload::{BufferData, BufferSet, Workload};
+use clmap_workload::{BufferSet, Workload};
 
 /// Where to run.
 pub enum Target {
@@ -43,11 +43,16 @@ pub struct TargetRun {
     pub printf: Vec<String>,
 }
 
-/// Runs the whole workload on `target` with the workload's own inputs.
-pub fn run_on(target: &Target, workload: &Workload) -> Result<TargetRun, ExecError> {
+/// Runs the whole workload on `target`. `seed_shift` shifts every random seed of the inputs
+/// (0 = the inputs the workload file describes), so a comparison can use other inputs.
+pub fn run_on(
+    target: &Target,
+    workload: &Workload,
+    seed_shift: u64,
+) -> Result<TargetRun, ExecError> {
     match target {
         Target::Device(device) => {
-            let run = run_on_device(device, workload, 0)?;
+            let run = run_on_device(device, workload, seed_shift)?;
             Ok(TargetRun {
                 buffers: run.buffers,
                 kernel_ns: run.kernel_ns,
@@ -56,14 +61,9 @@ pub fn run_on(target: &Target, workload: &Workload) -> Result<TargetRun, ExecErr
             })
         }
         Target::Simulator(options) => {
-            let run = clmap_sim::run_workload(workload, options)?;
-            let mut buffers = Vec::with_capacity(run.buffers.len());
-            for (name, bytes) in run.buffers {
-                let Some(declared) = workload.buffer(&name) else { continue };
-                buffers.push(BufferData { name, elem: declared.elem, bytes, uninitialised: false });
-            }
+            let run = clmap_sim::run_workload_seeded(workload, options, seed_shift)?;
             Ok(TargetRun {
-                buffers: BufferSet { buffers },
+                buffers: run.buffers,
                 kernel_ns: Vec::new(),
                 reports: run.reports,
                 printf: run.printf,

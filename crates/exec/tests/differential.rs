@@ -36,7 +36,7 @@ fn simulator_and_device_agree_on_every_corpus_workload() {
     for path in &paths {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let workload = Workload::load(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let on_sim = match run_on(&simulator, &workload) {
+        let on_sim = match run_on(&simulator, &workload, 0) {
             Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{name}: simulator: {e}"));
@@ -46,7 +46,7 @@ fn simulator_and_device_agree_on_every_corpus_workload() {
         if !on_sim.reports.is_empty() {
             failures.push(format!("{name}: the simulator reports {:?}", on_sim.reports));
         }
-        let on_device = match run_on(&device, &workload) {
+        let on_device = match run_on(&device, &workload, 0) {
             Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{name}: {}: {e}", device.name()));

@@ -2,9 +2,8 @@
 //! simulator with several input seeds, every output must agree within the workload's
 //! tolerance, and the race and bounds checkers must be clean on the rewritten kernel.
 
-use clmap_sim::{compile_kernel, run_program, ArgValue, SharedBuffer, SimError, SimOptions};
-use clmap_workload::{BufferData, BufferSet, LaunchArg, Workload};
-use std::collections::HashMap;
+use clmap_sim::{SimError, SimOptions};
+use clmap_workload::{BufferSet, Workload};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ValidationError {
@@ -98,60 +97,14 @@ fn run(workload: &Workload, seed: u64, options: &SimOptions) -> Result<BufferSet
     run_with_findings(workload, seed, options).map(|(b, _)| b)
 }
 
-/// The workload's pipeline on the simulator with inputs from seed shift `seed` (the
-/// simulator's own runner always uses the seeds written in the file).
+/// The workload's pipeline on the simulator with inputs from seed shift `seed`, and its
+/// checker findings as text.
 fn run_with_findings(
     workload: &Workload,
     seed: u64,
     options: &SimOptions,
 ) -> Result<(BufferSet, Vec<String>), SimError> {
-    let compiled = clmap_sim::compile_workload_source(workload)?;
-    let data = workload.initial_data(seed).map_err(SimError::Workload)?;
-    let mut buffers: HashMap<String, SharedBuffer> = HashMap::new();
-    for b in &data.buffers {
-        buffers.insert(b.name.clone(), SharedBuffer::from_bytes(&b.name, &b.bytes));
-    }
-    let mut findings = Vec::new();
-    for launch in &workload.launches {
-        let program = compile_kernel(&compiled.module, &launch.kernel)?;
-        for _ in 0..launch.repeat {
-            let mut args = Vec::with_capacity(launch.args.len());
-            for arg in &launch.args {
-                args.push(match arg {
-                    LaunchArg::Buffer { buffer } => {
-                        ArgValue::Buffer(buffers.get(buffer).cloned().ok_or_else(|| {
-                            SimError::BadArguments { message: format!("unknown buffer `{buffer}`") }
-                        })?)
-                    }
-                    LaunchArg::Scalar { .. } => ArgValue::Bytes(
-                        arg.scalar_bytes().unwrap_or(Ok(Vec::new())).map_err(SimError::Workload)?,
-                    ),
-                    LaunchArg::Local { elem, len, .. } => {
-                        ArgValue::Local(len.saturating_mul(elem.size()))
-                    }
-                    LaunchArg::Null { .. } => ArgValue::Null,
-                });
-            }
-            let run =
-                run_program(&program, &launch.range, &args, options, &|| clmap_sim::NoObserver)?;
-            findings.extend(run.reports.iter().map(|r| r.to_string()));
-            for (a, b) in &launch.swap {
-                if let (Some(x), Some(y)) = (buffers.get(a).cloned(), buffers.get(b).cloned()) {
-                    buffers.insert(a.clone(), y);
-                    buffers.insert(b.clone(), x);
-                }
-            }
-        }
-    }
-    let out = workload
-        .buffers
-        .iter()
-        .map(|b| BufferData {
-            name: b.name.clone(),
-            elem: b.elem,
-            bytes: buffers.get(&b.name).map(SharedBuffer::to_bytes).unwrap_or_default(),
-            uninitialised: false,
-        })
-        .collect();
-    Ok((BufferSet { buffers: out }, findings))
+    let run = clmap_sim::run_workload_seeded(workload, options, seed)?;
+    let findings = run.reports.iter().map(|r| r.report.to_string()).collect();
+    Ok((run.buffers, findings))
 }

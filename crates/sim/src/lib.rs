@@ -61,5 +61,6 @@ pub use observer::{
 pub use program::Program;
 pub use report::{Report, ReportKind};
 pub use workload::{
-    compile_workload_source, run_workload, run_workload_observed, LaunchReport, WorkloadRun,
+    compile_workload_source, run_workload, run_workload_observed, run_workload_seeded,
+    run_workload_with, LaunchReport, WorkloadRun,
 };

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use clmap_lang::frontend::{self, Compiled};
 use clmap_lang::preprocess::{BuildOptions, FsLoader};
 use clmap_lang::{SourceFile, SourceMap};
-use clmap_workload::{LaunchArg, Workload};
+use clmap_workload::{BufferSet, LaunchArg, Workload};
 
 use crate::compile::compile_kernel;
 use crate::error::SimError;
@@ -19,8 +19,9 @@ use crate::report::Report;
 /// The outcome of [`run_workload`].
 #[derive(Debug)]
 pub struct WorkloadRun {
-    /// Final contents of every buffer, in the workload's buffer order.
-    pub buffers: Vec<(String, Vec<u8>)>,
+    /// Every buffer after the run, by final name (the pipeline's swaps applied), in the
+    /// workload's buffer order.
+    pub buffers: BufferSet,
     /// Findings of every launch, launch by launch.
     pub reports: Vec<LaunchReport>,
     /// `printf` output of every launch, in order.
@@ -41,7 +42,7 @@ pub struct LaunchReport {
 impl WorkloadRun {
     /// The final bytes of the buffer called `name`.
     pub fn buffer(&self, name: &str) -> Option<&[u8]> {
-        self.buffers.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice())
+        self.buffers.get(name).map(|b| b.bytes.as_slice())
     }
 }
 
@@ -59,9 +60,20 @@ pub fn compile_workload_source(workload: &Workload) -> Result<Compiled, SimError
         .map_err(|failure| SimError::Frontend { message: failure.render() })
 }
 
-/// Runs every launch of `workload` on the simulator.
+/// Runs every launch of `workload` on the simulator, with the inputs the workload describes.
 pub fn run_workload(workload: &Workload, options: &SimOptions) -> Result<WorkloadRun, SimError> {
-    run_workload_observed(workload, options, &|| NoObserver).map(|(run, _)| run)
+    run_workload_seeded(workload, options, 0)
+}
+
+/// [`run_workload`] with every random seed of the inputs shifted by `seed_shift` (see
+/// [`Workload::initial_data`]): the same pipeline on other inputs, as rewrite validation needs.
+pub fn run_workload_seeded(
+    workload: &Workload,
+    options: &SimOptions,
+    seed_shift: u64,
+) -> Result<WorkloadRun, SimError> {
+    let inputs = workload.initial_data(seed_shift)?;
+    run_workload_with(workload, inputs, options, &|| NoObserver).map(|(run, _)| run)
 }
 
 /// [`run_workload`] with an observer per launch (returned in launch order, repetitions
@@ -71,18 +83,28 @@ pub fn run_workload_observed<F: ObserverFactory>(
     options: &SimOptions,
     observers: &F,
 ) -> Result<(WorkloadRun, Vec<F::Observer>), SimError> {
+    let inputs = workload.initial_data(0)?;
+    run_workload_with(workload, inputs, options, observers)
+}
+
+/// Runs the workload's schedule (the workload crate decides the order, repetitions and swaps)
+/// on `inputs`, which hold one buffer per [`Workload::buffers`] entry, in that order.
+pub fn run_workload_with<F: ObserverFactory>(
+    workload: &Workload,
+    inputs: BufferSet,
+    options: &SimOptions,
+    observers: &F,
+) -> Result<(WorkloadRun, Vec<F::Observer>), SimError> {
     let compiled = compile_workload_source(workload)?;
-    let data = workload.initial_data(0)?;
-    let mut buffers: HashMap<String, SharedBuffer> = HashMap::new();
-    for b in &data.buffers {
-        buffers.insert(b.name.clone(), SharedBuffer::from_bytes(&b.name, &b.bytes));
-    }
+    let storage: Vec<SharedBuffer> =
+        inputs.buffers.iter().map(|b| SharedBuffer::from_bytes(&b.name, &b.bytes)).collect();
     let mut programs: HashMap<String, Program> = HashMap::new();
     let mut reports = Vec::new();
     let mut printf = Vec::new();
     let mut observed = Vec::new();
     let mut launches = 0u64;
-    for (index, launch) in workload.launches.iter().enumerate() {
+    for step in workload.schedule() {
+        let launch = &workload.launches[step.launch];
         if !programs.contains_key(&launch.kernel) {
             let p = compile_kernel(&compiled.module, &launch.kernel)?;
             programs.insert(launch.kernel.clone(), p);
@@ -90,48 +112,39 @@ pub fn run_workload_observed<F: ObserverFactory>(
         let program = programs
             .get(&launch.kernel)
             .ok_or_else(|| SimError::UnknownKernel { name: launch.kernel.clone() })?;
-        for repetition in 0..launch.repeat {
-            let mut args = Vec::with_capacity(launch.args.len());
-            for arg in &launch.args {
-                args.push(match arg {
-                    LaunchArg::Buffer { buffer } => {
-                        ArgValue::Buffer(buffers.get(buffer).cloned().ok_or_else(|| {
-                            SimError::BadArguments { message: format!("unknown buffer `{buffer}`") }
-                        })?)
-                    }
-                    LaunchArg::Scalar { .. } => ArgValue::Bytes(
-                        arg.scalar_bytes().unwrap_or(Ok(Vec::new())).map_err(SimError::Workload)?,
-                    ),
-                    LaunchArg::Local { elem, len, .. } => {
-                        ArgValue::Local(len.saturating_mul(elem.size()))
-                    }
-                    LaunchArg::Null { .. } => ArgValue::Null,
-                });
-            }
-            let run = run_program(program, &launch.range, &args, options, observers)?;
-            launches += 1;
-            reports.extend(run.reports.into_iter().map(|report| LaunchReport {
-                launch: index,
-                repetition,
-                kernel: launch.kernel.clone(),
-                report,
-            }));
-            printf.extend(run.printf);
-            observed.push(run.observer);
-            for (a, b) in &launch.swap {
-                if let (Some(x), Some(y)) = (buffers.get(a).cloned(), buffers.get(b).cloned()) {
-                    buffers.insert(a.clone(), y);
-                    buffers.insert(b.clone(), x);
+        let mut args = Vec::with_capacity(launch.args.len());
+        for (arg, slot) in launch.args.iter().zip(&step.arg_slots) {
+            args.push(match arg {
+                LaunchArg::Buffer { buffer } => {
+                    ArgValue::Buffer(slot.and_then(|s| storage.get(s)).cloned().ok_or_else(
+                        || SimError::BadArguments { message: format!("unknown buffer `{buffer}`") },
+                    )?)
                 }
-            }
+                LaunchArg::Scalar { .. } => ArgValue::Bytes(
+                    arg.scalar_bytes().unwrap_or(Ok(Vec::new())).map_err(SimError::Workload)?,
+                ),
+                LaunchArg::Local { elem, len, .. } => {
+                    ArgValue::Local(len.saturating_mul(elem.size()))
+                }
+                LaunchArg::Null { .. } => ArgValue::Null,
+            });
         }
+        let run = run_program(program, &launch.range, &args, options, observers)?;
+        launches += 1;
+        reports.extend(run.reports.into_iter().map(|report| LaunchReport {
+            launch: step.launch,
+            repetition: step.repetition,
+            kernel: launch.kernel.clone(),
+            report,
+        }));
+        printf.extend(run.printf);
+        observed.push(run.observer);
     }
-    let final_buffers = workload
-        .buffers
-        .iter()
-        .map(|b| {
-            (b.name.clone(), buffers.get(&b.name).map(SharedBuffer::to_bytes).unwrap_or_default())
-        })
-        .collect();
-    Ok((WorkloadRun { buffers: final_buffers, reports, printf, launches }, observed))
+    let mut after = inputs;
+    for (data, buffer) in after.buffers.iter_mut().zip(&storage) {
+        data.bytes = buffer.to_bytes();
+        data.uninitialised = false;
+    }
+    let buffers = workload.contents_by_final_name(after);
+    Ok((WorkloadRun { buffers, reports, printf, launches }, observed))
 }

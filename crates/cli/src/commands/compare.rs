@@ -55,9 +55,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     for path in &args.workloads {
         let mut workload = workload_args::load(path)?;
         apply_default_tolerance(&mut workload, default);
-        let reference = run_on(&targets[0], &workload).map_err(exec_error)?;
+        let reference = run_on(&targets[0], &workload, 0).map_err(exec_error)?;
         for target in &targets[1..] {
-            let run = run_on(target, &workload).map_err(exec_error)?;
+            let run = run_on(target, &workload, 0).map_err(exec_error)?;
             let comparisons = workload.compare_outputs(&reference.buffers, &run.buffers);
             let agree = comparisons.iter().all(passed);
             all_agree &= agree;

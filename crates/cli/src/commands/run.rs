@@ -55,10 +55,25 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Instead of running, write the workload as an Oclgrind .sim file (inputs included), so
+    /// oclgrind-kernel can run exactly the same launch; prints the build options it needs.
+    #[arg(long, value_name = "FILE")]
+    pub export_sim: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
     let workload = workload_args::load(&args.workload)?;
+    if let Some(path) = &args.export_sim {
+        let export = workload.to_sim(0).map_err(|e| CliError::BadInput(e.to_string()))?;
+        std::fs::write(path, &export.text)
+            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))?;
+        println!(
+            "wrote {}; build options for oclgrind-kernel: {}",
+            path.display(),
+            export.build_options
+        );
+        return Ok(Status::Success);
+    }
     let mut sim = SimOptions { threads: args.threads, ..SimOptions::default() };
     sim.check_races = args.races;
     sim.check_uninitialised = args.uninit;
@@ -67,7 +82,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
     let target = Target::select(&args.device, sim).map_err(run_report::exec_error)?;
     let started = Instant::now();
-    let outcome = run_on(&target, &workload).map_err(run_report::exec_error)?;
+    let outcome = run_on(&target, &workload, 0).map_err(run_report::exec_error)?;
     let seconds = started.elapsed().as_secs_f64();
 
     let dumped = args.dump || args.oclgrind_output;
