@@ -97,9 +97,11 @@ fn default_mode_separates_ab_from_abt_and_counts_local_memory_per_group() {
 
 #[test]
 fn one_and_many_threads_agree() {
+    // N = 64 keeps this quick; 16 work-groups spread over the threads.
     for mode in [Mode::Clmap, Mode::AiwcCompat] {
-        let one = metrics("mm_coalesced_abt.toml", mode, 1);
-        let many = metrics("mm_coalesced_abt.toml", mode, 4);
+        let one = metrics("mm_coalesced_abt_transposed_reads_n64.toml", mode, 1);
+        let many = metrics("mm_coalesced_abt_transposed_reads_n64.toml", mode, 4);
         assert_eq!(one, many, "{mode:?}");
+        assert_eq!(one.parallelism.work_groups, 16);
     }
 }
