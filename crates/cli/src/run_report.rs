@@ -61,7 +61,7 @@ pub fn oclgrind_errors(workload: &Workload, reports: &[LaunchReport]) -> String 
         let [gx, gy, gz] = rep.global_id;
         let [lx, ly, lz] = rep.local_id;
         let [wx, wy, wz] = rep.group_id;
-        let _ = writeln!(out, "\n{}", capitalise(&rep.message));
+        let _ = writeln!(out, "\n{}", oclgrind_headline(rep));
         let _ = writeln!(out, "\tKernel: {}", r.kernel);
         let _ = writeln!(
             out,
@@ -69,13 +69,30 @@ pub fn oclgrind_errors(workload: &Workload, reports: &[LaunchReport]) -> String 
         );
         if let Some(file) = sources.get(rep.span.file) {
             let lc = file.line_col(rep.span.start);
-            let _ = writeln!(out, "\tAt line {} (column {}) of {}:", lc.line, lc.col, file.name);
+            // Oclgrind compiles from a string and names it `input.cl` in every message.
+            let _ = writeln!(out, "\tAt line {} (column {}) of input.cl:", lc.line, lc.col);
             let _ = writeln!(out, "\t  {}", file.line_text(lc.line).trim());
         }
         out.push('\t');
         out.push('\n');
     }
     out
+}
+
+/// Oclgrind's first line for a finding: for invalid accesses its own wording and address
+/// layout (global buffer n, counted from 1 in argument order, at `n << 48`; local and private
+/// memory at `1 << 48`), for the rest our message.
+fn oclgrind_headline(rep: &clmap_sim::Report) -> String {
+    use clmap_sim::memory::Target;
+    let Some(access) = rep.access else { return capitalise(&rep.message) };
+    let what = if access.store { "write" } else { "read" };
+    let (space, address) = match access.target {
+        Target::Buffer { index, offset } => ("global", ((index as u64 + 1) << 48) | offset),
+        Target::Local { offset } => ("local", (1u64 << 48) | offset),
+        Target::Private { offset, .. } => ("private", (1u64 << 48) | offset),
+        Target::Invalid => ("global", 0),
+    };
+    format!("Invalid {what} of size {} at {space} memory address {address:#x}", access.size)
 }
 
 fn capitalise(text: &str) -> String {

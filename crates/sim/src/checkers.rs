@@ -136,6 +136,7 @@ fn report_for(
         occurrences: 1,
         group_index: group.group_index,
         lane: lane as u32,
+        access: None,
     }
 }
 

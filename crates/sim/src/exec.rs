@@ -8,7 +8,7 @@ use crate::mask::{for_active, Mask};
 use crate::memory::{self, decode, read_bytes, region_base, write_bytes, SharedBuffer, Target};
 use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer, OpClass};
 use crate::program::*;
-use crate::report::{Report, ReportKind, ReportSink};
+use crate::report::{InvalidAccess, Report, ReportKind, ReportSink};
 use crate::value::{from_memory, normalise, to_memory, with_scalar_type, Lane};
 
 /// Everything a launch shares between threads.
@@ -321,6 +321,18 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         message: String,
         object: Option<String>,
     ) {
+        self.report_with_access(kind, span, lane, message, object, None);
+    }
+
+    fn report_with_access(
+        &mut self,
+        kind: ReportKind,
+        span: Span,
+        lane: usize,
+        message: String,
+        object: Option<String>,
+        access: Option<InvalidAccess>,
+    ) {
         self.reports.push(Report {
             kind,
             message,
@@ -332,6 +344,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             occurrences: 1,
             group_index: self.group.group_index,
             lane: lane as u32,
+            access,
         });
     }
 
@@ -965,7 +978,15 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             let message = self.describe_oob(addr, size, store);
             let object = self.object_name(addr, fallback);
             let count = oob.len() as u64;
-            self.report(ReportKind::OutOfBounds, span, lane, message, object);
+            let access = InvalidAccess { store, size, target: decode(addr) };
+            self.report_with_access(
+                ReportKind::OutOfBounds,
+                span,
+                lane,
+                message,
+                object,
+                Some(access),
+            );
             if count > 1 {
                 // Count every lane that went out of bounds.
                 self.reports.push(Report {
@@ -979,6 +1000,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     occurrences: count - 1,
                     group_index: u64::MAX,
                     lane: u32::MAX,
+                    access: None,
                 });
             }
         }

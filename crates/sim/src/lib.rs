@@ -59,7 +59,7 @@ pub use observer::{
     AccessBatch, AccessKind, GroupInfo, NoObserver, Observer, ObserverFactory, OpClass,
 };
 pub use program::Program;
-pub use report::{Report, ReportKind};
+pub use report::{InvalidAccess, Report, ReportKind};
 pub use workload::{
     compile_workload_source, run_workload, run_workload_observed, run_workload_seeded,
     run_workload_with, LaunchReport, WorkloadRun,

@@ -54,6 +54,18 @@ pub struct Report {
     pub group_index: u64,
     /// Lane (linear local id) of the work-item, for ordering.
     pub lane: u32,
+    /// For an out-of-bounds access: what was accessed, so tools can describe it in their own
+    /// terms (Oclgrind's layout, for one).
+    pub access: Option<InvalidAccess>,
+}
+
+/// The facts of an out-of-bounds access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidAccess {
+    pub store: bool,
+    /// Bytes accessed.
+    pub size: u32,
+    pub target: crate::memory::Target,
 }
 
 impl Report {

@@ -1,0 +1,88 @@
+//! The `clmap` binary as a user meets it: exit codes, diagnostics, and the Oclgrind-compatible
+//! output mode.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn clmap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clmap"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("clmap runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn check_reports_errors_compiler_style_and_exits_1() {
+    let out = clmap(&["check", "tests/malformed/sema_undeclared_identifier.cl"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("tests/malformed/sema_undeclared_identifier.cl:"), "{err}");
+    assert!(err.contains("error: use of undeclared identifier"), "{err}");
+    assert!(err.contains('^'), "a caret marks the culprit: {err}");
+}
+
+#[test]
+fn check_accepts_a_good_kernel() {
+    let out = clmap(&["check", "examples/transpose.cl", "-D", "TILE=16", "--kernel", "transpose"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let missing = clmap(&["check", "examples/transpose.cl", "--kernel", "nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("no kernel named 'nope'"));
+}
+
+#[test]
+fn run_exits_2_when_a_checker_fires_and_names_the_line() {
+    let out = clmap(&["run", "examples/missing_barrier.toml", "--races"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("missing_barrier.cl:16:"), "{err}");
+    assert!(err.contains("data race"), "{err}");
+    let clean = clmap(&["run", "examples/transpose.toml", "--races", "--uninit"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", text(&clean.stderr));
+}
+
+#[test]
+fn bad_workloads_exit_1_with_a_message() {
+    let out = clmap(&["run", "examples/vector_add.cl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!text(&out.stderr).is_empty());
+}
+
+#[test]
+fn oclgrind_output_matches_oclgrind_kernel() {
+    let data = "crates/cli/tests/data";
+    let out = clmap(&["run", &format!("{data}/oob_read.sim"), "--oclgrind-output"]);
+    // Like oclgrind-kernel, findings go to standard error and the exit code stays 0.
+    assert_eq!(out.status.code(), Some(0));
+    let expected_stdout =
+        std::fs::read_to_string(root().join(data).join("oob_read.oclgrind.stdout")).unwrap();
+    assert_eq!(text(&out.stdout), expected_stdout);
+    // Oclgrind also prints the LLVM instruction; clmap has no LLVM IR and leaves that line out.
+    let expected_stderr: String =
+        std::fs::read_to_string(root().join(data).join("oob_read.oclgrind.stderr"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('%'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+    assert_eq!(text(&out.stderr), expected_stderr);
+}
+
+#[test]
+fn help_teaches_every_command() {
+    let out = clmap(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for command in ["check", "print", "ir", "run", "compare", "devices", "time"] {
+        assert!(help.contains(command), "--help lists {command}");
+    }
+}
