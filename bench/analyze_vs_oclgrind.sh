@@ -8,9 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p clmap -p clmap-sim --bin clmap --example run_workload
+cargo build --release -q -p clmap
 clmap=$CARGO_TARGET_DIR/release/clmap
-exporter=$CARGO_TARGET_DIR/release/examples/run_workload
 workload=$(pwd)/tests/corpus/mm_simple.toml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,7 +23,7 @@ measure() {
   awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$tmp/time"
 }
 
-"$exporter" "$workload" --export-sim "$tmp/mm256.sim" >/dev/null
+"$clmap" run "$workload" --export-sim "$tmp/mm256.sim" >/dev/null
 
 printf "%-34s %9s %9s %9s %9s\n" run cpu_s wall_s peak_MB vs_ocl
 read -r ocl_cpu ocl_wall ocl_kb < <(measure oclgrind-kernel --num-threads 1 "$tmp/mm256.sim")

@@ -11,6 +11,7 @@ packages=(
   pocl-opencl-icd       # PoCL: a CPU OpenCL device, so device tests run without a GPU
   clinfo                # to see what OpenCL devices a machine has
   oclgrind              # the reference simulator the benchmarks compare against
+  fonts-dejavu-core     # the font clmap analyze --plot draws PNG labels with
 )
 
 missing=()
