@@ -48,7 +48,13 @@ fn main() {
     for _ in 0..rounds {
         for (path, text, options) in &inputs {
             let name = path.display().to_string();
-            if clmap_lang::frontend::compile_source(&name, text, &format!("-I{} {options}", dir.display())).is_err() {
+            if clmap_lang::frontend::compile_source(
+                &name,
+                text,
+                &format!("-I{} {options}", dir.display()),
+            )
+            .is_err()
+            {
                 failures += 1;
             }
         }
@@ -62,6 +68,10 @@ fn main() {
         rounds,
         secs * 1e3 / rounds as f64,
         mb / secs,
-        if failures > 0 { format!(" ({} failed compiles)", failures / rounds as usize) } else { String::new() }
+        if failures > 0 {
+            format!(" ({} failed compiles)", failures / rounds as usize)
+        } else {
+            String::new()
+        }
     );
 }

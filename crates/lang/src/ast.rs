@@ -114,7 +114,10 @@ pub struct DeclSpecifiers {
 pub enum TypeSpec {
     Primitive(PrimitiveType),
     /// `float4`, `uchar16` …: `scalar` is never `Void` or an opaque type.
-    Vector { scalar: PrimitiveType, width: u8 },
+    Vector {
+        scalar: PrimitiveType,
+        width: u8,
+    },
     /// A typedef name (including user typedefs of builtin types).
     Named(Ident),
     Struct(StructSpec),
@@ -253,7 +256,10 @@ pub enum AttributeArg {
 pub enum Initializer {
     Expr(Expr),
     /// `{ [designators =] init, ... }`
-    List { items: Vec<(Vec<Designator>, Initializer)>, span: Span },
+    List {
+        items: Vec<(Vec<Designator>, Initializer)>,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -280,18 +286,44 @@ pub enum StmtKind {
     Decl(Declaration),
     /// `expr;`, or `;` alone when `None`.
     Expr(Option<Expr>),
-    If { cond: Expr, then: Box<Stmt>, otherwise: Option<Box<Stmt>> },
-    While { cond: Expr, body: Box<Stmt> },
-    DoWhile { body: Box<Stmt>, cond: Expr },
-    For { init: Option<ForInit>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
-    Switch { cond: Expr, body: Box<Stmt> },
-    Case { value: Expr, body: Box<Stmt> },
-    Default { body: Box<Stmt> },
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        otherwise: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        init: Option<ForInit>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    Switch {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    Case {
+        value: Expr,
+        body: Box<Stmt>,
+    },
+    Default {
+        body: Box<Stmt>,
+    },
     Break,
     Continue,
     Return(Option<Expr>),
     Goto(Ident),
-    Labeled { label: Ident, body: Box<Stmt> },
+    Labeled {
+        label: Ident,
+        body: Box<Stmt>,
+    },
     /// A `#pragma` among statements (e.g. `unroll` before a loop).
     Pragma(Pragma),
 }
@@ -311,29 +343,70 @@ pub struct Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Ident(String),
-    Int { value: u64, suffix: IntSuffix, radix: Radix },
-    Float { value: f64, suffix: FloatSuffix },
+    Int {
+        value: u64,
+        suffix: IntSuffix,
+        radix: Radix,
+    },
+    Float {
+        value: f64,
+        suffix: FloatSuffix,
+    },
     Char(i64),
     /// Adjacent string literals are concatenated by the parser.
     Str(String),
     /// `( expr )`: kept so printed code and spans follow the source.
     Paren(Box<Expr>),
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `lhs = rhs` when `op` is `None`, else `lhs op= rhs`.
-    Assign { op: Option<BinaryOp>, lhs: Box<Expr>, rhs: Box<Expr> },
-    Conditional { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr> },
-    Comma { lhs: Box<Expr>, rhs: Box<Expr> },
-    Call { callee: Box<Expr>, args: Vec<Expr> },
-    Index { base: Box<Expr>, index: Box<Expr> },
+    Assign {
+        op: Option<BinaryOp>,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Conditional {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+    Comma {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// `base.field` or `base->field`; swizzles (`v.xy`, `v.s01`, `v.lo`) are members too and
     /// sema tells them apart by the base's type.
-    Member { base: Box<Expr>, field: Ident, arrow: bool },
-    Cast { ty: Box<TypeName>, operand: Box<Expr> },
+    Member {
+        base: Box<Expr>,
+        field: Ident,
+        arrow: bool,
+    },
+    Cast {
+        ty: Box<TypeName>,
+        operand: Box<Expr>,
+    },
     /// `(T)(e1, e2, …)` where `T` names a vector type (a builtin vector or a typedef of one):
     /// OpenCL's vector literal. The parser produces it for every parenthesised list after a
     /// vector type, including a single element (`(float4)(x)` broadcasts).
-    VectorLiteral { ty: Box<TypeName>, elems: Vec<Expr> },
+    VectorLiteral {
+        ty: Box<TypeName>,
+        elems: Vec<Expr>,
+    },
     SizeofExpr(Box<Expr>),
     SizeofType(Box<TypeName>),
     /// `vec_step(expr)` / `vec_step(type)`.
