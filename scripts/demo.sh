@@ -28,3 +28,11 @@ step "8. Compare: simulator and the CPU device on the same inputs must agree" \
   "$clmap" compare examples/transpose.toml examples/jacobi_pipeline.toml --devices sim,cpu
 step "9. Time: the kernel on the CPU device, profiling events, first run discarded" \
   "$clmap" time examples/transpose.toml --device cpu --reps 11
+step "10. Measure: architecture-independent metrics (AIWC + parallel spatial locality) from the simulation" \
+  bash -c "\"$clmap\" analyze examples/transpose.toml | head -n 45"
+step "11. Rewrite: remove the local-memory staging (Grover), validated on random inputs before it is printed" \
+  "$clmap" unlocal examples/transpose.toml --diff
+step "12. Explain: the index expressions and the linear system behind the rewrite (seed 000, Table III)" \
+  "$clmap" unlocal examples/transpose.toml --explain
+step "13. Decide: time both versions on the CPU device; np > 1 means removing local memory is faster here" \
+  "$clmap" unlocal examples/transpose.toml --measure --device cpu --reps 11
