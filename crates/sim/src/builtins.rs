@@ -380,13 +380,10 @@ fn store_pointer_float<O: Observer>(
     lane: usize,
     v: f64,
 ) {
-    let Some(a) = call.args.get(i) else { return };
-    let Some((_, scalar, _)) = a.pointer else { return };
-    let base = ex.get(a.slot, 0, lane);
-    let addr = base.wrapping_add(u64::from(c) * u64::from(scalar.size()));
-    ex.write_mem(lane, addr, scalar.size(), to_memory(scalar, from_f64(scalar, v)));
+    store_pointer(ex, call, i, c, lane, |scalar| to_memory(scalar, from_f64(scalar, v)));
 }
 
+/// Stores an integer through pointer argument `i` (component `c`) for `lane`.
 fn store_pointer_int<O: Observer>(
     ex: &mut GroupExec<'_, O>,
     call: &BuiltinCall,
@@ -395,11 +392,24 @@ fn store_pointer_int<O: Observer>(
     lane: usize,
     v: i64,
 ) {
+    store_pointer(ex, call, i, c, lane, |scalar| normalise(scalar, v as u64));
+}
+
+/// Writes component `c` of pointer argument `i` for `lane`, with the bits `encode` makes for
+/// the pointee's scalar type.
+fn store_pointer<O: Observer>(
+    ex: &mut GroupExec<'_, O>,
+    call: &BuiltinCall,
+    i: usize,
+    c: u32,
+    lane: usize,
+    encode: impl FnOnce(Scalar) -> u64,
+) {
     let Some(a) = call.args.get(i) else { return };
     let Some((_, scalar, _)) = a.pointer else { return };
     let base = ex.get(a.slot, 0, lane);
     let addr = base.wrapping_add(u64::from(c) * u64::from(scalar.size()));
-    ex.write_mem(lane, addr, scalar.size(), normalise(scalar, v as u64));
+    ex.write_mem(lane, addr, scalar.size(), encode(scalar));
 }
 
 fn finish_pointer_outputs<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, mask: &Mask) {
