@@ -40,6 +40,11 @@ enum Command {
     Time(commands::time::Args),
     Unlocal(commands::unlocal::Args),
     Analyze(commands::analyze::Args),
+    Maps(commands::maps::Args),
+    Bench(commands::bench::Args),
+    Db(commands::db::Args),
+    Advise(commands::advise::Args),
+    Phase(commands::phase::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,11 @@ fn main() -> ExitCode {
         Command::Time(args) => commands::time::run(args),
         Command::Unlocal(args) => commands::unlocal::run(args),
         Command::Analyze(args) => commands::analyze::run(args),
+        Command::Maps(args) => commands::maps::run(args),
+        Command::Bench(args) => commands::bench::run(args),
+        Command::Db(args) => commands::db::run(args),
+        Command::Advise(args) => commands::advise::run(args),
+        Command::Phase(args) => commands::phase::run(args),
     };
     match outcome {
         Ok(code) => code.into(),

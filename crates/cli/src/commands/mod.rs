@@ -1,10 +1,15 @@
 //! One module per subcommand.
 
+pub mod advise;
 pub mod analyze;
+pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod db;
 pub mod devices;
 pub mod ir;
+pub mod maps;
+pub mod phase;
 pub mod print;
 pub mod run;
 pub mod time;
