@@ -12,6 +12,8 @@ packages=(
   clinfo                # to see what OpenCL devices a machine has
   oclgrind              # the reference simulator the benchmarks compare against
   fonts-dejavu-core     # the font clmap analyze --plot draws PNG labels with
+  llvm-16               # opt, llvm-link and llc: the phase-order search compiles through them
+  libclc-16-dev         # OpenCL C headers and NVPTX built-ins (libclc-16) for that pipeline
 )
 
 missing=()
