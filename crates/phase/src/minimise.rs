@@ -1,0 +1,180 @@
+//! Minimising the best sequence: drop every pass whose removal does not slow the kernel, as
+//! seed 003's Table 1 reports its sequences.
+//!
+//! Two stages keep the device out of most of the work:
+//! 1. *Same code.* A pass whose removal leaves the PTX byte-for-byte the same (by hash) cannot
+//!    change the time, so it goes without a measurement. Chunks of passes are tried first,
+//!    halving the chunk size as in delta debugging, with every chunk of a round compiled in one
+//!    parallel batch; most of a 256-pass random sequence disappears this way.
+//! 2. *Same speed.* Each remaining pass is removed in turn; the shorter sequence is validated
+//!    and timed like any other, and kept when it is valid and not slower than the best time
+//!    by more than the noise margin. Every comparison is against the original best time, so
+//!    small losses cannot accumulate.
+
+use serde::Serialize;
+
+use crate::search::{Counts, Engine, SearchError};
+use crate::strategy::Proposal;
+
+/// Rounds per chunk size in the same-code stage (each round removes at least one chunk).
+const MAX_ROUNDS_PER_LEVEL: usize = 16;
+/// The same-speed stage tries at most this many single removals.
+const MAX_TIMED_REMOVALS: usize = 96;
+
+/// What minimisation did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Minimised {
+    /// The sequence minimisation started from.
+    pub original_len: usize,
+    /// The minimised sequence.
+    pub passes: Vec<String>,
+    /// Its PTX hash.
+    pub ptx_hash: String,
+    /// Its median time in the search's timing (ns).
+    pub median_ns: f64,
+    /// Passes removed because the PTX stayed the same.
+    pub removed_same_code: usize,
+    /// Passes removed because the kernel was not slower without them.
+    pub removed_same_speed: usize,
+    /// The relative margin that counted as "not slower".
+    pub noise_margin: f64,
+    /// Sequences compiled or looked up while minimising.
+    pub counts: Counts,
+}
+
+/// Minimises `passes`, whose PTX hash is `ptx_hash` and whose median time is `median_ns`.
+/// `noise_margin` is the relative slowdown still counted as "not slower".
+pub fn minimise(
+    engine: &mut Engine<'_>,
+    passes: &[String],
+    ptx_hash: &str,
+    median_ns: f64,
+    noise_margin: f64,
+) -> Result<Minimised, SearchError> {
+    let mut counts = Counts::default();
+    let mut current: Vec<String> = passes.to_vec();
+    let mut current_hash = ptx_hash.to_string();
+    let mut current_ns = median_ns;
+    let original_len = passes.len();
+
+    // Stage 1: remove chunks that do not change the code.
+    let mut chunk = (current.len() / 2).max(1);
+    loop {
+        for _ in 0..MAX_ROUNDS_PER_LEVEL {
+            if current.len() <= 1 {
+                break;
+            }
+            let starts: Vec<usize> = (0..current.len()).step_by(chunk).collect();
+            let candidates: Vec<Proposal> = starts
+                .iter()
+                .map(|&start| Proposal {
+                    passes: without(&current, start, chunk),
+                    origin: "minimise".into(),
+                })
+                .collect();
+            let evaluations = engine.evaluate(&candidates, &mut counts)?;
+            let removable: Vec<usize> = starts
+                .iter()
+                .zip(&evaluations)
+                .filter(|(_, e)| e.ptx_hash.as_deref() == Ok(current_hash.as_str()))
+                .map(|(&start, _)| start)
+                .collect();
+            let Some(&first) = removable.first() else { break };
+            if removable.len() > 1 {
+                // Removals interact; try them all at once and fall back to one.
+                let combined = without_all(&current, &removable, chunk);
+                let check = engine.evaluate(
+                    &[Proposal { passes: combined.clone(), origin: "minimise".into() }],
+                    &mut counts,
+                )?;
+                if check.first().is_some_and(|e| e.ptx_hash.as_deref() == Ok(current_hash.as_str()))
+                {
+                    current = combined;
+                    continue;
+                }
+            }
+            current = without(&current, first, chunk);
+        }
+        if chunk == 1 {
+            break;
+        }
+        chunk = (chunk / 2).max(1);
+    }
+    let removed_same_code = original_len - current.len();
+
+    // Stage 2: remove passes whose absence does not slow the kernel.
+    let limit = median_ns * (1.0 + noise_margin.max(0.0));
+    let mut removed_same_speed = 0;
+    let mut position = 0;
+    let mut tried = 0;
+    while position < current.len() && current.len() > 1 && tried < MAX_TIMED_REMOVALS {
+        tried += 1;
+        let shorter = without(&current, position, 1);
+        let evaluation = engine.evaluate(
+            &[Proposal { passes: shorter.clone(), origin: "minimise".into() }],
+            &mut counts,
+        )?;
+        let accepted = evaluation.first().and_then(|e| match (&e.ptx_hash, e.time()) {
+            (Ok(hash), Some(time)) if hash == &current_hash || time <= limit => {
+                Some((hash.clone(), time))
+            }
+            _ => None,
+        });
+        match accepted {
+            Some((hash, time)) => {
+                if hash != current_hash {
+                    removed_same_speed += 1;
+                }
+                current = shorter;
+                current_hash = hash;
+                current_ns = time;
+            }
+            None => position += 1,
+        }
+    }
+    Ok(Minimised {
+        original_len,
+        passes: current,
+        ptx_hash: current_hash,
+        median_ns: current_ns,
+        removed_same_code,
+        removed_same_speed,
+        noise_margin,
+        counts,
+    })
+}
+
+fn without(passes: &[String], start: usize, len: usize) -> Vec<String> {
+    passes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < start || *i >= start.saturating_add(len))
+        .map(|(_, p)| p.clone())
+        .collect()
+}
+
+fn without_all(passes: &[String], starts: &[usize], len: usize) -> Vec<String> {
+    passes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !starts.iter().any(|&s| *i >= s && *i < s.saturating_add(len)))
+        .map(|(_, p)| p.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn chunk_removal_helpers() {
+        let seq = names(&["a", "b", "c", "d", "e"]);
+        assert_eq!(without(&seq, 1, 2), names(&["a", "d", "e"]));
+        assert_eq!(without(&seq, 4, 2), names(&["a", "b", "c", "d"]));
+        assert_eq!(without_all(&seq, &[0, 3], 2), names(&["c"]));
+    }
+}

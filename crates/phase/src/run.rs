@@ -1,0 +1,409 @@
+//! One whole `clmap phase` run: baselines, exploration, minimisation, and the final round that
+//! re-times the finalists against the baselines and re-validates the fastest on the full
+//! inputs and on random inputs before reporting it (seed 003 §2.3).
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use crate::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
+use crate::evaluator::{median, relative_iqr, Evaluator, Verdict};
+use crate::minimise::minimise;
+use crate::progress::Progress;
+use crate::report::{
+    BaselineResult, BestSequence, Explanation, FinalValidation, Finalist, PhaseReport, Speedups,
+};
+use crate::search::{Engine, Evaluation, SearchError, SearchOptions};
+use crate::store::PhaseStore;
+
+/// Everything a run needs besides its parts.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The exploration.
+    pub search: SearchOptions,
+    /// Timed runs of each finalist and baseline in the final round (seed 003: 30).
+    pub final_reps: u32,
+    /// Random inputs the chosen sequence must also pass (seed 003: 30).
+    pub random_inputs: u32,
+    /// Distinct PTX taken from the search into the final round.
+    pub finalists: usize,
+    /// Minimise the best sequence.
+    pub minimise: bool,
+    /// The smallest relative slowdown treated as noise when minimising.
+    pub noise_floor: f64,
+    /// Labels for the report.
+    pub workload_label: String,
+    /// The small workload's label.
+    pub small_label: String,
+}
+
+/// The final round interleaves its measurements in this many rounds, so a drift of the GPU's
+/// clock or temperature affects every candidate alike.
+const FINAL_ROUNDS: u32 = 3;
+
+/// A PTX or the vendor's compilation, to be timed in the final round.
+enum Timed {
+    Source,
+    Ptx(CompiledPtx),
+}
+
+/// Runs the whole search and returns its report (also stored in the database).
+pub fn run_phase(
+    compiler: &dyn SequenceCompiler,
+    evaluator: &mut dyn Evaluator,
+    store: &PhaseStore,
+    progress: &dyn Progress,
+    options: &RunOptions,
+) -> Result<PhaseReport, SearchError> {
+    let started = Instant::now();
+    let pool = compiler.pool();
+    let device = evaluator.describe();
+    let toolchain = compiler.describe();
+    let reps = options.search.reps.max(1);
+
+    // Baselines first, so the progress bar can show a speedup from the start.
+    progress.stage("baselines", BaselineLevel::ALL.len() as u64 + 1, 0);
+    let source_samples = evaluator.time_source(reps)?;
+    progress.advance(1, None);
+    let mut baseline_ptx: Vec<(BaselineLevel, Result<CompiledPtx, String>, Verdict)> = Vec::new();
+    for level in BaselineLevel::ALL {
+        let entry = match compiler.compile_baseline(level) {
+            Ok(ptx) => {
+                let verdict = evaluator.validate_small(&ptx)?;
+                (level, Ok(ptx), verdict)
+            }
+            Err(failure) => (
+                level,
+                Err(format!("{}: {}", failure.kind.as_str(), failure.message)),
+                Verdict::Failed("did not compile".to_string()),
+            ),
+        };
+        baseline_ptx.push(entry);
+        progress.advance(1, None);
+    }
+
+    let mut engine = Engine::new(compiler, evaluator, store, progress, reps);
+    engine.reference_ns = median(&source_samples);
+    let search_started = Instant::now();
+    let exploration = engine.explore(&options.search, &pool)?;
+    let search_seconds = search_started.elapsed().as_secs_f64();
+
+    let ranked = distinct_fastest(&exploration.evaluations, options.finalists.max(1));
+    let minimised = match (options.minimise, ranked.first()) {
+        (true, Some(best)) => {
+            progress.stage("minimise", best.passes.len() as u64, 0);
+            let best_samples = store.ptx(ptx_hash(best))?.map(|p| p.samples).unwrap_or_default();
+            let margin = options.noise_floor.max(2.0 * relative_iqr(&best_samples));
+            let time = best.median_ns.unwrap_or(f64::INFINITY);
+            Some(minimise(&mut engine, &best.passes, ptx_hash(best), time, margin)?)
+        }
+        _ => None,
+    };
+
+    // Finalists: the fastest distinct PTX of the search, and the minimised sequence.
+    let mut finalists: Vec<(Vec<String>, String, String, f64)> = ranked
+        .iter()
+        .map(|e| {
+            (
+                e.passes.clone(),
+                "search".to_string(),
+                ptx_hash(e).to_string(),
+                e.median_ns.unwrap_or(f64::INFINITY),
+            )
+        })
+        .collect();
+    if let Some(min) = &minimised {
+        if !finalists.iter().any(|f| f.2 == min.ptx_hash) {
+            finalists.push((
+                min.passes.clone(),
+                "minimised".to_string(),
+                min.ptx_hash.clone(),
+                min.median_ns,
+            ));
+        }
+    }
+    let finalist_ptx = ptx_of_finalists(&engine, compiler, &finalists);
+
+    // The final round: every baseline and finalist timed with the same number of runs,
+    // interleaved.
+    progress.stage("final", (1 + baseline_ptx.len() + finalists.len()) as u64, 0);
+    let mut items: Vec<Timed> = vec![Timed::Source];
+    for (_, ptx, _) in &baseline_ptx {
+        if let Ok(ptx) = ptx {
+            items.push(Timed::Ptx(ptx.clone()));
+        }
+    }
+    for ptx in finalist_ptx.iter().flatten() {
+        items.push(Timed::Ptx(ptx.clone()));
+    }
+    let samples = time_interleaved(&mut *engine.evaluator, &items, options.final_reps.max(1))?;
+    progress.advance(items.len() as u64, None);
+    let mut sample_iter = samples.into_iter();
+    let source_final = sample_iter.next().unwrap_or_else(|| Err("not timed".to_string()));
+    let mut baselines = vec![BaselineResult {
+        name: "source".to_string(),
+        ptx_hash: None,
+        verdict: Verdict::Valid,
+        median_ns: source_final.as_ref().ok().and_then(|s| median(s)),
+        samples_ns: source_final.as_ref().map(Clone::clone).unwrap_or_default(),
+        error: source_final.as_ref().err().cloned(),
+    }];
+    for (level, ptx, verdict) in &baseline_ptx {
+        let timed = match ptx {
+            Ok(_) => sample_iter.next().unwrap_or_else(|| Err("not timed".to_string())),
+            Err(message) => Err(message.clone()),
+        };
+        baselines.push(BaselineResult {
+            name: level.flag().to_string(),
+            ptx_hash: ptx.as_ref().ok().map(|p| p.hash.clone()),
+            verdict: verdict.clone(),
+            median_ns: timed.as_ref().ok().and_then(|s| median(s)),
+            samples_ns: timed.as_ref().map(Clone::clone).unwrap_or_default(),
+            error: timed.as_ref().err().cloned(),
+        });
+    }
+    for baseline in &baselines {
+        store.record_baseline(
+            &baseline.name,
+            baseline.ptx_hash.as_deref(),
+            &baseline.samples_ns,
+        )?;
+    }
+
+    // Finalists in order of their final time; the first that passes the final validation wins.
+    let mut timed_finalists: Vec<(usize, Option<Vec<u64>>)> = Vec::new();
+    for (index, ptx) in finalist_ptx.iter().enumerate() {
+        let samples = match ptx {
+            Some(_) => sample_iter.next().and_then(Result::ok),
+            None => None,
+        };
+        timed_finalists.push((index, samples));
+    }
+    timed_finalists.sort_by(|a, b| {
+        let time = |s: &Option<Vec<u64>>| s.as_deref().and_then(median).unwrap_or(f64::INFINITY);
+        time(&a.1).total_cmp(&time(&b.1)).then(a.0.cmp(&b.0))
+    });
+    let mut report_finalists = Vec::new();
+    let mut best: Option<BestSequence> = None;
+    for (index, samples) in &timed_finalists {
+        let Some((passes, origin, hash, search_ns)) = finalists.get(*index) else { continue };
+        let final_median = samples.as_deref().and_then(median);
+        let mut entry = Finalist {
+            passes: passes.len(),
+            origin: origin.clone(),
+            ptx_hash: hash.clone(),
+            search_median_ns: *search_ns,
+            final_median_ns: final_median,
+            validated: None,
+        };
+        if best.is_none() {
+            if let (Some(Some(ptx)), Some(time), Some(samples)) =
+                (finalist_ptx.get(*index), final_median, samples.as_ref())
+            {
+                let validation =
+                    validate_finally(&mut *engine.evaluator, ptx, options.random_inputs)?;
+                entry.validated = Some(validation.passed());
+                if validation.passed() {
+                    best = Some(BestSequence {
+                        passes: passes.clone(),
+                        origin: origin.clone(),
+                        ptx_hash: hash.clone(),
+                        median_ns: time,
+                        samples_ns: samples.clone(),
+                        validation,
+                        speedups: speedups(&baselines, time),
+                    });
+                }
+            }
+        }
+        report_finalists.push(entry);
+    }
+
+    let explanation =
+        explain(compiler, &baseline_ptx, &baselines, best.as_ref(), &finalists, &finalist_ptx);
+    progress.finish();
+    let considered = exploration.counts.sequences as f64;
+    let report = PhaseReport {
+        workload: options.workload_label.clone(),
+        small_workload: options.small_label.clone(),
+        device,
+        toolchain,
+        strategy: options.search.strategy.name().to_string(),
+        seed: options.search.seed,
+        budget: options.search.budget,
+        length: options.search.length,
+        pool_size: pool.len(),
+        counts: exploration.counts,
+        stopped_by: if exploration.stopped_by_deadline { "time" } else { "budget" }.to_string(),
+        search_seconds,
+        sequences_per_second: if search_seconds > 0.0 { considered / search_seconds } else { 0.0 },
+        total_seconds: started.elapsed().as_secs_f64(),
+        baselines,
+        best,
+        minimised,
+        finalists: report_finalists,
+        explanation,
+    };
+    if let Ok(json) = serde_json::to_string(&report) {
+        store.record_report(&json)?;
+    }
+    Ok(report)
+}
+
+fn ptx_hash(evaluation: &Evaluation) -> &str {
+    evaluation.ptx_hash.as_deref().unwrap_or("")
+}
+
+/// The fastest valid evaluations, one per distinct PTX, fastest first (ties by order).
+fn distinct_fastest(evaluations: &[Evaluation], limit: usize) -> Vec<Evaluation> {
+    let mut timed: Vec<(usize, &Evaluation)> =
+        evaluations.iter().enumerate().filter(|(_, e)| e.time().is_some()).collect();
+    timed.sort_by(|a, b| {
+        let ta = a.1.time().unwrap_or(f64::INFINITY);
+        let tb = b.1.time().unwrap_or(f64::INFINITY);
+        ta.total_cmp(&tb).then(a.0.cmp(&b.0))
+    });
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (_, evaluation) in timed {
+        if seen.insert(ptx_hash(evaluation).to_string()) {
+            out.push(evaluation.clone());
+        }
+        if out.len() == limit {
+            break;
+        }
+    }
+    out
+}
+
+/// The PTX text of each finalist: from this run's compilations, or compiled again (a resumed
+/// run found their answers in the database and never compiled them).
+fn ptx_of_finalists(
+    engine: &Engine<'_>,
+    compiler: &dyn SequenceCompiler,
+    finalists: &[(Vec<String>, String, String, f64)],
+) -> Vec<Option<CompiledPtx>> {
+    let missing: Vec<usize> =
+        (0..finalists.len()).filter(|&i| engine.ptx_text(&finalists[i].2).is_none()).collect();
+    let sequences: Vec<Vec<String>> = missing.iter().map(|&i| finalists[i].0.clone()).collect();
+    let mut recompiled =
+        if sequences.is_empty() { Vec::new() } else { compiler.compile_many(&sequences) }
+            .into_iter();
+    let mut out: Vec<Option<CompiledPtx>> =
+        finalists.iter().map(|f| engine.ptx_text(&f.2).cloned()).collect();
+    for &index in &missing {
+        if let (Some(Ok(ptx)), Some(slot)) = (recompiled.next(), out.get_mut(index)) {
+            // A toolchain that changed underneath would give other code: only the same PTX
+            // inherits the stored results.
+            if ptx.hash == finalists[index].2 {
+                *slot = Some(ptx);
+            }
+        }
+    }
+    out
+}
+
+/// Times every item `reps` times in total, in interleaved rounds.
+fn time_interleaved(
+    evaluator: &mut dyn Evaluator,
+    items: &[Timed],
+    reps: u32,
+) -> Result<Vec<Result<Vec<u64>, String>>, SearchError> {
+    let rounds = FINAL_ROUNDS.min(reps).max(1);
+    let mut results: Vec<Result<Vec<u64>, String>> = items.iter().map(|_| Ok(Vec::new())).collect();
+    for round in 0..rounds {
+        // Spread the repetitions: earlier rounds take the remainder.
+        let this_round = reps / rounds + u32::from(round < reps % rounds);
+        for (item, result) in items.iter().zip(results.iter_mut()) {
+            let Ok(samples) = result else { continue };
+            let measured = match item {
+                Timed::Source => Ok(evaluator.time_source(this_round)?),
+                Timed::Ptx(ptx) => {
+                    evaluator.time_ptx(ptx, this_round)?.map_err(|v| v.reason().to_string())
+                }
+            };
+            match measured {
+                Ok(more) => samples.extend(more),
+                Err(reason) => *result = Err(reason),
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// Seed 003's final check: the full inputs, then `random_inputs` other inputs.
+fn validate_finally(
+    evaluator: &mut dyn Evaluator,
+    ptx: &CompiledPtx,
+    random_inputs: u32,
+) -> Result<FinalValidation, SearchError> {
+    let full_inputs = evaluator.validate_full(ptx, 0)?;
+    let mut validation =
+        FinalValidation { full_inputs, random_inputs, random_passed: 0, first_failure: None };
+    if !validation.full_inputs.is_valid() {
+        validation.first_failure =
+            Some(format!("full inputs: {}", validation.full_inputs.reason()));
+        return Ok(validation);
+    }
+    for shift in 1..=u64::from(random_inputs) {
+        let verdict = evaluator.validate_full(ptx, shift)?;
+        if verdict.is_valid() {
+            validation.random_passed += 1;
+        } else {
+            validation.first_failure = Some(format!("random input {shift}: {}", verdict.reason()));
+            break;
+        }
+    }
+    Ok(validation)
+}
+
+fn speedups(baselines: &[BaselineResult], best_ns: f64) -> Speedups {
+    let time_of = |name: &str| baselines.iter().find(|b| b.name == name).and_then(|b| b.median_ns);
+    let ratio = |base: Option<f64>| base.filter(|_| best_ns > 0.0).map(|b| b / best_ns);
+    let best_ox = baselines
+        .iter()
+        .filter(|b| matches!(b.name.as_str(), "-O1" | "-O2" | "-O3" | "-Os"))
+        .filter(|b| b.verdict.is_valid())
+        .filter_map(|b| b.median_ns.map(|t| (b.name.clone(), t)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    Speedups {
+        vs_source: ratio(time_of("source")),
+        vs_o0: ratio(time_of("-O0")),
+        vs_best_ox: ratio(best_ox.as_ref().map(|b| b.1)),
+        best_ox: best_ox.map(|b| b.0),
+    }
+}
+
+fn explain(
+    compiler: &dyn SequenceCompiler,
+    baseline_ptx: &[(BaselineLevel, Result<CompiledPtx, String>, Verdict)],
+    baselines: &[BaselineResult],
+    best: Option<&BestSequence>,
+    finalists: &[(Vec<String>, String, String, f64)],
+    finalist_ptx: &[Option<CompiledPtx>],
+) -> Explanation {
+    let Some(best) = best else { return Explanation::default() };
+    let Some(best_ptx) = finalists
+        .iter()
+        .zip(finalist_ptx)
+        .find(|(f, _)| f.2 == best.ptx_hash)
+        .and_then(|(_, p)| p.as_ref())
+    else {
+        return Explanation::default();
+    };
+    let level_ptx = |flag: &str| {
+        baseline_ptx
+            .iter()
+            .find(|(level, _, _)| level.flag() == flag)
+            .and_then(|(_, p, _)| p.as_ref().ok())
+    };
+    let best_ox_flag = speedups(baselines, best.median_ns).best_ox;
+    let best_ox_ptx = best_ox_flag.as_deref().and_then(level_ptx);
+    let o0_ptx = level_ptx("-O0");
+    Explanation {
+        vs_best_ox: best_ox_ptx.and_then(|b| compiler.explain_difference(b, best_ptx)),
+        vs_o0: o0_ptx.and_then(|b| compiler.explain_difference(b, best_ptx)),
+        best_resources: compiler.resources(best_ptx),
+        best_ox_resources: best_ox_ptx.and_then(|p| compiler.resources(p)),
+        o0_resources: o0_ptx.and_then(|p| compiler.resources(p)),
+    }
+}

@@ -1,0 +1,343 @@
+//! The design-space exploration of seed 003 §2: propose pass sequences, compile them in
+//! parallel, share results between sequences that give the same PTX, validate every new PTX
+//! on the small inputs and time the valid ones on the full workload.
+//!
+//! Every answer goes to the [`PhaseStore`] as soon as it is known and is looked up there first,
+//! so a search that stops (budget, deadline, a killed process) resumes where it was: the
+//! strategies derive their proposals from the seed and from stored answers only, so a rerun
+//! replays the same decisions without recomputing them.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::compiler::{CompileFailureKind, CompiledPtx, SequenceCompiler};
+use crate::evaluator::{median, Evaluator, EvaluatorError, Verdict};
+use crate::progress::Progress;
+use crate::sequence::sequence_hash;
+use crate::store::{PhaseStore, StoredPtx};
+use crate::strategy::{Proposal, Strategy, StrategyState};
+
+/// Why a search stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("the database failed: {0}")]
+    Database(#[from] clmap_db::DbError),
+    #[error("the device failed: {0}")]
+    Device(#[from] EvaluatorError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Counts over the sequences one run considered (answers found in the database included, so
+/// that a resumed run reports what a single uninterrupted run would).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Sequences considered.
+    pub sequences: u64,
+    /// Sequences whose answer came from the database instead of a compilation.
+    pub resumed: u64,
+    /// Sequences that produced PTX.
+    pub compiled: u64,
+    /// Sequences whose compilation crashed (signal, abort).
+    pub crashed: u64,
+    /// Sequences whose compilation ran past the time limit.
+    pub timed_out: u64,
+    /// Sequences whose compilation failed otherwise.
+    pub compile_failed: u64,
+    /// Sequences whose PTX had been produced before (results reused).
+    pub duplicate_ptx: u64,
+    /// Distinct PTX rejected by validation (wrong outputs, or failed to build or run).
+    pub invalid: u64,
+    /// Distinct valid PTX timed on the full workload.
+    pub timed: u64,
+}
+
+/// What happened to one sequence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The passes.
+    pub passes: Vec<String>,
+    /// PTX hash, or the compile failure.
+    pub ptx_hash: Result<String, CompileFailureKind>,
+    /// The PTX's verdict (for compiled sequences).
+    pub verdict: Option<Verdict>,
+    /// Median full-workload time, for valid timed PTX.
+    pub median_ns: Option<f64>,
+}
+
+impl Evaluation {
+    /// Valid and timed.
+    pub fn time(&self) -> Option<f64> {
+        match self.verdict {
+            Some(Verdict::Valid) => self.median_ns,
+            _ => None,
+        }
+    }
+}
+
+/// How a search runs.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// How sequences are proposed.
+    pub strategy: Strategy,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Sequences to consider in total (resumed ones included).
+    pub budget: u64,
+    /// Stop proposing new batches after this instant.
+    pub deadline: Option<Instant>,
+    /// Passes per random sequence.
+    pub length: usize,
+    /// Sequences compiled together (a multiple of the compile jobs keeps every core busy).
+    pub batch: usize,
+    /// Timed runs per PTX during the search (after one discarded warm-up run).
+    pub reps: u32,
+}
+
+impl SearchOptions {
+    /// How many random sequences open an evolutionary search: a quarter of the budget, and at
+    /// least one batch, so the first generation has parents to choose from.
+    pub fn random_phase(&self) -> u64 {
+        (self.budget / 4).max(self.batch.max(1) as u64).min(self.budget)
+    }
+}
+
+/// The engine: compiler, evaluator and store bound together for one search context.
+pub struct Engine<'a> {
+    pub(crate) compiler: &'a dyn SequenceCompiler,
+    pub(crate) evaluator: &'a mut dyn Evaluator,
+    pub(crate) store: &'a PhaseStore,
+    pub(crate) progress: &'a dyn Progress,
+    /// Timed runs per PTX.
+    pub reps: u32,
+    /// PTX hashes met in this run, for the duplicate count.
+    seen_ptx: HashSet<String>,
+    /// PTX texts compiled in this run, by hash (needed again to time finalists).
+    pub(crate) ptx_texts: HashMap<String, CompiledPtx>,
+    /// The reference time for the progress bar's speedup (the vendor's compilation).
+    pub reference_ns: Option<f64>,
+    /// The best valid time met in this run.
+    pub best_ns: Option<f64>,
+}
+
+impl<'a> Engine<'a> {
+    /// Binds the parts together.
+    pub fn new(
+        compiler: &'a dyn SequenceCompiler,
+        evaluator: &'a mut dyn Evaluator,
+        store: &'a PhaseStore,
+        progress: &'a dyn Progress,
+        reps: u32,
+    ) -> Engine<'a> {
+        Engine {
+            compiler,
+            evaluator,
+            store,
+            progress,
+            reps: reps.max(1),
+            seen_ptx: HashSet::new(),
+            ptx_texts: HashMap::new(),
+            reference_ns: None,
+            best_ns: None,
+        }
+    }
+
+    /// The best speedup over the reference so far.
+    pub fn best_speedup(&self) -> Option<f64> {
+        match (self.reference_ns, self.best_ns) {
+            (Some(reference), Some(best)) if best > 0.0 => Some(reference / best),
+            _ => None,
+        }
+    }
+
+    /// The PTX of a hash compiled in this run, if any.
+    pub fn ptx_text(&self, hash: &str) -> Option<&CompiledPtx> {
+        self.ptx_texts.get(hash)
+    }
+
+    /// Evaluates proposals: answers from the store where there are any, the rest compiled in
+    /// one parallel batch, then validated and timed one PTX at a time.
+    pub fn evaluate(
+        &mut self,
+        proposals: &[Proposal],
+        counts: &mut Counts,
+    ) -> Result<Vec<Evaluation>, SearchError> {
+        let hashes: Vec<String> = proposals.iter().map(|p| sequence_hash(&p.passes)).collect();
+        let mut stored = Vec::with_capacity(proposals.len());
+        let mut to_compile = Vec::new();
+        for (index, hash) in hashes.iter().enumerate() {
+            let mut answer = self.store.sequence(hash)?;
+            if let Some(Ok(ptx_hash)) = answer.as_ref().map(|a| &a.outcome) {
+                // A run that stopped between storing a sequence and judging its PTX left no
+                // verdict and no text behind: compile that sequence again.
+                if !self.ptx_texts.contains_key(ptx_hash) && self.store.ptx(ptx_hash)?.is_none() {
+                    answer = None;
+                }
+            }
+            if answer.is_none() {
+                to_compile.push(index);
+            }
+            stored.push(answer.map(|s| s.outcome));
+        }
+        let sequences: Vec<Vec<String>> =
+            to_compile.iter().filter_map(|&i| proposals.get(i).map(|p| p.passes.clone())).collect();
+        let compiled =
+            if sequences.is_empty() { Vec::new() } else { self.compiler.compile_many(&sequences) };
+        let mut fresh: HashMap<usize, Result<CompiledPtx, (CompileFailureKind, String)>> =
+            HashMap::new();
+        for (&index, outcome) in to_compile.iter().zip(compiled) {
+            fresh.insert(index, outcome.map_err(|f| (f.kind, f.message)));
+        }
+
+        let mut evaluations = Vec::with_capacity(proposals.len());
+        for (index, proposal) in proposals.iter().enumerate() {
+            counts.sequences += 1;
+            let hash = &hashes[index];
+            let outcome: Result<String, (CompileFailureKind, String)> = match fresh.remove(&index) {
+                Some(result) => {
+                    let as_hash = result.as_ref().map(|ptx| ptx.hash.clone()).map_err(Clone::clone);
+                    self.store.record_sequence(
+                        hash,
+                        &proposal.passes,
+                        &proposal.origin,
+                        &as_hash,
+                    )?;
+                    if let Ok(ptx) = result {
+                        self.ptx_texts.entry(ptx.hash.clone()).or_insert(ptx);
+                    }
+                    as_hash
+                }
+                None => {
+                    counts.resumed += 1;
+                    match stored.get_mut(index).and_then(Option::take) {
+                        Some(outcome) => outcome,
+                        None => Err((CompileFailureKind::Failed, "no outcome".to_string())),
+                    }
+                }
+            };
+            let evaluation = match outcome {
+                Err((kind, _)) => {
+                    match kind {
+                        CompileFailureKind::Crashed => counts.crashed += 1,
+                        CompileFailureKind::TimedOut => counts.timed_out += 1,
+                        CompileFailureKind::Failed => counts.compile_failed += 1,
+                    }
+                    Evaluation {
+                        passes: proposal.passes.clone(),
+                        ptx_hash: Err(kind),
+                        verdict: None,
+                        median_ns: None,
+                    }
+                }
+                Ok(ptx_hash) => {
+                    counts.compiled += 1;
+                    let first_time = self.seen_ptx.insert(ptx_hash.clone());
+                    if !first_time {
+                        counts.duplicate_ptx += 1;
+                    }
+                    let result = self.judge(&ptx_hash)?;
+                    if first_time {
+                        match (&result.verdict, result.samples.is_empty()) {
+                            (Verdict::Valid, false) => counts.timed += 1,
+                            (Verdict::Valid, true) => {}
+                            _ => counts.invalid += 1,
+                        }
+                    }
+                    let median_ns = median(&result.samples);
+                    if result.verdict.is_valid() {
+                        if let Some(time) = median_ns {
+                            if self.best_ns.is_none_or(|best| time < best) {
+                                self.best_ns = Some(time);
+                            }
+                        }
+                    }
+                    Evaluation {
+                        passes: proposal.passes.clone(),
+                        ptx_hash: Ok(ptx_hash),
+                        verdict: Some(result.verdict),
+                        median_ns,
+                    }
+                }
+            };
+            evaluations.push(evaluation);
+            self.progress.advance(1, self.best_speedup());
+        }
+        Ok(evaluations)
+    }
+
+    /// The verdict and samples of a PTX: from the store, or measured now and stored.
+    fn judge(&mut self, ptx_hash: &str) -> Result<StoredPtx, SearchError> {
+        if let Some(known) = self.store.ptx(ptx_hash)? {
+            return Ok(known);
+        }
+        let Some(ptx) = self.ptx_texts.get(ptx_hash).cloned() else {
+            // A sequence stored by an earlier run whose PTX verdict was never stored (the run
+            // stopped between the two writes): without the text it cannot be judged now, and
+            // it is reported as failed rather than guessed.
+            return Ok(StoredPtx {
+                verdict: Verdict::Failed("PTX of an interrupted run; not judged".to_string()),
+                samples: Vec::new(),
+            });
+        };
+        let verdict = self.evaluator.validate_small(&ptx)?;
+        let stored = if verdict.is_valid() {
+            match self.evaluator.time_ptx(&ptx, self.reps)? {
+                Ok(samples) => StoredPtx { verdict, samples },
+                Err(failure) => StoredPtx { verdict: failure, samples: Vec::new() },
+            }
+        } else {
+            StoredPtx { verdict, samples: Vec::new() }
+        };
+        self.store.record_ptx(ptx_hash, &stored)?;
+        Ok(stored)
+    }
+
+    /// Runs a strategy until the budget or the deadline; returns every evaluation of the run in
+    /// proposal order, the counts, and whether the deadline cut the search short.
+    pub fn explore(
+        &mut self,
+        options: &SearchOptions,
+        pool: &[String],
+    ) -> Result<Exploration, SearchError> {
+        if pool.is_empty() {
+            return Err(SearchError::Invalid("the pass pool is empty".to_string()));
+        }
+        let mut state = StrategyState::new(
+            options.strategy,
+            options.seed,
+            options.length,
+            options.random_phase(),
+        );
+        let mut counts = Counts::default();
+        let mut evaluations: Vec<Evaluation> = Vec::new();
+        let mut stopped_by_deadline = false;
+        self.progress.stage("search", options.budget, 0);
+        while counts.sequences < options.budget {
+            if options.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                stopped_by_deadline = true;
+                break;
+            }
+            let wanted = (options.budget - counts.sequences).min(options.batch.max(1) as u64);
+            let proposals = state.propose(pool, &evaluations, wanted as usize);
+            if proposals.is_empty() {
+                break;
+            }
+            let batch = self.evaluate(&proposals, &mut counts)?;
+            evaluations.extend(batch);
+        }
+        Ok(Exploration { evaluations, counts, stopped_by_deadline })
+    }
+}
+
+/// The result of [`Engine::explore`].
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    /// Every sequence considered, in proposal order.
+    pub evaluations: Vec<Evaluation>,
+    /// What happened to them.
+    pub counts: Counts,
+    /// True when `--time` stopped the search before the budget.
+    pub stopped_by_deadline: bool,
+}

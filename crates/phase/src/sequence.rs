@@ -1,0 +1,133 @@
+//! Pass sequences as the search sees them: drawn at random, mutated, crossed, and named by a
+//! stable hash.
+//!
+//! Every random choice is derived from `(seed, stream, index)` rather than from one generator
+//! advanced across the whole search. Sequence `i` of a search is therefore the same in every
+//! run with the same seed, which is what lets a stopped search resume without redoing or
+//! skipping work, however far the previous run got.
+
+use clmap_workload::rng::SplitMix64;
+use sha2::{Digest, Sha256};
+
+/// Number of pass instances in a random sequence. Seed 003 draws every sequence with 256 pass
+/// instances (repetitions allowed) from the usable pool.
+pub const PAPER_SEQUENCE_LENGTH: usize = 256;
+
+/// Separate random streams, so that the sequence drawn for index `i` does not depend on how
+/// many mutations were drawn before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The random-sampling strategy.
+    Random = 1,
+    /// Children of the evolutionary strategy.
+    Evolve = 2,
+}
+
+/// A generator for one `(seed, stream, index)` triple.
+pub fn generator(seed: u64, stream: Stream, index: u64) -> SplitMix64 {
+    // Mix the three numbers through SplitMix64 itself so neighbouring indices give unrelated
+    // states (a plain sum would make (seed, i + 1) and (seed + 1, i) collide).
+    let mut mixer = SplitMix64::new(seed ^ 0x5eed_5eed_5eed_5eed);
+    let a = mixer.next_u64();
+    let mut mixer = SplitMix64::new(a ^ (stream as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let b = mixer.next_u64();
+    let mut mixer = SplitMix64::new(b ^ index);
+    SplitMix64::new(mixer.next_u64())
+}
+
+/// A uniform index below `bound` (which must be positive).
+pub fn below(rng: &mut SplitMix64, bound: usize) -> usize {
+    if bound == 0 {
+        return 0;
+    }
+    // Multiply-high: exact and free of modulo bias for any bound that fits in 64 bits.
+    ((u128::from(rng.next_u64()) * bound as u128) >> 64) as usize
+}
+
+/// Random sequence number `index` of a search: `length` passes drawn uniformly, with
+/// repetition, from `pool`. An empty pool gives an empty sequence.
+pub fn random_sequence(pool: &[String], seed: u64, index: u64, length: usize) -> Vec<String> {
+    if pool.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = generator(seed, Stream::Random, index);
+    (0..length).map(|_| pool[below(&mut rng, pool.len())].clone()).collect()
+}
+
+/// The stable text of a sequence: pass names joined by commas (pass names never contain one).
+pub fn sequence_text(passes: &[String]) -> String {
+    passes.join(",")
+}
+
+/// Parses [`sequence_text`] back; the empty text is the empty sequence.
+pub fn parse_sequence_text(text: &str) -> Vec<String> {
+    text.split(',').map(str::trim).filter(|p| !p.is_empty()).map(str::to_string).collect()
+}
+
+/// A short, stable identity for a sequence: hex SHA-256 of its text, first 32 digits.
+pub fn sequence_hash(passes: &[String]) -> String {
+    let digest = Sha256::digest(sequence_text(passes).as_bytes());
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex SHA-256 of arbitrary text (workload identities and the like).
+pub fn text_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool() -> Vec<String> {
+        ["licm", "gvn", "instcombine", "sroa", "loop-reduce"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn sequence_i_depends_only_on_seed_and_index() {
+        let pool = pool();
+        let first = random_sequence(&pool, 7, 3, 256);
+        assert_eq!(first.len(), 256);
+        assert_eq!(first, random_sequence(&pool, 7, 3, 256));
+        assert_ne!(first, random_sequence(&pool, 7, 4, 256));
+        assert_ne!(first, random_sequence(&pool, 8, 3, 256));
+        assert!(first.iter().all(|p| pool.contains(p)));
+    }
+
+    #[test]
+    fn draws_cover_the_whole_pool() {
+        let pool = pool();
+        let seq = random_sequence(&pool, 1, 0, 256);
+        for pass in &pool {
+            assert!(seq.contains(pass), "{pass} never drawn in 256 draws");
+        }
+    }
+
+    #[test]
+    fn empty_pool_gives_empty_sequence() {
+        assert!(random_sequence(&[], 1, 0, 256).is_empty());
+    }
+
+    #[test]
+    fn text_round_trips_and_hash_distinguishes() {
+        let seq: Vec<String> = vec!["gvn".into(), "licm".into(), "gvn".into()];
+        assert_eq!(parse_sequence_text(&sequence_text(&seq)), seq);
+        assert_eq!(sequence_hash(&seq).len(), 32);
+        let other: Vec<String> = vec!["licm".into(), "gvn".into(), "gvn".into()];
+        assert_ne!(sequence_hash(&seq), sequence_hash(&other));
+        assert!(parse_sequence_text("").is_empty());
+    }
+
+    #[test]
+    fn below_stays_in_range() {
+        let mut rng = generator(0, Stream::Evolve, 0);
+        for bound in 1..50 {
+            assert!(below(&mut rng, bound) < bound);
+        }
+        assert_eq!(below(&mut rng, 0), 0);
+    }
+}
