@@ -59,6 +59,8 @@ pub struct Counts {
 pub struct Evaluation {
     /// The passes.
     pub passes: Vec<String>,
+    /// Where the proposal came from (`random:I`, `evolve:G:J`, `minimise`).
+    pub origin: String,
     /// PTX hash, or the compile failure.
     pub ptx_hash: Result<String, CompileFailureKind>,
     /// The PTX's verdict (for compiled sequences).
@@ -94,13 +96,16 @@ pub struct SearchOptions {
     pub batch: usize,
     /// Timed runs per PTX during the search (after one discarded warm-up run).
     pub reps: u32,
+    /// Random sequences that open an evolutionary search.
+    pub evolve_after: u64,
 }
 
 impl SearchOptions {
-    /// How many random sequences open an evolutionary search: a quarter of the budget, and at
-    /// least one batch, so the first generation has parents to choose from.
+    /// How many random sequences open an evolutionary search: at least one batch, so the first
+    /// generation has parents to choose from. It does not depend on the budget, so a rerun
+    /// with a larger budget continues the same stream of proposals.
     pub fn random_phase(&self) -> u64 {
-        (self.budget / 4).max(self.batch.max(1) as u64).min(self.budget)
+        self.evolve_after.max(self.batch.max(1) as u64)
     }
 }
 
@@ -226,6 +231,7 @@ impl<'a> Engine<'a> {
                     }
                     Evaluation {
                         passes: proposal.passes.clone(),
+                        origin: proposal.origin.clone(),
                         ptx_hash: Err(kind),
                         verdict: None,
                         median_ns: None,
@@ -255,6 +261,7 @@ impl<'a> Engine<'a> {
                     }
                     Evaluation {
                         passes: proposal.passes.clone(),
+                        origin: proposal.origin.clone(),
                         ptx_hash: Ok(ptx_hash),
                         verdict: Some(result.verdict),
                         median_ns,

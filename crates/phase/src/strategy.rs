@@ -234,6 +234,7 @@ mod tests {
     fn evaluation(passes: Vec<String>, hash: &str, time: f64) -> Evaluation {
         Evaluation {
             passes,
+            origin: String::new(),
             ptx_hash: Ok(hash.to_string()),
             verdict: Some(Verdict::Valid),
             median_ns: Some(time),

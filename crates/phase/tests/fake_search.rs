@@ -1,0 +1,311 @@
+//! The search without LLVM and without a GPU: a fake compiler whose "PTX" is a canonical form
+//! of the sequence, and a fake evaluator whose times and verdicts are functions of that code.
+//! These pin de-duplication, resumption, crash handling, minimisation and the final round.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use clmap_db::Database;
+use clmap_phase::compiler::{
+    BaselineLevel, CompileFailure, CompileFailureKind, CompileOutcome, CompiledPtx,
+    SequenceCompiler,
+};
+use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
+use clmap_phase::sequence::text_hash;
+use clmap_phase::{
+    run_phase, ContextKey, Engine, NoProgress, PhaseStore, RunOptions, SearchOptions, Strategy,
+};
+
+/// Passes that change the fake code; every other pass is a no-op on it.
+const EFFECTIVE: [&str; 4] = ["licm", "gvn", "bad-pass", "fragile-pass"];
+
+fn pool() -> Vec<String> {
+    [
+        "licm",
+        "gvn",
+        "instcombine",
+        "sroa",
+        "dse",
+        "sink",
+        "bad-pass",
+        "crash-pass",
+        "hang-pass",
+        "fragile-pass",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The fake code of a sequence: whether each effective pass appears (order-free), so many
+/// sequences share one PTX, as real ones do.
+fn code_of(passes: &[String]) -> String {
+    EFFECTIVE
+        .iter()
+        .filter(|p| passes.iter().any(|q| q == *p))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+#[derive(Default)]
+struct FakeCompiler {
+    compiled: AtomicUsize,
+}
+
+impl FakeCompiler {
+    fn compile_one(&self, passes: &[String]) -> CompileOutcome {
+        self.compiled.fetch_add(1, Ordering::SeqCst);
+        if passes.iter().any(|p| p == "crash-pass") {
+            return Err(CompileFailure {
+                kind: CompileFailureKind::Crashed,
+                message: "opt: signal 11".into(),
+            });
+        }
+        if passes.iter().any(|p| p == "hang-pass") {
+            return Err(CompileFailure {
+                kind: CompileFailureKind::TimedOut,
+                message: "opt: killed after 60 s".into(),
+            });
+        }
+        Ok(ptx_for(&code_of(passes)))
+    }
+}
+
+fn ptx_for(code: &str) -> CompiledPtx {
+    let mut text = format!("// fake ptx\n{code}\n").into_bytes();
+    text.push(0);
+    CompiledPtx { text, hash: text_hash(code) }
+}
+
+impl SequenceCompiler for FakeCompiler {
+    fn pool(&self) -> Vec<String> {
+        pool()
+    }
+    fn compile_many(&self, sequences: &[Vec<String>]) -> Vec<CompileOutcome> {
+        sequences.iter().map(|s| self.compile_one(s)).collect()
+    }
+    fn compile_baseline(&self, level: BaselineLevel) -> CompileOutcome {
+        Ok(ptx_for(match level {
+            BaselineLevel::O0 => "",
+            _ => "gvn",
+        }))
+    }
+    fn describe(&self) -> String {
+        "fake llvm".into()
+    }
+    fn explain_difference(&self, from: &CompiledPtx, to: &CompiledPtx) -> Option<String> {
+        Some(format!("{} -> {}", from.hash.len(), to.hash.len()))
+    }
+}
+
+fn code_in(ptx: &CompiledPtx) -> String {
+    let text = String::from_utf8_lossy(&ptx.text);
+    text.lines().nth(1).unwrap_or("").trim_end_matches('\0').to_string()
+}
+
+#[derive(Default)]
+struct FakeEvaluator {
+    validations: Mutex<Vec<String>>,
+    timings: AtomicUsize,
+    full_validations: AtomicUsize,
+}
+
+impl FakeEvaluator {
+    /// licm saves 30 %, gvn 10 %; -O levels get gvn only; source is as slow as -O0.
+    fn time_of(code: &str) -> u64 {
+        let mut t = 1000.0;
+        if code.contains("licm") {
+            t *= 0.7;
+        }
+        if code.contains("gvn") {
+            t *= 0.9;
+        }
+        if code.contains("fragile-pass") {
+            // The fastest code of all, but wrong on other inputs.
+            t *= 0.5;
+        }
+        t as u64
+    }
+}
+
+impl Evaluator for FakeEvaluator {
+    fn describe(&self) -> String {
+        "fake gpu".into()
+    }
+    fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
+        let code = code_in(ptx);
+        self.validations.lock().unwrap().push(code.clone());
+        Ok(if code.contains("bad-pass") {
+            Verdict::Wrong("output c differs at 3".into())
+        } else {
+            Verdict::Valid
+        })
+    }
+    fn validate_full(&mut self, ptx: &CompiledPtx, shift: u64) -> Result<Verdict, EvaluatorError> {
+        self.full_validations.fetch_add(1, Ordering::SeqCst);
+        let code = code_in(ptx);
+        Ok(if code.contains("fragile-pass") && shift == 7 {
+            Verdict::Wrong("differs on input 7".into())
+        } else {
+            Verdict::Valid
+        })
+    }
+    fn time_ptx(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        self.timings.fetch_add(1, Ordering::SeqCst);
+        let t = Self::time_of(&code_in(ptx));
+        Ok(Ok((0..reps).map(|i| t + u64::from(i % 2)).collect()))
+    }
+    fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
+        Ok(vec![1000; reps as usize])
+    }
+}
+
+fn context() -> ContextKey {
+    ContextKey {
+        workload_identity: "gemm".into(),
+        small_identity: "gemm-small".into(),
+        device: "fake gpu".into(),
+        device_id: None,
+        toolchain: "fake llvm".into(),
+        workload_label: "gemm.toml".into(),
+        small_label: "gemm-small.toml".into(),
+    }
+}
+
+fn options(strategy: Strategy, budget: u64) -> SearchOptions {
+    SearchOptions {
+        strategy,
+        seed: 11,
+        budget,
+        deadline: None,
+        length: 6,
+        batch: 4,
+        reps: 3,
+        evolve_after: 6,
+    }
+}
+
+fn explore(
+    store: &PhaseStore,
+    compiler: &FakeCompiler,
+    evaluator: &mut FakeEvaluator,
+    options: &SearchOptions,
+) -> clmap_phase::search::Exploration {
+    let mut engine = Engine::new(compiler, evaluator, store, &NoProgress, options.reps);
+    engine.explore(options, &pool()).expect("search runs")
+}
+
+#[test]
+fn duplicates_crashes_and_invalid_code_are_counted() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let result = explore(&store, &compiler, &mut evaluator, &options(Strategy::Random, 40));
+    let c = &result.counts;
+    assert_eq!(c.sequences, 40);
+    assert_eq!(c.compiled + c.crashed + c.timed_out + c.compile_failed, 40);
+    assert!(c.crashed > 0 && c.timed_out > 0, "{c:?}");
+    assert!(c.duplicate_ptx > 0, "only 16 distinct codes exist: {c:?}");
+    // Every distinct PTX is validated exactly once, and timed only when valid.
+    let validated = evaluator.validations.lock().unwrap().clone();
+    let mut distinct = validated.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(validated.len(), distinct.len(), "a PTX was validated twice");
+    assert_eq!(c.compiled - c.duplicate_ptx, c.invalid + c.timed);
+    assert_eq!(evaluator.timings.load(Ordering::SeqCst) as u64, c.timed);
+    assert!(c.invalid > 0, "bad-pass code must be rejected: {c:?}");
+}
+
+#[test]
+fn a_rerun_resumes_and_a_larger_budget_continues() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let first = explore(&store, &compiler, &mut evaluator, &options(Strategy::Evolve, 24));
+    let compiled_first = compiler.compiled.load(Ordering::SeqCst);
+    assert_eq!(compiled_first, 24);
+
+    // The same command again: nothing is compiled, validated or timed, and the answers agree.
+    let validations = evaluator.validations.lock().unwrap().len();
+    let timings = evaluator.timings.load(Ordering::SeqCst);
+    let again = explore(&store, &compiler, &mut evaluator, &options(Strategy::Evolve, 24));
+    assert_eq!(compiler.compiled.load(Ordering::SeqCst), compiled_first);
+    assert_eq!(evaluator.validations.lock().unwrap().len(), validations);
+    assert_eq!(evaluator.timings.load(Ordering::SeqCst), timings);
+    assert_eq!(again.evaluations, first.evaluations);
+    assert_eq!(again.counts.resumed, 24);
+    let mut expected = first.counts.clone();
+    expected.resumed = 24;
+    assert_eq!(again.counts, expected);
+
+    // A larger budget continues the same stream: the first 24 are reused, 16 are new.
+    let longer = explore(&store, &compiler, &mut evaluator, &options(Strategy::Evolve, 40));
+    assert_eq!(longer.evaluations[..24], first.evaluations[..]);
+    assert_eq!(compiler.compiled.load(Ordering::SeqCst), compiled_first + 16);
+    assert_eq!(longer.counts.resumed, 24);
+}
+
+#[test]
+fn an_expired_deadline_stops_before_any_work() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let mut opts = options(Strategy::Random, 100);
+    opts.deadline = Some(Instant::now() - Duration::from_secs(1));
+    let result = explore(&store, &compiler, &mut evaluator, &opts);
+    assert!(result.stopped_by_deadline);
+    assert_eq!(result.counts.sequences, 0);
+    assert_eq!(compiler.compiled.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_whole_run_minimises_and_skips_a_finalist_that_fails_on_random_inputs() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let run = RunOptions {
+        search: options(Strategy::Random, 120),
+        final_reps: 9,
+        random_inputs: 30,
+        finalists: 6,
+        minimise: true,
+        noise_floor: 0.02,
+        workload_label: "gemm.toml".into(),
+        small_label: "gemm-small.toml".into(),
+    };
+    let report = run_phase(&compiler, &mut evaluator, &store, &NoProgress, &run).expect("run");
+    let best = report.best.as_ref().expect("a sequence passes validation");
+    // The fragile code is the fastest but fails random input 7; licm + gvn wins.
+    assert!(!best.passes.iter().any(|p| p == "fragile-pass"), "{:?}", best.passes);
+    assert!(best.validation.passed());
+    assert_eq!(best.validation.random_passed, 30);
+    assert!(report.finalists.iter().any(|f| f.validated == Some(false)));
+    assert_eq!(best.median_ns, 630.0);
+    let s = &best.speedups;
+    assert!((s.vs_source.unwrap() - 1000.0 / 630.0).abs() < 1e-9);
+    assert!((s.vs_best_ox.unwrap() - 900.0 / 630.0).abs() < 1e-9);
+    assert_eq!(report.baselines.len(), 6);
+    assert_eq!(report.baselines[0].samples_ns.len(), 9);
+    // Minimisation keeps only the passes that matter.
+    let minimised = report.minimised.as_ref().expect("minimised");
+    assert!(minimised.passes.len() < minimised.original_len);
+    for pass in &minimised.passes {
+        assert!(EFFECTIVE.contains(&pass.as_str()), "{pass} survived minimisation");
+    }
+    assert!(report.explanation.vs_best_ox.is_some());
+    // The report is stored.
+    let stored: String = store
+        .database()
+        .connection()
+        .query_row("SELECT report FROM phase_reports", [], |row| row.get(0))
+        .unwrap();
+    assert!(stored.contains("\"speedups\""));
+    assert!(report.to_text().contains("best sequence"));
+}
