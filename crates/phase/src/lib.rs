@@ -9,6 +9,7 @@
 //! sampling ([`strategy`]), and minimisation of the best sequence ([`minimise`]).
 
 pub mod compiler;
+pub mod device_eval;
 pub mod evaluator;
 pub mod minimise;
 pub mod progress;

@@ -1,0 +1,325 @@
+//! The evaluator on a real OpenCL device (NVIDIA's, for PTX).
+//!
+//! The reference is the device vendor's own compilation of the source (`clCreateProgramWithSource`)
+//! run on the same inputs, as in seed 003, where the CPU version of each benchmark played that
+//! role: a PTX is valid when its outputs agree with the reference's within 1 % (integers
+//! exactly). Small inputs are used during the search, the full inputs and 30 shifted random
+//! inputs at the end.
+
+use std::collections::HashMap;
+
+use clmap_device::{BufferTable, Device, LaunchSpec, Program, SequenceArg, SequenceLaunch};
+use clmap_exec::on_device::{build, run_program};
+use clmap_workload::number::Number;
+use clmap_workload::{compare_buffers, BufferSet, LaunchArg, NdRange, Tolerance, Workload};
+
+use crate::compiler::CompiledPtx;
+use crate::evaluator::{Evaluator, EvaluatorError, Verdict};
+
+/// Seed 003's tolerance: outputs may differ by 1 % of the reference value.
+pub const RELATIVE_TOLERANCE: f64 = 0.01;
+/// Values close to zero are compared against the buffer's scale instead: a difference of this
+/// fraction of the buffer's largest magnitude is accepted, since reordered floating-point sums
+/// that cancel to almost nothing have no meaningful relative error.
+pub const SCALE_TOLERANCE: f64 = 1e-4;
+/// Reference outputs of shifted inputs are cached up to this many bytes in total.
+const REFERENCE_CACHE_BYTES: usize = 1 << 30;
+
+/// Validates and times PTX for one workload on one OpenCL device.
+pub struct DeviceEvaluator {
+    device: Device,
+    full: Workload,
+    small: Workload,
+    source_program: Program,
+    small_reference: BufferSet,
+    full_references: HashMap<u64, BufferSet>,
+    cached_bytes: usize,
+    full_launches: Vec<SequenceLaunch>,
+    full_table: BufferTable,
+    last_program: Option<(String, Program)>,
+}
+
+fn device_failure(error: impl std::fmt::Display) -> EvaluatorError {
+    EvaluatorError(error.to_string())
+}
+
+impl DeviceEvaluator {
+    /// Builds the source with the vendor's compiler and computes the reference outputs of the
+    /// small workload. `small` must run the same source with the same build options.
+    pub fn new(
+        device: Device,
+        full: Workload,
+        small: Workload,
+    ) -> Result<DeviceEvaluator, EvaluatorError> {
+        if small.source != full.source || small.options != full.options {
+            return Err(EvaluatorError(
+                "the small workload must use the same source and build options as the workload \
+                 (only sizes and inputs may differ), so that one PTX serves both"
+                    .to_string(),
+            ));
+        }
+        let source_program = build(&device, &full).map_err(device_failure)?;
+        let small_reference =
+            run_program(&source_program, &small, 0).map_err(device_failure)?.buffers;
+        let full_launches = launches(&full).map_err(EvaluatorError)?;
+        let mut full_table = BufferTable::default();
+        for data in full.initial_data(0).map_err(device_failure)?.buffers {
+            // Timing needs no results back: the outputs are checked by validation.
+            full_table.push(data.bytes, false);
+        }
+        Ok(DeviceEvaluator {
+            device,
+            full,
+            small,
+            source_program,
+            small_reference,
+            full_references: HashMap::new(),
+            cached_bytes: 0,
+            full_launches,
+            full_table,
+            last_program: None,
+        })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The program for a PTX, built once and kept for the next call (validation is usually
+    /// followed by timing of the same PTX).
+    fn program(&mut self, ptx: &CompiledPtx) -> Result<&Program, Verdict> {
+        let cached = self.last_program.as_ref().is_some_and(|(hash, _)| hash == &ptx.hash);
+        if !cached {
+            self.last_program = None;
+            let program = self
+                .device
+                .build_binary(&ptx.text, "")
+                .map_err(|e| Verdict::Failed(format!("the driver rejected the PTX: {e}")))?;
+            self.last_program = Some((ptx.hash.clone(), program));
+        }
+        match &self.last_program {
+            Some((_, program)) => Ok(program),
+            None => Err(Verdict::Failed("no program".to_string())),
+        }
+    }
+
+    /// After a PTX failed to run, checks that the device still runs the reference correctly.
+    /// Some launch failures (an illegal address) leave a context unusable; every later PTX
+    /// would then fail too and be stored as invalid, so the search stops instead.
+    fn check_device_still_works(&mut self) -> Result<(), EvaluatorError> {
+        let run = run_program(&self.source_program, &self.small, 0).map_err(|e| {
+            EvaluatorError(format!(
+                "the device stopped working after a kernel failed ({e}); rerun the same command \
+                 to resume in a fresh process"
+            ))
+        })?;
+        match compare(&self.small, &self.small_reference, &run.buffers) {
+            Verdict::Valid => Ok(()),
+            other => Err(EvaluatorError(format!(
+                "the reference no longer reproduces its own outputs after a kernel failed ({}); \
+                 rerun the same command to resume in a fresh process",
+                other.reason()
+            ))),
+        }
+    }
+
+    fn reference_for(&mut self, seed_shift: u64) -> Result<BufferSet, EvaluatorError> {
+        if let Some(known) = self.full_references.get(&seed_shift) {
+            return Ok(known.clone());
+        }
+        let run =
+            run_program(&self.source_program, &self.full, seed_shift).map_err(device_failure)?;
+        let bytes: usize = run.buffers.buffers.iter().map(|b| b.bytes.len()).sum();
+        if self.cached_bytes.saturating_add(bytes) <= REFERENCE_CACHE_BYTES {
+            self.cached_bytes += bytes;
+            self.full_references.insert(seed_shift, run.buffers.clone());
+        }
+        Ok(run.buffers)
+    }
+
+    fn time_program(
+        program: &Program,
+        launches: &[SequenceLaunch],
+        table: &mut BufferTable,
+        reps: u32,
+    ) -> Result<Vec<u64>, String> {
+        let mut samples = Vec::with_capacity(reps as usize);
+        // One discarded run first: it absorbs the driver's final compilation and first-touch
+        // costs.
+        for round in 0..=reps {
+            let outcome = program.run_sequence(launches, table).map_err(|e| e.to_string())?;
+            let total: Option<u64> = outcome.kernel_ns.iter().copied().sum();
+            let total = total.ok_or_else(|| "the device does not profile kernels".to_string())?;
+            if round > 0 {
+                samples.push(total);
+            }
+        }
+        Ok(samples)
+    }
+}
+
+impl Evaluator for DeviceEvaluator {
+    fn describe(&self) -> String {
+        let info = self.device.info();
+        format!("{} ({}, driver {})", info.name, info.platform_name, info.driver_version)
+    }
+
+    fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
+        let small = self.small.clone();
+        let run = match self.program(ptx) {
+            Err(verdict) => return Ok(verdict),
+            Ok(program) => run_program(program, &small, 0),
+        };
+        match run {
+            Ok(run) => Ok(compare(&self.small, &self.small_reference, &run.buffers)),
+            Err(error) => {
+                self.last_program = None;
+                self.check_device_still_works()?;
+                Ok(Verdict::Failed(format!("the kernel did not run: {error}")))
+            }
+        }
+    }
+
+    fn validate_full(
+        &mut self,
+        ptx: &CompiledPtx,
+        seed_shift: u64,
+    ) -> Result<Verdict, EvaluatorError> {
+        let reference = self.reference_for(seed_shift)?;
+        let full = self.full.clone();
+        let run = match self.program(ptx) {
+            Err(verdict) => return Ok(verdict),
+            Ok(program) => run_program(program, &full, seed_shift),
+        };
+        match run {
+            Ok(run) => Ok(compare(&self.full, &reference, &run.buffers)),
+            Err(error) => {
+                self.last_program = None;
+                self.check_device_still_works()?;
+                Ok(Verdict::Failed(format!("the kernel did not run: {error}")))
+            }
+        }
+    }
+
+    fn time_ptx(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        let launches = std::mem::take(&mut self.full_launches);
+        let mut table = std::mem::take(&mut self.full_table);
+        let timed = match self.program(ptx) {
+            Err(verdict) => Err(verdict),
+            Ok(program) => Self::time_program(program, &launches, &mut table, reps)
+                .map_err(|e| Verdict::Failed(format!("the kernel did not run: {e}"))),
+        };
+        self.full_launches = launches;
+        self.full_table = table;
+        if timed.is_err() {
+            self.last_program = None;
+            self.check_device_still_works()?;
+        }
+        Ok(timed)
+    }
+
+    fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
+        Self::time_program(&self.source_program, &self.full_launches, &mut self.full_table, reps)
+            .map_err(EvaluatorError)
+    }
+}
+
+/// Compares every output of `workload` with the reference: integers exactly, floats within
+/// [`RELATIVE_TOLERANCE`] or [`SCALE_TOLERANCE`] of the buffer's largest magnitude.
+pub fn compare(workload: &Workload, reference: &BufferSet, actual: &BufferSet) -> Verdict {
+    for name in &workload.outputs {
+        let Some(buffer) = workload.buffer(name) else { continue };
+        let (Some(expected), Some(got)) = (reference.get(name), actual.get(name)) else {
+            return Verdict::Failed(format!("output `{name}` is missing"));
+        };
+        let tolerance = Tolerance {
+            rel: RELATIVE_TOLERANCE,
+            abs: SCALE_TOLERANCE * largest_magnitude(buffer.elem.scalar, &expected.bytes),
+        };
+        match compare_buffers(buffer.elem, &expected.bytes, &got.bytes, tolerance) {
+            Err(error) => return Verdict::Failed(format!("output `{name}`: {error}")),
+            Ok(comparison) if !comparison.passed() => {
+                let first = comparison
+                    .first_mismatches
+                    .first()
+                    .map(|m| {
+                        format!(
+                            " (first at {}: expected {:?}, got {:?})",
+                            m.index, m.expected, m.actual
+                        )
+                    })
+                    .unwrap_or_default();
+                return Verdict::Wrong(format!(
+                    "output `{name}`: {} of {} values differ, largest relative difference {:.3e}{first}",
+                    comparison.mismatches, comparison.compared, comparison.max_rel
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    Verdict::Valid
+}
+
+fn largest_magnitude(ty: clmap_workload::ScalarType, bytes: &[u8]) -> f64 {
+    if !ty.is_float() {
+        return 0.0;
+    }
+    let size = ty.size() as usize;
+    bytes
+        .chunks_exact(size.max(1))
+        .filter_map(|chunk| Number::read_le(ty, chunk))
+        .map(|n| n.as_f64().abs())
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// The workload's schedule as device launches over its buffers (the same walk the workload
+/// runner makes, kept here so timing can reuse one buffer table for every run).
+fn launches(workload: &Workload) -> Result<Vec<SequenceLaunch>, String> {
+    let mut out = Vec::new();
+    for step in workload.schedule() {
+        let launch = workload
+            .launches
+            .get(step.launch)
+            .ok_or_else(|| "the schedule names a launch that does not exist".to_string())?;
+        let mut args = Vec::with_capacity(launch.args.len());
+        for (arg, slot) in launch.args.iter().zip(&step.arg_slots) {
+            args.push(match arg {
+                LaunchArg::Buffer { buffer } => SequenceArg::Shared(
+                    slot.ok_or_else(|| format!("launch names unknown buffer `{buffer}`"))?,
+                ),
+                LaunchArg::Scalar { .. } => match arg.scalar_bytes() {
+                    Some(Ok(bytes)) => SequenceArg::Scalar(bytes),
+                    Some(Err(error)) => return Err(error.to_string()),
+                    None => return Err(format!("argument `{}` is not a scalar", arg.name())),
+                },
+                LaunchArg::Local { elem, len, .. } => {
+                    let bytes = elem
+                        .size()
+                        .checked_mul(*len)
+                        .and_then(|b| usize::try_from(b).ok())
+                        .ok_or_else(|| format!("local memory of {len} elements is too large"))?;
+                    SequenceArg::Local(bytes)
+                }
+                LaunchArg::Null { .. } => SequenceArg::Null,
+            });
+        }
+        out.push(SequenceLaunch { launch: launch_spec(&launch.kernel, &launch.range), args });
+    }
+    Ok(out)
+}
+
+fn launch_spec(kernel: &str, range: &NdRange) -> LaunchSpec {
+    let dims = usize::from(range.dims.clamp(1, 3));
+    let sizes = |v: &[u64; 3]| v.iter().take(dims).map(|&x| x as usize).collect::<Vec<_>>();
+    let mut spec = LaunchSpec::new(kernel, sizes(&range.global)).with_offset(sizes(&range.offset));
+    if let Some(local) = &range.local {
+        spec = spec.with_local(sizes(local));
+    }
+    spec
+}
