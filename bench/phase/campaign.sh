@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The phase-order campaign: `clmap phase` on the 15 PolyBench/GPU workloads of bench/phase/,
+# each validated on its small corpus workload, then a summary (JSON and CSV) and the chart.
+#
+# Usage: bench/phase/campaign.sh OUTDIR [BUDGET]
+#
+# Resumable: every answer goes to OUTDIR/phase.db, and a kernel whose report OUTDIR/NAME.json
+# exists is skipped, so the campaign can be spread over several short commands (each at most
+# CAMPAIGN_SECONDS long, default 540: the script stops starting searches when the time is
+# nearly spent and gives the last one only what is left, via `clmap phase --time`). Run the
+# same command again until it prints "campaign complete".
+#
+# Environment: CLMAP (the clmap binary; default target/release/clmap), CLMAP_LLVM_BIN,
+# CLMAP_LIBCLC, CLMAP_CLC_INCLUDE (the toolchain, see docs/phase.md), PHASE_ARGS (extra
+# arguments for every search, e.g. "--strategy random --seed 3"), KERNELS (a subset).
+set -u
+OUT=${1:?usage: bench/phase/campaign.sh OUTDIR [BUDGET]}
+BUDGET=${2:-1000}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CLMAP=${CLMAP:-$ROOT/target/release/clmap}
+SECONDS_LIMIT=${CAMPAIGN_SECONDS:-540}
+KERNELS=${KERNELS:-"2dconv 2mm 3dconv 3mm atax bicg corr covar fdtd2d gemm gesummv gramschm mvt syr2k syrk"}
+# A search needs time for its baselines and final round besides the exploration itself.
+FINAL_RESERVE=${FINAL_RESERVE:-90}
+mkdir -p "$OUT"
+start=$(date +%s)
+pending=0
+for k in $KERNELS; do
+    report="$OUT/$k.json"
+    if [ -s "$report" ]; then
+        continue
+    fi
+    left=$(( SECONDS_LIMIT - ($(date +%s) - start) ))
+    if [ "$left" -le $(( FINAL_RESERVE + 30 )) ]; then
+        pending=1
+        echo "== $k: not started, the time of this command is spent (run the script again)"
+        continue
+    fi
+    search_time=$(( left - FINAL_RESERVE ))
+    echo "== $k (budget $BUDGET, search for at most ${search_time}s)"
+    # shellcheck disable=SC2086
+    if "$CLMAP" phase "$ROOT/bench/phase/$k.toml" --small "$ROOT/tests/corpus/pb_$k.toml" \
+        --device gpu --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
+        --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2> "$OUT/$k.log"; then
+        # A search cut short by --time is resumed by the next command; only a search that
+        # spent its whole budget is final.
+        if grep -q '"stopped_by": "budget"' "$OUT/$k.json.part"; then
+            mv "$OUT/$k.json.part" "$report"
+        else
+            pending=1
+            echo "   stopped by time; rerun to continue"
+        fi
+    else
+        pending=1
+        echo "   failed (see $OUT/$k.log):"
+        tail -n 5 "$OUT/$k.log" | sed 's/^/   /'
+    fi
+done
+python3 "$ROOT/bench/phase/chart.py" "$OUT" || true
+if [ "$pending" -eq 0 ]; then
+    echo "campaign complete: $OUT/summary.csv, $OUT/summary.json, $OUT/speedups.svg"
+else
+    echo "campaign incomplete: run the same command again to continue"
+fi
