@@ -1,0 +1,77 @@
+//! The device evaluator on an OpenCL device (PoCL in CI). PoCL's own program binaries stand in
+//! for PTX: they travel through clCreateProgramWithBinary exactly as PTX does on NVIDIA. Without
+//! a device these tests say why and pass, unless `CLMAP_REQUIRE_OPENCL=1`.
+
+use std::path::Path;
+
+use clmap_device::{select_device, Device};
+use clmap_phase::compiler::CompiledPtx;
+use clmap_phase::device_eval::DeviceEvaluator;
+use clmap_phase::evaluator::{Evaluator, Verdict};
+use clmap_workload::Workload;
+
+fn device() -> Option<Device> {
+    let selector = std::env::var("CLMAP_TEST_DEVICE").unwrap_or_else(|_| "cpu".to_string());
+    match select_device(&selector) {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var("CLMAP_REQUIRE_OPENCL").as_deref() == Ok("1") => {
+            panic!("CLMAP_REQUIRE_OPENCL=1 but no OpenCL device: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipped: no OpenCL device ({e})");
+            None
+        }
+    }
+}
+
+fn corpus(name: &str) -> Workload {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(name);
+    Workload::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The device's binary of `workload`'s source, labelled like a PTX.
+fn binary_of(device: &Device, workload: &Workload, label: &str) -> CompiledPtx {
+    let program = clmap_exec::on_device::build(device, workload).expect("builds");
+    CompiledPtx { text: program.binary().expect("binary"), hash: label.to_string() }
+}
+
+#[test]
+fn validates_times_and_rejects_wrong_code() {
+    let Some(device) = device() else { return };
+    let workload = corpus("pb_gemm.toml");
+    let correct = binary_of(&device, &workload, "correct");
+    let mut broken = workload.clone();
+    // The same kernel with a wrong scale: every output differs by far more than 1 %.
+    broken.source = broken.source.replace("sum += alpha *", "sum += 1.1f * alpha *");
+    assert_ne!(broken.source, workload.source, "the corpus kernel changed; update the test");
+    let wrong = binary_of(&device, &broken, "wrong");
+
+    let mut evaluator =
+        DeviceEvaluator::new(device, workload.clone(), workload.clone()).expect("reference runs");
+    assert_eq!(evaluator.validate_small(&correct).expect("device works"), Verdict::Valid);
+    match evaluator.validate_small(&wrong).expect("device works") {
+        Verdict::Wrong(reason) => assert!(reason.contains("output `c`"), "{reason}"),
+        other => panic!("wrong code accepted: {other:?}"),
+    }
+    assert_eq!(evaluator.validate_full(&correct, 3).expect("device works"), Verdict::Valid);
+    let samples = evaluator.time_ptx(&correct, 3).expect("device works").expect("runs");
+    assert_eq!(samples.len(), 3);
+    assert!(samples.iter().all(|&ns| ns > 0));
+    assert_eq!(evaluator.time_source(2).expect("runs").len(), 2);
+
+    // A binary the driver refuses is a failed verdict, and the evaluator keeps working.
+    let garbage = CompiledPtx { text: b"not a program\0".to_vec(), hash: "garbage".into() };
+    assert!(matches!(
+        evaluator.validate_small(&garbage).expect("device works"),
+        Verdict::Failed(_)
+    ));
+    assert_eq!(evaluator.validate_small(&correct).expect("device works"), Verdict::Valid);
+}
+
+#[test]
+fn a_small_workload_with_another_source_is_refused() {
+    let Some(device) = device() else { return };
+    let result = DeviceEvaluator::new(device, corpus("pb_gemm.toml"), corpus("pb_syrk.toml"));
+    let error = result.err().expect("refused");
+    assert!(error.to_string().contains("same source"), "{error}");
+}
