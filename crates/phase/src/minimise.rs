@@ -11,6 +11,8 @@
 //!    by more than the noise margin. Every comparison is against the original best time, so
 //!    small losses cannot accumulate.
 
+use std::time::Instant;
+
 use serde::Serialize;
 
 use crate::search::{Counts, Engine, SearchError};
@@ -40,6 +42,8 @@ pub struct Minimised {
     pub noise_margin: f64,
     /// Sequences compiled or looked up while minimising.
     pub counts: Counts,
+    /// False when the time limit stopped minimisation before it was done.
+    pub complete: bool,
 }
 
 /// Minimises `passes`, whose PTX hash is `ptx_hash` and whose median time is `median_ns`.
@@ -50,7 +54,9 @@ pub fn minimise(
     ptx_hash: &str,
     median_ns: f64,
     noise_margin: f64,
+    deadline: Option<Instant>,
 ) -> Result<Minimised, SearchError> {
+    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
     let mut counts = Counts::default();
     let mut current: Vec<String> = passes.to_vec();
     let mut current_hash = ptx_hash.to_string();
@@ -61,7 +67,7 @@ pub fn minimise(
     let mut chunk = (current.len() / 2).max(1);
     loop {
         for _ in 0..MAX_ROUNDS_PER_LEVEL {
-            if current.len() <= 1 {
+            if current.len() <= 1 || out_of_time() {
                 break;
             }
             let starts: Vec<usize> = (0..current.len()).step_by(chunk).collect();
@@ -95,7 +101,7 @@ pub fn minimise(
             }
             current = without(&current, first, chunk);
         }
-        if chunk == 1 {
+        if chunk == 1 || out_of_time() {
             break;
         }
         chunk = (chunk / 2).max(1);
@@ -107,7 +113,11 @@ pub fn minimise(
     let mut removed_same_speed = 0;
     let mut position = 0;
     let mut tried = 0;
-    while position < current.len() && current.len() > 1 && tried < MAX_TIMED_REMOVALS {
+    while position < current.len()
+        && current.len() > 1
+        && tried < MAX_TIMED_REMOVALS
+        && !out_of_time()
+    {
         tried += 1;
         let shorter = without(&current, position, 1);
         let evaluation = engine.evaluate(
@@ -141,6 +151,7 @@ pub fn minimise(
         removed_same_speed,
         noise_margin,
         counts,
+        complete: !out_of_time(),
     })
 }
 

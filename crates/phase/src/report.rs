@@ -255,6 +255,9 @@ impl PhaseReport {
                 min.removed_same_speed,
                 100.0 * min.noise_margin
             );
+            if !min.complete {
+                let _ = writeln!(out, "  (stopped by the time limit before it was done)");
+            }
             let _ = writeln!(out, "  passes      {}", min.passes.join(" "));
         }
         let e = &self.explanation;

@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub finalists: usize,
     /// Minimise the best sequence.
     pub minimise: bool,
+    /// Stop minimising at this instant (the result so far is kept).
+    pub minimise_deadline: Option<Instant>,
     /// The smallest relative slowdown treated as noise when minimising.
     pub noise_floor: f64,
     /// Labels for the report.
@@ -94,7 +96,14 @@ pub fn run_phase(
             let best_samples = store.ptx(ptx_hash(best))?.map(|p| p.samples).unwrap_or_default();
             let margin = options.noise_floor.max(2.0 * relative_iqr(&best_samples));
             let time = best.median_ns.unwrap_or(f64::INFINITY);
-            Some(minimise(&mut engine, &best.passes, ptx_hash(best), time, margin)?)
+            Some(minimise(
+                &mut engine,
+                &best.passes,
+                ptx_hash(best),
+                time,
+                margin,
+                options.minimise_deadline,
+            )?)
         }
         _ => None,
     };

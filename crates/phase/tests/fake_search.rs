@@ -276,6 +276,7 @@ fn a_whole_run_minimises_and_skips_a_finalist_that_fails_on_random_inputs() {
         random_inputs: 30,
         finalists: 6,
         minimise: true,
+        minimise_deadline: None,
         noise_floor: 0.02,
         workload_label: "gemm.toml".into(),
         small_label: "gemm-small.toml".into(),
