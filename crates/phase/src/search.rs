@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::compiler::{CompileFailureKind, CompiledPtx, SequenceCompiler};
+use crate::compiler::{CompileFailureKind, CompileOutcome, CompiledPtx, SequenceCompiler};
 use crate::evaluator::{median, Evaluator, EvaluatorError, Verdict};
 use crate::progress::Progress;
 use crate::sequence::sequence_hash;
@@ -169,6 +169,13 @@ impl<'a> Engine<'a> {
         proposals: &[Proposal],
         counts: &mut Counts,
     ) -> Result<Vec<Evaluation>, SearchError> {
+        let plan = self.plan(proposals)?;
+        let compiled = compile_plan(self.compiler, &plan);
+        self.finish(proposals, plan, compiled, counts)
+    }
+
+    /// Looks the proposals up in the store and lists those that need compiling.
+    fn plan(&self, proposals: &[Proposal]) -> Result<Plan, SearchError> {
         let hashes: Vec<String> = proposals.iter().map(|p| sequence_hash(&p.passes)).collect();
         let mut stored = Vec::with_capacity(proposals.len());
         let mut to_compile = Vec::new();
@@ -188,8 +195,18 @@ impl<'a> Engine<'a> {
         }
         let sequences: Vec<Vec<String>> =
             to_compile.iter().filter_map(|&i| proposals.get(i).map(|p| p.passes.clone())).collect();
-        let compiled =
-            if sequences.is_empty() { Vec::new() } else { self.compiler.compile_many(&sequences) };
+        Ok(Plan { hashes, stored, to_compile, sequences })
+    }
+
+    /// Records the compile outcomes, then validates and times every new PTX.
+    fn finish(
+        &mut self,
+        proposals: &[Proposal],
+        plan: Plan,
+        compiled: Vec<CompileOutcome>,
+        counts: &mut Counts,
+    ) -> Result<Vec<Evaluation>, SearchError> {
+        let Plan { hashes, mut stored, to_compile, .. } = plan;
         let mut fresh: HashMap<usize, Result<CompiledPtx, (CompileFailureKind, String)>> =
             HashMap::new();
         for (&index, outcome) in to_compile.iter().zip(compiled) {
@@ -199,7 +216,7 @@ impl<'a> Engine<'a> {
         let mut evaluations = Vec::with_capacity(proposals.len());
         for (index, proposal) in proposals.iter().enumerate() {
             counts.sequences += 1;
-            let hash = &hashes[index];
+            let hash = hashes.get(index).map(String::as_str).unwrap_or_default();
             let outcome: Result<String, (CompileFailureKind, String)> = match fresh.remove(&index) {
                 Some(result) => {
                     let as_hash = result.as_ref().map(|ptx| ptx.hash.clone()).map_err(Clone::clone);
@@ -321,20 +338,66 @@ impl<'a> Engine<'a> {
         let mut evaluations: Vec<Evaluation> = Vec::new();
         let mut stopped_by_deadline = false;
         self.progress.stage("search", options.budget, 0);
-        while counts.sequences < options.budget {
-            if options.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                stopped_by_deadline = true;
+        // While the device judges one batch, the next one compiles on the other cores. The
+        // next batch is proposed before the current one is judged, so the evolutionary
+        // strategy breeds from results one batch old; the lag is the same in every run, so
+        // replays still propose exactly the same sequences.
+        let mut proposed: u64 = 0;
+        let mut in_flight: Option<(Vec<Proposal>, Plan, Vec<CompileOutcome>)> = None;
+        loop {
+            let mut next = Vec::new();
+            if proposed < options.budget {
+                if options.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                    stopped_by_deadline = true;
+                } else {
+                    let wanted = (options.budget - proposed).min(options.batch.max(1) as u64);
+                    next = state.propose(pool, &evaluations, wanted as usize);
+                    proposed += next.len() as u64;
+                }
+            }
+            if next.is_empty() && in_flight.is_none() {
                 break;
             }
-            let wanted = (options.budget - counts.sequences).min(options.batch.max(1) as u64);
-            let proposals = state.propose(pool, &evaluations, wanted as usize);
-            if proposals.is_empty() {
-                break;
+            let next_plan = self.plan(&next)?;
+            let compiler = self.compiler;
+            let current = in_flight.take();
+            let (next_compiled, judged) = std::thread::scope(|scope| {
+                let compiling = scope.spawn(|| compile_plan(compiler, &next_plan));
+                let judged = match current {
+                    Some((proposals, plan, compiled)) => {
+                        Some(self.finish(&proposals, plan, compiled, &mut counts))
+                    }
+                    None => None,
+                };
+                (compiling.join(), judged)
+            });
+            let next_compiled = next_compiled
+                .map_err(|_| SearchError::Invalid("a compilation thread panicked".to_string()))?;
+            if let Some(batch) = judged {
+                evaluations.extend(batch?);
             }
-            let batch = self.evaluate(&proposals, &mut counts)?;
-            evaluations.extend(batch);
+            if !next.is_empty() {
+                in_flight = Some((next, next_plan, next_compiled));
+            }
         }
         Ok(Exploration { evaluations, counts, stopped_by_deadline })
+    }
+}
+
+/// What [`Engine::plan`] found: the proposals' hashes, their stored answers, and which of
+/// them need compiling.
+struct Plan {
+    hashes: Vec<String>,
+    stored: Vec<Option<Result<String, (CompileFailureKind, String)>>>,
+    to_compile: Vec<usize>,
+    sequences: Vec<Vec<String>>,
+}
+
+fn compile_plan(compiler: &dyn SequenceCompiler, plan: &Plan) -> Vec<CompileOutcome> {
+    if plan.sequences.is_empty() {
+        Vec::new()
+    } else {
+        compiler.compile_many(&plan.sequences)
     }
 }
 
