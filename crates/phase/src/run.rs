@@ -153,7 +153,7 @@ pub fn run_phase(
         ptx_hash: None,
         verdict: Verdict::Valid,
         median_ns: source_final.as_ref().ok().and_then(|s| median(s)),
-        samples_ns: source_final.as_ref().map(Clone::clone).unwrap_or_default(),
+        samples_ns: source_final.clone().unwrap_or_default(),
         error: source_final.as_ref().err().cloned(),
     }];
     for (level, ptx, verdict) in &baseline_ptx {
@@ -166,7 +166,7 @@ pub fn run_phase(
             ptx_hash: ptx.as_ref().ok().map(|p| p.hash.clone()),
             verdict: verdict.clone(),
             median_ns: timed.as_ref().ok().and_then(|s| median(s)),
-            samples_ns: timed.as_ref().map(Clone::clone).unwrap_or_default(),
+            samples_ns: timed.clone().unwrap_or_default(),
             error: timed.as_ref().err().cloned(),
         });
     }
@@ -291,19 +291,26 @@ fn ptx_of_finalists(
     compiler: &dyn SequenceCompiler,
     finalists: &[(Vec<String>, String, String, f64)],
 ) -> Vec<Option<CompiledPtx>> {
-    let missing: Vec<usize> =
-        (0..finalists.len()).filter(|&i| engine.ptx_text(&finalists[i].2).is_none()).collect();
-    let sequences: Vec<Vec<String>> = missing.iter().map(|&i| finalists[i].0.clone()).collect();
+    let missing: Vec<usize> = finalists
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| engine.ptx_text(&f.2).is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let sequences: Vec<Vec<String>> =
+        missing.iter().filter_map(|&i| finalists.get(i).map(|f| f.0.clone())).collect();
     let mut recompiled =
         if sequences.is_empty() { Vec::new() } else { compiler.compile_many(&sequences) }
             .into_iter();
     let mut out: Vec<Option<CompiledPtx>> =
         finalists.iter().map(|f| engine.ptx_text(&f.2).cloned()).collect();
     for &index in &missing {
-        if let (Some(Ok(ptx)), Some(slot)) = (recompiled.next(), out.get_mut(index)) {
+        if let (Some(Ok(ptx)), Some(slot), Some(finalist)) =
+            (recompiled.next(), out.get_mut(index), finalists.get(index))
+        {
             // A toolchain that changed underneath would give other code: only the same PTX
             // inherits the stored results.
-            if ptx.hash == finalists[index].2 {
+            if ptx.hash == finalist.2 {
                 *slot = Some(ptx);
             }
         }

@@ -363,12 +363,9 @@ impl<'a> Engine<'a> {
             let current = in_flight.take();
             let (next_compiled, judged) = std::thread::scope(|scope| {
                 let compiling = scope.spawn(|| compile_plan(compiler, &next_plan));
-                let judged = match current {
-                    Some((proposals, plan, compiled)) => {
-                        Some(self.finish(&proposals, plan, compiled, &mut counts))
-                    }
-                    None => None,
-                };
+                let judged = current.map(|(proposals, plan, compiled)| {
+                    self.finish(&proposals, plan, compiled, &mut counts)
+                });
                 (compiling.join(), judged)
             });
             let next_compiled = next_compiled
