@@ -4,12 +4,14 @@
 Usage: bench/phase/chart.py OUTDIR
 
 Reads the `clmap phase --json` reports OUTDIR/NAME.json and writes OUTDIR/summary.json,
-OUTDIR/summary.csv and OUTDIR/speedups.svg (speedup of the best sequence over NVIDIA's
+OUTDIR/summary.csv and OUTDIR/speedups.svg (and .png with rsvg-convert) (speedup of the best sequence over NVIDIA's
 compilation from source, over clang -O0 and over the best -O level, per kernel and as
 geometric means, on a logarithmic axis as seed 003's Figure 1), and prints a Markdown table
 for docs/phase.md.
 """
 import csv
+import shutil
+import subprocess
 import json
 import math
 import sys
@@ -66,9 +68,9 @@ def svg(rows, means, path):
     groups = [(r["kernel"].upper(), [r[key] for key, _, _ in SERIES]) for r in rows]
     groups.append(("GEOMEAN", [means[key] for key, _, _ in SERIES]))
     values = [v for _, vs in groups for v in vs if v]
-    lo = min([0.5] + values)
-    hi = max([2.0] + values)
-    width, height, left, top, bottom = 60 + 52 * len(groups), 360, 50, 40, 70
+    lo = min([0.8] + values) / 1.1
+    hi = max([2.0] + values) * 1.1
+    width, height, left, top, bottom = max(640, 60 + 52 * len(groups)), 380, 50, 40, 80
     plot_h = height - top - bottom
 
     def y(v):
@@ -96,7 +98,7 @@ def svg(rows, means, path):
         out.append(f'<text x="{x0 + 20}" y="{height - bottom + 14}" text-anchor="end" '
                    f'transform="rotate(-45 {x0 + 20} {height - bottom + 14})">{label}</text>')
     for si, (_, name, colour) in enumerate(SERIES):
-        lx = left + si * 180
+        lx = left + si * 190
         out.append(f'<rect x="{lx}" y="{height - 18}" width="10" height="10" fill="{colour}"/>')
         out.append(f'<text x="{lx + 14}" y="{height - 9}">{name}</text>')
     out.append("</svg>")
@@ -121,6 +123,10 @@ def main():
         writer.writeheader()
         writer.writerows(rows)
     svg(rows, means, out / "speedups.svg")
+    if shutil.which("rsvg-convert"):
+        # A PNG beside the SVG for viewers that do not render SVG.
+        subprocess.run(["rsvg-convert", str(out / "speedups.svg"), "-o", str(out / "speedups.png")],
+                       check=False)
     print("| kernel | best (ms) | NVIDIA from source (ms) | vs source | vs -O0 | vs best -O (level) | minimised sequence |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
