@@ -75,3 +75,111 @@ fn a_small_workload_with_another_source_is_refused() {
     let error = result.err().expect("refused");
     assert!(error.to_string().contains("same source"), "{error}");
 }
+
+/// Stands in for LLVM on PoCL: a "pass" is a build option, and the "PTX" is PoCL's binary of
+/// the source built with the options of the sequence's passes.
+struct OptionCompiler {
+    device: Device,
+    workload: Workload,
+}
+
+impl OptionCompiler {
+    fn build(&self, options: &str) -> clmap_phase::CompileOutcome {
+        let mut workload = self.workload.clone();
+        workload.options = options.to_string();
+        let program = clmap_exec::on_device::build(&self.device, &workload).map_err(|e| {
+            clmap_phase::CompileFailure {
+                kind: clmap_phase::CompileFailureKind::Failed,
+                message: e.to_string(),
+            }
+        })?;
+        let text = program.binary().expect("binary");
+        // PoCL's binaries of one build differ in embedded paths, so the options name the code.
+        Ok(CompiledPtx { text, hash: clmap_phase::sequence::text_hash(options) })
+    }
+}
+
+impl clmap_phase::SequenceCompiler for OptionCompiler {
+    fn pool(&self) -> Vec<String> {
+        ["-cl-mad-enable", "-cl-opt-disable", "-cl-no-signed-zeros"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+    fn compile_many(&self, sequences: &[Vec<String>]) -> Vec<clmap_phase::CompileOutcome> {
+        sequences
+            .iter()
+            .map(|passes| {
+                let mut options: Vec<&str> = passes.iter().map(String::as_str).collect();
+                options.sort_unstable();
+                options.dedup();
+                self.build(&options.join(" "))
+            })
+            .collect()
+    }
+    fn compile_baseline(&self, level: clmap_phase::BaselineLevel) -> clmap_phase::CompileOutcome {
+        match level {
+            clmap_phase::BaselineLevel::O0 => self.build("-cl-opt-disable"),
+            _ => self.build(""),
+        }
+    }
+    fn describe(&self) -> String {
+        "build options".into()
+    }
+}
+
+#[test]
+fn a_whole_search_on_the_device() {
+    let Some(device) = device() else { return };
+    let workload = corpus("pb_gemm.toml");
+    let compiler = OptionCompiler { device: device.clone(), workload: workload.clone() };
+    let mut evaluator =
+        DeviceEvaluator::new(device, workload.clone(), workload.clone()).expect("reference runs");
+    let context = clmap_phase::ContextKey {
+        workload_identity: clmap_phase::store::workload_identity(&workload),
+        small_identity: clmap_phase::store::workload_identity(&workload),
+        device: evaluator.describe(),
+        device_id: None,
+        toolchain: "build options".into(),
+        workload_label: "pb_gemm.toml".into(),
+        small_label: "pb_gemm.toml".into(),
+    };
+    let store = clmap_phase::PhaseStore::open(clmap_db::Database::in_memory().unwrap(), &context)
+        .expect("store");
+    let options = clmap_phase::RunOptions {
+        search: clmap_phase::SearchOptions {
+            strategy: clmap_phase::Strategy::Random,
+            seed: 4,
+            budget: 6,
+            deadline: None,
+            length: 2,
+            batch: 3,
+            reps: 2,
+            evolve_after: 3,
+        },
+        final_reps: 3,
+        random_inputs: 2,
+        finalists: 2,
+        minimise: true,
+        minimise_deadline: None,
+        noise_floor: 0.05,
+        workload_label: "pb_gemm.toml".into(),
+        small_label: "pb_gemm.toml".into(),
+    };
+    let report = clmap_phase::run_phase(
+        &compiler,
+        &mut evaluator,
+        &store,
+        &clmap_phase::NoProgress,
+        &options,
+    )
+    .expect("the search runs");
+    assert_eq!(report.counts.sequences, 6);
+    assert!(report.counts.duplicate_ptx > 0, "{:?}", report.counts);
+    let best = report.best.as_ref().expect("a valid sequence");
+    assert!(best.validation.passed());
+    assert_eq!(best.validation.random_inputs, 2);
+    assert_eq!(best.samples_ns.len(), 3);
+    assert!(best.speedups.vs_source.is_some() && best.speedups.vs_best_ox.is_some());
+    assert!(report.baselines.iter().all(|b| b.median_ns.is_some()), "{:?}", report.baselines);
+}
