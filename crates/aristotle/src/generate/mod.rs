@@ -1,0 +1,127 @@
+//! The microbenchmark generator (seed 001 §5): for a MAP, a work-group size and a dataset, an
+//! OpenCL C kernel in one of several variants (without local memory, or staging the
+//! work-group's data in `__local` memory with the max- or min-approach allocation, FCTH
+//! staging, optionally padded against bank conflicts) and the workload that runs it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::map::Map;
+
+/// Smallest and largest dataset side the generator accepts.
+pub const MIN_DATASET: usize = 16;
+pub const MAX_DATASET: usize = 8192;
+/// The campaign's datasets (§6.2).
+pub const CAMPAIGN_DATASETS: [usize; 6] = [128, 256, 512, 1024, 2048, 4096];
+/// The campaign's work-group (§6.2).
+pub const DEFAULT_WORK_GROUP: [usize; 2] = [16, 16];
+
+/// How a microbenchmark uses local memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Variant {
+    /// Every read goes to global memory: the reference `b` of §6.1.
+    NoLocal,
+    /// Local tile sized from the work-group's shape (§5.1.1 max-approach).
+    LocalMax,
+    /// Local tile holding only the cells the work-group needs (§5.1.1 min-approach).
+    LocalMin,
+    /// The max-approach tile with each row padded by one cell against bank conflicts (§6.3.2).
+    LocalPadded,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 4] =
+        [Variant::NoLocal, Variant::LocalMax, Variant::LocalMin, Variant::LocalPadded];
+
+    /// The short name used on the command line and in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::NoLocal => "nolocal",
+            Variant::LocalMax => "max",
+            Variant::LocalMin => "min",
+            Variant::LocalPadded => "padded",
+        }
+    }
+
+    pub fn uses_local_memory(self) -> bool {
+        self != Variant::NoLocal
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A variant name that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown variant `{0}`: expected nolocal, max, min or padded")]
+pub struct VariantError(pub String);
+
+impl FromStr for Variant {
+    type Err = VariantError;
+
+    fn from_str(text: &str) -> Result<Variant, VariantError> {
+        let text = text.trim();
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.as_str().eq_ignore_ascii_case(text))
+            .ok_or_else(|| VariantError(text.to_string()))
+    }
+}
+
+/// What to generate: one MAP in one variant on an `dataset × dataset` problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BenchSpec {
+    pub map: Map,
+    pub variant: Variant,
+    /// Side `N` of the `N × N` grid of work-items (and of the output).
+    pub dataset: usize,
+    /// Work-group size `[x, y]`.
+    pub work_group: [usize; 2],
+}
+
+/// A generated kernel with everything needed to run and measure it.
+#[derive(Clone, Debug)]
+pub struct Microbenchmark {
+    pub spec: BenchSpec,
+    /// OpenCL C source, printed from the IR.
+    pub source: String,
+    pub kernel_name: String,
+    /// The launch: input buffer with random data, output buffer, `N × N` range.
+    pub workload: clmap_workload::Workload,
+    /// The numerator of §6.1's bandwidth: work-items × elements read per item × element size.
+    pub bytes_moved: u64,
+    /// `__local` cells per work-group (0 without local memory).
+    pub local_cells: usize,
+}
+
+/// Why a microbenchmark cannot be generated.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum GenerateError {
+    #[error("dataset {dataset} is outside {MIN_DATASET}..={MAX_DATASET}")]
+    DatasetOutOfRange { dataset: usize },
+    #[error("work-group {x}x{y} is not allowed: each side must be 1 to 64 and x*y at most 1024")]
+    BadWorkGroup { x: usize, y: usize },
+    #[error(
+        "work-group {x}x{y} does not divide the dataset {dataset} (OpenCL 1.2 needs whole groups)"
+    )]
+    WorkGroupDoesNotDivide { x: usize, y: usize, dataset: usize },
+    #[error("{map} is not generated in the {variant} variant: {reason}")]
+    Unsupported { map: String, variant: Variant, reason: String },
+    #[error("internal error: the generated kernel is invalid: {0}")]
+    InvalidKernel(String),
+}
+
+/// Generates the microbenchmark `spec` describes.
+pub fn generate(spec: &BenchSpec) -> Result<Microbenchmark, GenerateError> {
+    Err(GenerateError::Unsupported {
+        map: spec.map.name(),
+        variant: spec.variant,
+        reason: "not written yet".to_string(),
+    })
+}
