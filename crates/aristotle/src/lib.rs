@@ -1,3 +1,9 @@
 //! Aristotle: the memory access patterns (MAPs) of a work-group, microbenchmarks generated for
 //! each, campaigns that measure them on real devices into the performance database, and the
 //! composing rules that turn those measurements into advice on `__local` memory.
+
+pub mod generate;
+pub mod map;
+
+pub use generate::{generate, BenchSpec, GenerateError, Microbenchmark, Variant};
+pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
