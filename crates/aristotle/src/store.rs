@@ -1,0 +1,443 @@
+//! The tables of MAP campaigns in the performance database (schema `aristotle-v1`).
+//!
+//! A *unit* is one (device, MAP, variant, dataset) measurement. It is written together with all
+//! of its samples in a single transaction, so a campaign killed at any instant leaves each unit
+//! either complete or absent: a rerun skips complete units and redoes absent ones, and nothing is
+//! lost or counted twice. Skipped units (a variant that does not fit the device) are units too,
+//! with a reason and no samples, so a rerun does not try them again.
+
+use clmap_db::rusqlite::{self, params, OptionalExtension};
+use clmap_db::{Database, DbError, Schema};
+use serde::Serialize;
+
+/// The campaign tables. Sample keys are `(unit, rep)`, so a duplicated sample cannot be stored.
+pub const SCHEMA: Schema = Schema {
+    name: "aristotle-v1",
+    sql: "
+        CREATE TABLE aristotle_units (
+            id          INTEGER PRIMARY KEY,
+            device_id   INTEGER NOT NULL REFERENCES devices(id),
+            map         INTEGER NOT NULL,
+            variant     TEXT NOT NULL,
+            dataset     INTEGER NOT NULL,
+            wg_x        INTEGER NOT NULL,
+            wg_y        INTEGER NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('measured', 'skipped', 'failed')),
+            reason      TEXT NOT NULL DEFAULT '',
+            bytes_moved INTEGER NOT NULL DEFAULT 0,
+            warmup      INTEGER NOT NULL DEFAULT 0,
+            flush_cache INTEGER NOT NULL DEFAULT 0,
+            recorded    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            UNIQUE (device_id, map, variant, dataset)
+        );
+        CREATE TABLE aristotle_samples (
+            unit_id       INTEGER NOT NULL REFERENCES aristotle_units(id) ON DELETE CASCADE,
+            rep           INTEGER NOT NULL,
+            kernel_ns     INTEGER NOT NULL,
+            bandwidth_gbs REAL NOT NULL,
+            PRIMARY KEY (unit_id, rep)
+        );
+        CREATE TABLE aristotle_validations (
+            device_id   INTEGER NOT NULL REFERENCES devices(id),
+            map         INTEGER NOT NULL,
+            variant     TEXT NOT NULL,
+            dataset     INTEGER NOT NULL,
+            equal       INTEGER NOT NULL,
+            detail      TEXT NOT NULL DEFAULT '',
+            recorded    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            UNIQUE (device_id, map, variant)
+        );
+        CREATE TABLE aristotle_history (
+            device_id   INTEGER NOT NULL REFERENCES devices(id),
+            map         INTEGER NOT NULL,
+            dataset     INTEGER NOT NULL,
+            b_mean      REAL NOT NULL,
+            b_std       REAL NOT NULL,
+            big_b_mean  REAL NOT NULL,
+            big_b_std   REAL NOT NULL,
+            mbr_mean    REAL NOT NULL,
+            mbr_file    REAL,
+            UNIQUE (device_id, map, dataset)
+        );
+        CREATE TABLE aristotle_compose_units (
+            id          INTEGER PRIMARY KEY,
+            device_id   INTEGER NOT NULL REFERENCES devices(id),
+            map1        INTEGER NOT NULL,
+            map2        INTEGER NOT NULL,
+            version     TEXT NOT NULL CHECK (version IN ('v0', 'v1', 'v2')),
+            dataset     INTEGER NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('measured', 'skipped', 'failed')),
+            reason      TEXT NOT NULL DEFAULT '',
+            bytes_moved INTEGER NOT NULL DEFAULT 0,
+            recorded    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            UNIQUE (device_id, map1, map2, version, dataset)
+        );
+        CREATE TABLE aristotle_compose_samples (
+            unit_id       INTEGER NOT NULL REFERENCES aristotle_compose_units(id) ON DELETE CASCADE,
+            rep           INTEGER NOT NULL,
+            kernel_ns     INTEGER NOT NULL,
+            bandwidth_gbs REAL NOT NULL,
+            PRIMARY KEY (unit_id, rep)
+        );
+    ",
+};
+
+/// Creates the campaign tables if this database does not have them yet.
+pub fn ensure_schema(db: &Database) -> Result<(), DbError> {
+    db.ensure_schema(&SCHEMA)
+}
+
+/// What identifies a single-MAP measurement on one device.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct UnitKey {
+    /// MAP number (e.g. 407).
+    pub map: u16,
+    /// Variant name as the generator spells it (`nolocal`, `max`, `min`, `padded`, …).
+    pub variant: String,
+    /// Side of the square dataset (128 … 4096).
+    pub dataset: usize,
+}
+
+/// How a unit ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum UnitResult {
+    /// Timed: one kernel time per measured repetition, in run order.
+    Measured {
+        /// Bytes the kernel moves by §6.1's formula (W × H × N × size).
+        bytes_moved: u64,
+        /// Kernel time of each measured repetition.
+        samples_ns: Vec<u64>,
+    },
+    /// Not run, because the variant cannot run on this device as generated.
+    Skipped {
+        /// Why, in words.
+        reason: String,
+    },
+    /// Attempted and failed (build error, launch error, outputs that differ). Reruns retry it.
+    Failed {
+        /// Why, in words.
+        reason: String,
+    },
+}
+
+/// How a unit was timed, recorded beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct UnitSetup {
+    /// Work-group size `[x, y]`.
+    pub work_group: [usize; 2],
+    /// Discarded runs before the measured ones.
+    pub warmup: u32,
+    /// Whether caches were flushed before every measured run.
+    pub flush_cache: bool,
+}
+
+/// Effective bandwidth in GB/s of moving `bytes` in `ns` nanoseconds (bytes per nanosecond are
+/// gigabytes per second); 0 for a zero time, which a profiler can report for tiny kernels.
+pub fn bandwidth_gbs(bytes: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        bytes as f64 / ns as f64
+    }
+}
+
+fn to_i64(value: usize) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// Whether the unit is finished on this device (measured or skipped); failed units are not,
+/// so that a rerun tries them again.
+pub fn unit_done(db: &Database, device_id: i64, key: &UnitKey) -> Result<bool, DbError> {
+    let status: Option<String> = db
+        .connection()
+        .query_row(
+            "SELECT status FROM aristotle_units
+             WHERE device_id = ?1 AND map = ?2 AND variant = ?3 AND dataset = ?4",
+            params![device_id, key.map, key.variant, to_i64(key.dataset)],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(matches!(status.as_deref(), Some("measured") | Some("skipped")))
+}
+
+/// Records a unit and all its samples in one transaction, replacing an earlier failed attempt.
+pub fn record_unit(
+    db: &mut Database,
+    device_id: i64,
+    key: &UnitKey,
+    setup: &UnitSetup,
+    result: &UnitResult,
+) -> Result<(), DbError> {
+    db.transaction(|tx| {
+        tx.execute(
+            "DELETE FROM aristotle_units
+             WHERE device_id = ?1 AND map = ?2 AND variant = ?3 AND dataset = ?4
+               AND status = 'failed'",
+            params![device_id, key.map, key.variant, to_i64(key.dataset)],
+        )?;
+        let (status, reason, bytes) = match result {
+            UnitResult::Measured { bytes_moved, .. } => ("measured", "", *bytes_moved),
+            UnitResult::Skipped { reason } => ("skipped", reason.as_str(), 0),
+            UnitResult::Failed { reason } => ("failed", reason.as_str(), 0),
+        };
+        tx.execute(
+            "INSERT INTO aristotle_units
+                 (device_id, map, variant, dataset, wg_x, wg_y, status, reason, bytes_moved,
+                  warmup, flush_cache)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                device_id,
+                key.map,
+                key.variant,
+                to_i64(key.dataset),
+                to_i64(setup.work_group[0]),
+                to_i64(setup.work_group[1]),
+                status,
+                reason,
+                i64::try_from(bytes).unwrap_or(i64::MAX),
+                setup.warmup,
+                setup.flush_cache,
+            ],
+        )?;
+        let unit_id = tx.last_insert_rowid();
+        if let UnitResult::Measured { bytes_moved, samples_ns } = result {
+            insert_samples(tx, "aristotle_samples", unit_id, *bytes_moved, samples_ns)?;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn insert_samples(
+    tx: &rusqlite::Transaction<'_>,
+    table: &str,
+    unit_id: i64,
+    bytes_moved: u64,
+    samples_ns: &[u64],
+) -> Result<(), DbError> {
+    // `table` is one of this module's constants, never user text.
+    let mut insert = tx.prepare(&format!(
+        "INSERT INTO {table} (unit_id, rep, kernel_ns, bandwidth_gbs) VALUES (?1, ?2, ?3, ?4)"
+    ))?;
+    for (rep, &ns) in samples_ns.iter().enumerate() {
+        insert.execute(params![
+            unit_id,
+            to_i64(rep),
+            i64::try_from(ns).unwrap_or(i64::MAX),
+            bandwidth_gbs(bytes_moved, ns)
+        ])?;
+    }
+    Ok(())
+}
+
+/// The recorded check that a local-memory variant computes what the variant without local
+/// memory computes on the same device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Validation {
+    /// Whether every output was equal.
+    pub equal: bool,
+    /// The dataset it was checked on.
+    pub dataset: usize,
+    /// What differed, or how it was compared.
+    pub detail: String,
+}
+
+/// The validation recorded for (device, MAP, variant), if any.
+pub fn validation(
+    db: &Database,
+    device_id: i64,
+    map: u16,
+    variant: &str,
+) -> Result<Option<Validation>, DbError> {
+    Ok(db
+        .connection()
+        .query_row(
+            "SELECT equal, dataset, detail FROM aristotle_validations
+             WHERE device_id = ?1 AND map = ?2 AND variant = ?3",
+            params![device_id, map, variant],
+            |row| {
+                Ok(Validation {
+                    equal: row.get::<_, i64>(0)? != 0,
+                    dataset: usize::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
+                    detail: row.get(2)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// Records a validation; a later one for the same (device, MAP, variant) replaces it.
+pub fn record_validation(
+    db: &Database,
+    device_id: i64,
+    map: u16,
+    variant: &str,
+    check: &Validation,
+) -> Result<(), DbError> {
+    db.connection().execute(
+        "INSERT INTO aristotle_validations (device_id, map, variant, dataset, equal, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (device_id, map, variant) DO UPDATE
+         SET dataset = excluded.dataset, equal = excluded.equal, detail = excluded.detail",
+        params![device_id, map, variant, to_i64(check.dataset), check.equal, check.detail],
+    )?;
+    Ok(())
+}
+
+/// A unit as stored, with its samples' bandwidth statistics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredUnit {
+    /// Which measurement.
+    pub key: UnitKey,
+    /// `measured`, `skipped` or `failed`.
+    pub status: String,
+    /// Why it was skipped or failed.
+    pub reason: String,
+    /// Number of samples stored.
+    pub samples: usize,
+    /// Mean bandwidth of the samples (GB/s); 0 without samples.
+    pub bandwidth_mean: f64,
+    /// Sample standard deviation of the bandwidth (GB/s).
+    pub bandwidth_std: f64,
+}
+
+/// Every unit recorded for a device, in (MAP, variant, dataset) order.
+pub fn units(db: &Database, device_id: i64) -> Result<Vec<StoredUnit>, DbError> {
+    let conn = db.connection();
+    let mut stmt = conn.prepare(
+        "SELECT u.id, u.map, u.variant, u.dataset, u.status, u.reason
+         FROM aristotle_units u WHERE u.device_id = ?1
+         ORDER BY u.map, u.variant, u.dataset",
+    )?;
+    let heads = stmt
+        .query_map([device_id], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, i64>(3)?,
+                row.get::<_, String>(4)?,
+                row.get::<_, String>(5)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut samples =
+        conn.prepare("SELECT bandwidth_gbs FROM aristotle_samples WHERE unit_id = ?1")?;
+    let mut out = Vec::with_capacity(heads.len());
+    for (id, map, variant, dataset, status, reason) in heads {
+        let values =
+            samples.query_map([id], |row| row.get::<_, f64>(0))?.collect::<Result<Vec<_>, _>>()?;
+        let (mean, std) = mean_std(&values);
+        out.push(StoredUnit {
+            key: UnitKey {
+                map: u16::try_from(map).unwrap_or(0),
+                variant,
+                dataset: usize::try_from(dataset).unwrap_or(0),
+            },
+            status,
+            reason,
+            samples: values.len(),
+            bandwidth_mean: mean,
+            bandwidth_std: std,
+        });
+    }
+    Ok(out)
+}
+
+/// Mean and sample standard deviation (n − 1); (0, 0) for no values.
+pub fn mean_std(values: &[f64]) -> (f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let std = if values.len() > 1 {
+        (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (mean, std)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(map: u16, variant: &str, dataset: usize) -> UnitKey {
+        UnitKey { map, variant: variant.to_string(), dataset }
+    }
+
+    fn setup() -> UnitSetup {
+        UnitSetup { work_group: [16, 16], warmup: 1, flush_cache: true }
+    }
+
+    fn device(db: &Database) -> i64 {
+        db.device_id(&clmap_db::DeviceIdentity {
+            kind: "cpu".into(),
+            platform: "test".into(),
+            name: "test device".into(),
+            vendor: "nobody".into(),
+            driver: "1".into(),
+            details: serde_json::json!({}),
+        })
+        .expect("device")
+    }
+
+    #[test]
+    fn a_unit_is_stored_with_all_its_samples_and_then_done() {
+        let mut db = Database::in_memory().expect("db");
+        ensure_schema(&db).expect("schema");
+        let dev = device(&db);
+        let k = key(407, "max", 128);
+        assert!(!unit_done(&db, dev, &k).expect("query"));
+        let result = UnitResult::Measured { bytes_moved: 1000, samples_ns: vec![10, 20, 40] };
+        record_unit(&mut db, dev, &k, &setup(), &result).expect("record");
+        assert!(unit_done(&db, dev, &k).expect("query"));
+        let stored = units(&db, dev).expect("units");
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].samples, 3);
+        // 1000 bytes in 10, 20 and 40 ns: 100, 50 and 25 GB/s.
+        assert!((stored[0].bandwidth_mean - 175.0 / 3.0).abs() < 1e-9);
+        // Recording the same finished unit twice is refused, not duplicated.
+        assert!(record_unit(&mut db, dev, &k, &setup(), &result).is_err());
+        assert_eq!(units(&db, dev).expect("units")[0].samples, 3);
+    }
+
+    #[test]
+    fn failed_units_are_retried_and_replaced() {
+        let mut db = Database::in_memory().expect("db");
+        ensure_schema(&db).expect("schema");
+        let dev = device(&db);
+        let k = key(205, "min", 256);
+        let failed = UnitResult::Failed { reason: "build error".into() };
+        record_unit(&mut db, dev, &k, &setup(), &failed).expect("record");
+        assert!(!unit_done(&db, dev, &k).expect("query"));
+        let ok = UnitResult::Measured { bytes_moved: 8, samples_ns: vec![1, 2] };
+        record_unit(&mut db, dev, &k, &setup(), &ok).expect("record");
+        let stored = units(&db, dev).expect("units");
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].status, "measured");
+    }
+
+    #[test]
+    fn validations_are_replaced_not_duplicated() {
+        let db = Database::in_memory().expect("db");
+        ensure_schema(&db).expect("schema");
+        let dev = device(&db);
+        assert!(validation(&db, dev, 407, "max").expect("query").is_none());
+        let bad = Validation { equal: false, dataset: 128, detail: "out differs".into() };
+        record_validation(&db, dev, 407, "max", &bad).expect("record");
+        let good = Validation { equal: true, dataset: 128, detail: String::new() };
+        record_validation(&db, dev, 407, "max", &good).expect("record");
+        assert_eq!(validation(&db, dev, 407, "max").expect("query"), Some(good));
+    }
+
+    #[test]
+    fn statistics_and_bandwidth() {
+        assert_eq!(mean_std(&[]), (0.0, 0.0));
+        let (m, s) = mean_std(&[2.0, 4.0]);
+        assert_eq!(m, 3.0);
+        assert!((s - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(bandwidth_gbs(100, 0), 0.0);
+        assert_eq!(bandwidth_gbs(100, 50), 2.0);
+    }
+}
