@@ -7,3 +7,8 @@ pub mod map;
 
 pub use generate::{generate, BenchSpec, GenerateError, Microbenchmark, Variant};
 pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
+
+// Campaigns, the performance database and the composing rules.
+pub mod history;
+pub mod query;
+pub mod store;
