@@ -1,1 +1,17 @@
 //! The LLVM toolchain as child processes: OpenCL C → LLVM IR → an explicit pass sequence → PTX.
+
+mod error;
+mod process;
+
+pub use error::{CompileError, FailureKind, LlvmError, Stage, INSTALL_HINT};
+mod toolchain;
+
+pub use toolchain::{Toolchain, ToolchainConfig};
+mod ptx;
+
+pub use ptx::{code_hash, Ptx};
+mod pool;
+mod sequence;
+
+pub use pool::{PassLevel, PassPool, PoolPass};
+pub use sequence::PassSequence;
