@@ -15,3 +15,9 @@ mod sequence;
 
 pub use pool::{PassLevel, PassPool, PoolPass};
 pub use sequence::PassSequence;
+mod pipeline;
+
+pub use pipeline::{
+    compile, compile_baseline, compile_many, compile_pipeline, effective_jobs, front_end, Bitcode,
+    OptLevel,
+};

@@ -1,0 +1,93 @@
+//! The pipeline against the installed LLVM: baselines, sequences and PTX identity.
+
+mod common;
+
+use clmap_llvm::{
+    compile, compile_baseline, compile_many, front_end, FailureKind, OptLevel, PassLevel, PassPool,
+    PassSequence, PoolPass, Stage,
+};
+
+fn small_pool() -> PassPool {
+    let pass = |name: &str, level| PoolPass { name: name.to_string(), level };
+    PassPool::from_passes(vec![
+        pass("sroa", PassLevel::Function),
+        pass("instcombine", PassLevel::Function),
+        pass("simplifycfg", PassLevel::Function),
+        pass("loop-rotate", PassLevel::Loop),
+        pass("licm", PassLevel::LoopMssa),
+        pass("no-op-function", PassLevel::Function),
+        pass("loop-unroll", PassLevel::Function),
+        pass("globaldce", PassLevel::Module),
+    ])
+}
+
+fn seq(names: &[&str]) -> PassSequence {
+    PassSequence(names.iter().map(|n| n.to_string()).collect())
+}
+
+#[test]
+fn baselines_and_a_sequence_give_ptx() {
+    let Some(tc) = common::toolchain() else { return };
+    let bc = front_end(&tc, common::GEMM, "-DUNUSED=1", &[]).expect("front end");
+    let o0 = compile_baseline(&tc, &bc, OptLevel::O0).expect("O0");
+    let o3 = compile_baseline(&tc, &bc, OptLevel::O3).expect("O3");
+    for ptx in [&o0, &o3] {
+        let text = ptx.as_str();
+        assert!(text.contains(".entry gemm"), "{text}");
+        assert!(text.contains(&format!(".target {}", tc.sm())));
+        assert_eq!(ptx.text.last(), Some(&0));
+    }
+    // -O3 unrolls the k loop, so it loads from global memory at more places than -O0.
+    let global_loads = |text: &str| text.matches("ld.global").count();
+    assert_eq!(global_loads(&o0.as_str()), 2, "{}", o0.as_str());
+    assert!(global_loads(&o3.as_str()) > 2, "{}", o3.as_str());
+    assert_ne!(o0.hash, o3.hash);
+
+    let pool = small_pool();
+    let unrolled = compile(
+        &tc,
+        &bc,
+        &pool,
+        &seq(&["sroa", "instcombine", "loop-rotate", "licm", "loop-unroll"]),
+    )
+    .expect("sequence");
+    assert!(global_loads(&unrolled.as_str()) > 2, "{}", unrolled.as_str());
+    assert_ne!(unrolled.hash, o0.hash);
+}
+
+#[test]
+fn equal_code_shares_a_hash() {
+    let Some(tc) = common::toolchain() else { return };
+    let bc = front_end(&tc, common::GEMM, "", &[]).expect("front end");
+    let pool = small_pool();
+    let results = compile_many(
+        &tc,
+        &bc,
+        &pool,
+        &[
+            seq(&["loop-rotate", "loop-unroll"]),
+            seq(&["loop-rotate", "no-op-function", "loop-unroll"]),
+            seq(&["no-op-function"]),
+            seq(&[]),
+        ],
+        2,
+    );
+    let hashes: Vec<String> = results.into_iter().map(|r| r.expect("compiles").hash).collect();
+    assert_eq!(hashes[0], hashes[1], "a no-op pass must not change the hash");
+    assert_eq!(hashes[2], hashes[3], "no-op alone is the same code as no pass");
+    assert_ne!(hashes[0], hashes[2], "unrolling changes the code");
+}
+
+#[test]
+fn bad_source_and_bad_pipeline_are_errors_with_their_stage() {
+    let Some(tc) = common::toolchain() else { return };
+    let err = front_end(&tc, "__kernel void k( {", "", &[]).expect_err("syntax error");
+    assert_eq!(err.stage, Stage::FrontEnd);
+    assert_eq!(err.kind, FailureKind::Failed);
+    assert!(err.detail.contains("error"), "{}", err.detail);
+
+    let bc = front_end(&tc, common::GEMM, "", &[]).expect("front end");
+    let err = compile(&tc, &bc, &small_pool(), &seq(&["no-such-pass"])).expect_err("unknown");
+    assert_eq!(err.stage, Stage::Optimise);
+    assert!(err.detail.contains("no-such-pass"), "{}", err.detail);
+}
