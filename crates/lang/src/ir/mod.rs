@@ -36,6 +36,7 @@
 
 mod arena;
 pub mod builtin;
+pub mod builder;
 mod types;
 
 pub use arena::{Arena, Handle, UniqueArena};
