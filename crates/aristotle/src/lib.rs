@@ -9,6 +9,9 @@ pub use generate::{generate, BenchSpec, GenerateError, Microbenchmark, Variant};
 pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
 
 // Campaigns, the performance database and the composing rules.
+pub mod campaign;
+pub mod campaign_device;
+pub mod campaign_progress;
 pub mod history;
 pub mod query;
 pub mod store;

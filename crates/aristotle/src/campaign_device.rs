@@ -1,0 +1,129 @@
+//! The campaign measurer on a live OpenCL device: generated microbenchmarks, timed as seed 001
+//! §6.2 prescribes (16 × 16 work-groups, the first repetition a discarded warm-up, caches flushed
+//! before every measured repetition).
+
+use crate::campaign::{Measurer, REFERENCE_VARIANT};
+use crate::generate::{generate, BenchSpec, Microbenchmark, Variant};
+use crate::map::{map_by_id, MapId};
+use crate::store::{UnitKey, UnitResult, UnitSetup, Validation};
+use clmap_device::{Device, TimingOptions};
+
+/// Times generated microbenchmarks on one device.
+pub struct DeviceMeasurer<'d> {
+    device: &'d Device,
+    work_group: [usize; 2],
+    /// Repetitions including the warm-up (the paper's 21).
+    reps: u32,
+    flush_cache: bool,
+}
+
+impl<'d> DeviceMeasurer<'d> {
+    /// A measurer making `reps` runs per unit, the first discarded as warm-up, so `reps − 1`
+    /// samples are stored (`reps` is at least 2).
+    pub fn new(device: &'d Device, work_group: [usize; 2], reps: u32, flush_cache: bool) -> Self {
+        DeviceMeasurer { device, work_group, reps: reps.max(2), flush_cache }
+    }
+
+    /// Samples stored per measured unit.
+    pub fn samples_per_unit(&self) -> u32 {
+        self.reps - 1
+    }
+
+    fn bench(&self, map: u16, variant: &str, dataset: usize) -> Result<Microbenchmark, String> {
+        let map = map_by_id(MapId(map)).ok_or_else(|| format!("MAP-{map} is not a valid MAP"))?;
+        let variant: Variant = variant.parse().map_err(|e| format!("{e}"))?;
+        generate(&BenchSpec { map, variant, dataset, work_group: self.work_group })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Why the device cannot run a microbenchmark with this work-group and local memory.
+    fn does_not_fit(&self, bench: &Microbenchmark) -> Option<String> {
+        let info = self.device.info();
+        let [x, y] = self.work_group;
+        if x * y > info.max_work_group_size {
+            return Some(format!(
+                "work-group {x}x{y} exceeds the device's maximum of {} work-items",
+                info.max_work_group_size
+            ));
+        }
+        let limits = &info.max_work_item_sizes;
+        if limits.first().is_some_and(|&m| x > m) || limits.get(1).is_some_and(|&m| y > m) {
+            return Some(format!("work-group {x}x{y} exceeds the device's sizes {limits:?}"));
+        }
+        let elem = bench.workload.buffers.first().map_or(4, |b| b.elem.size());
+        let local_bytes = (bench.local_cells as u64).saturating_mul(elem);
+        if local_bytes > info.local_mem_bytes {
+            return Some(format!(
+                "needs {local_bytes} bytes of local memory per work-group, the device has {}",
+                info.local_mem_bytes
+            ));
+        }
+        None
+    }
+}
+
+impl Measurer for DeviceMeasurer<'_> {
+    fn setup(&self) -> UnitSetup {
+        UnitSetup { work_group: self.work_group, warmup: 1, flush_cache: self.flush_cache }
+    }
+
+    fn skip_reason(&mut self, key: &UnitKey) -> Option<String> {
+        match self.bench(key.map, &key.variant, key.dataset) {
+            // A variant the generator does not produce for this MAP is not a device failure.
+            Err(reason) => Some(format!("not generated: {reason}")),
+            Ok(bench) => self.does_not_fit(&bench),
+        }
+    }
+
+    fn validate(&mut self, map: u16, variant: &str, dataset: usize) -> Result<Validation, String> {
+        let candidate = self.bench(map, variant, dataset)?;
+        let reference = self.bench(map, REFERENCE_VARIANT, dataset)?;
+        let expected = clmap_exec::run_on_device(self.device, &reference.workload, 0)
+            .map_err(|e| format!("{REFERENCE_VARIANT}: {e}"))?;
+        let actual = clmap_exec::run_on_device(self.device, &candidate.workload, 0)
+            .map_err(|e| format!("{variant}: {e}"))?;
+        let comparisons = reference.workload.compare_outputs(&expected.buffers, &actual.buffers);
+        let mut problems = Vec::new();
+        for c in &comparisons {
+            match &c.result {
+                Ok(result) if result.passed() => {}
+                Ok(result) => problems.push(format!(
+                    "{}: {} of {} values differ",
+                    c.name, result.mismatches, result.compared
+                )),
+                Err(e) => problems.push(format!("{}: {e}", c.name)),
+            }
+        }
+        if comparisons.is_empty() {
+            problems.push("the workload declares no outputs to compare".to_string());
+        }
+        Ok(Validation {
+            equal: problems.is_empty(),
+            dataset,
+            detail: if problems.is_empty() {
+                format!("{} output(s) equal", comparisons.len())
+            } else {
+                problems.join("; ")
+            },
+        })
+    }
+
+    fn measure(&mut self, key: &UnitKey) -> UnitResult {
+        let bench = match self.bench(key.map, &key.variant, key.dataset) {
+            Ok(bench) => bench,
+            Err(reason) => return UnitResult::Failed { reason },
+        };
+        let options = TimingOptions {
+            warmup: 1,
+            reps: self.samples_per_unit(),
+            flush_cache: self.flush_cache,
+        };
+        match clmap_exec::time_on_device(self.device, &bench.workload, &options) {
+            Ok(timing) => UnitResult::Measured {
+                bytes_moved: bench.bytes_moved,
+                samples_ns: timing.samples_ns,
+            },
+            Err(e) => UnitResult::Failed { reason: e.to_string() },
+        }
+    }
+}
