@@ -13,7 +13,7 @@ pub use ptx::{code_hash, Ptx};
 mod pool;
 mod sequence;
 
-pub use pool::{PassLevel, PassPool, PoolPass};
+pub use pool::{ExcludedPass, PassLevel, PassPool, PoolPass};
 pub use sequence::PassSequence;
 mod pipeline;
 
@@ -21,3 +21,7 @@ pub use pipeline::{
     compile, compile_baseline, compile_many, compile_pipeline, effective_jobs, front_end, Bitcode,
     OptLevel,
 };
+mod detect;
+mod probe_kernels;
+
+pub use detect::{detect_pass_pool, detect_pass_pool_with, PoolDetection};

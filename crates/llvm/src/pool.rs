@@ -30,11 +30,23 @@ pub struct PoolPass {
     pub level: PassLevel,
 }
 
+/// A pass that detection left out, and why (it crashed, hung, broke the IR, removed the kernel
+/// or instrumented it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExcludedPass {
+    /// The pass name.
+    pub name: String,
+    /// What went wrong on the probe kernels.
+    pub reason: String,
+}
+
 /// The passes a sequence may draw from, each with its level. Built by
 /// [`crate::detect_pass_pool`] or, in tests and for known lists, [`PassPool::from_passes`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PassPool {
     passes: Vec<PoolPass>,
+    #[serde(default)]
+    excluded: Vec<ExcludedPass>,
     #[serde(skip)]
     index: HashMap<String, usize>,
 }
@@ -42,7 +54,11 @@ pub struct PassPool {
 impl PassPool {
     /// A pool of the given passes; a repeated name keeps its first level.
     pub fn from_passes(passes: Vec<PoolPass>) -> PassPool {
-        let mut pool = PassPool { passes: Vec::with_capacity(passes.len()), index: HashMap::new() };
+        let mut pool = PassPool {
+            passes: Vec::with_capacity(passes.len()),
+            excluded: Vec::new(),
+            index: HashMap::new(),
+        };
         for pass in passes {
             if !pool.index.contains_key(&pass.name) {
                 pool.index.insert(pass.name.clone(), pool.passes.len());
@@ -77,8 +93,20 @@ impl PassPool {
         self.index.get(name).and_then(|&i| self.passes.get(i)).map(|p| p.level)
     }
 
+    /// The candidates detection excluded, with reasons.
+    pub fn excluded(&self) -> &[ExcludedPass] {
+        &self.excluded
+    }
+
+    /// The same pool, recording which candidates were excluded.
+    pub fn with_excluded(mut self, excluded: Vec<ExcludedPass>) -> PassPool {
+        self.excluded = excluded;
+        self
+    }
+
     /// Rebuilds the name index after deserialising (the index is not stored).
     pub(crate) fn reindexed(self) -> PassPool {
-        PassPool::from_passes(self.passes)
+        let excluded = self.excluded;
+        PassPool::from_passes(self.passes).with_excluded(excluded)
     }
 }
