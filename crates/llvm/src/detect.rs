@@ -16,7 +16,7 @@ use crate::process::run_tool;
 use crate::toolchain::Toolchain;
 
 /// Bumped whenever probing or filtering changes, so that old caches are not trusted.
-const PROBE_FORMAT: u32 = 1;
+const PROBE_FORMAT: u32 = 2;
 
 /// A probe that takes longer than this is a pass that hangs, whatever the configured limit.
 const PROBE_TIMEOUT_CAP: Duration = Duration::from_secs(30);
@@ -49,6 +49,83 @@ const NON_TRANSFORM_FRAGMENTS: [&str; 24] = [
     "lowertypetests",
     "function-import",
     "extract-blocks",
+];
+
+/// Whole names of passes that run without error on the probes but are no use to a search for
+/// faster GPU code, by why:
+const NOT_FOR_GPU_KERNELS: [&str; 62] = [
+    // They only count, name, annotate or strip metadata and debug information: the code is
+    // the same afterwards.
+    "instcount",
+    "helloworld",
+    "pa-eval",
+    "legacy-divergence-analysis",
+    "annotation-remarks",
+    "annotation2metadata",
+    "transform-warning",
+    "instnamer",
+    "name-anon-globals",
+    "add-discriminators",
+    "declare-to-assign",
+    "redundant-dbg-inst-elim",
+    "strip",
+    "strip-dead-debug-info",
+    "strip-debug-declare",
+    "strip-nondebug",
+    "strip-nonlinetable-debuginfo",
+    "assume-builder",
+    "assume-simplify",
+    "recompute-globalsaa",
+    "forceattrs",
+    "cg-profile",
+    "synthetic-counts-propagation",
+    // They serve other languages and runtimes (Objective-C, coroutines, OpenMP, garbage
+    // collection, guards of managed runtimes, CFI, sample profiles, C++ static destructors,
+    // ifuncs, thread-local storage, host libm calls).
+    "objc-arc",
+    "objc-arc-apelim",
+    "objc-arc-contract",
+    "objc-arc-expand",
+    "coro-early",
+    "coro-cleanup",
+    "coro-elide",
+    "coro-split",
+    "openmp-opt",
+    "openmp-opt-postlink",
+    "openmp-opt-cgscc",
+    "rewrite-statepoints-for-gc",
+    "strip-gc-relocates",
+    "make-guards-explicit",
+    "lower-guard-intrinsic",
+    "lower-widenable-condition",
+    "guard-widening",
+    "loop-predication",
+    "wholeprogramdevirt",
+    "kcfi",
+    "pseudo-probe",
+    "pseudo-probe-update",
+    "lower-global-dtors",
+    "lower-ifunc",
+    "rewrite-symbols",
+    "rel-lookup-table-converter",
+    "tlshoist",
+    "inject-tli-mappings",
+    "libcalls-shrinkwrap",
+    "partially-inline-libcalls",
+    "lowerinvoke",
+    "lower-matrix-intrinsics",
+    "inliner-ml-advisor-release",
+    // They add checks that trap instead of optimising.
+    "poison-checking",
+    "bounds-checking",
+    // It makes atomics plain loads and stores, which is only valid on one thread: kernels
+    // would race, and validation on small inputs could miss it.
+    "loweratomic",
+    // They move loops or blocks into new functions, which the final always-inline does not
+    // put back: calls the GPU code was never meant to have.
+    "loop-extract",
+    "hotcoldsplit",
+    "iroutliner",
 ];
 
 /// How to detect the pool.
@@ -186,6 +263,7 @@ fn section_level(header: &str) -> Option<PassLevel> {
 
 fn is_transformation(name: &str) -> bool {
     !NON_TRANSFORM_FRAGMENTS.iter().any(|fragment| name.contains(fragment))
+        && !NOT_FOR_GPU_KERNELS.contains(&name)
 }
 
 /// One probe kernel compiled by the front end, with what its -O0 PTX declares externally.
@@ -395,7 +473,16 @@ Loop analyses:
 
     #[test]
     fn reporting_and_instrumenting_passes_are_not_candidates() {
-        for name in ["print", "verify", "asan", "pgo-instr-gen", "no-op-function", "aa-eval"] {
+        for name in [
+            "print",
+            "verify",
+            "asan",
+            "pgo-instr-gen",
+            "no-op-function",
+            "aa-eval",
+            "loweratomic",
+            "objc-arc",
+        ] {
             assert!(!is_transformation(name), "{name}");
         }
         for name in ["gvn", "licm", "loop-unroll", "instcombine", "sroa", "mem2reg"] {
