@@ -114,9 +114,34 @@ impl Toolchain {
         self.timeout
     }
 
+    /// The `clang` binary.
+    pub fn clang_path(&self) -> &Path {
+        &self.clang
+    }
+
     /// The `opt` binary (pool detection keys its cache on it).
     pub fn opt_path(&self) -> &Path {
         &self.opt
+    }
+
+    /// The `llvm-link` binary.
+    pub fn llvm_link_path(&self) -> &Path {
+        &self.llvm_link
+    }
+
+    /// The `llc` binary.
+    pub fn llc_path(&self) -> &Path {
+        &self.llc
+    }
+
+    /// The libclc bitcode linked into every kernel.
+    pub fn libclc_path(&self) -> &Path {
+        &self.libclc
+    }
+
+    /// The directory passed with `-I` so that `clc/clc.h` resolves.
+    pub fn clc_include_path(&self) -> &Path {
+        &self.clc_include
     }
 
     /// One line naming the version, every path and the target: results compiled by one
