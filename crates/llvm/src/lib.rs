@@ -25,3 +25,6 @@ mod detect;
 mod probe_kernels;
 
 pub use detect::{detect_pass_pool, detect_pass_pool_with, PoolDetection};
+mod summary;
+
+pub use summary::{InstructionKind, LoopSummary, PtxSummary};

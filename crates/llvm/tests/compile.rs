@@ -3,8 +3,8 @@
 mod common;
 
 use clmap_llvm::{
-    compile, compile_baseline, compile_many, front_end, FailureKind, OptLevel, PassLevel, PassPool,
-    PassSequence, PoolPass, Stage,
+    compile, compile_baseline, compile_many, front_end, FailureKind, InstructionKind, OptLevel,
+    PassLevel, PassPool, PassSequence, PoolPass, PtxSummary, Stage,
 };
 
 fn small_pool() -> PassPool {
@@ -42,6 +42,16 @@ fn baselines_and_a_sequence_give_ptx() {
     assert_eq!(global_loads(&o0.as_str()), 2, "{}", o0.as_str());
     assert!(global_loads(&o3.as_str()) > 2, "{}", o3.as_str());
     assert_ne!(o0.hash, o3.hash);
+
+    // The summary sees the loop and -O3's unrolling (by four on LLVM 16 for this loop).
+    let before = PtxSummary::of(&o0);
+    let after = PtxSummary::of(&o3);
+    assert_eq!(before.kernels, vec!["gemm"]);
+    assert_eq!(before.unroll_estimates(), vec![1]);
+    assert!(after.unroll_estimates().iter().any(|&k| k > 1), "{after:?}");
+    assert_eq!(before.global_loads_in_loops, 2);
+    assert!(after.count(InstructionKind::LoadGlobal) > 2);
+    assert!(before.diff(&after).contains("unroll factors"), "{}", before.diff(&after));
 
     let pool = small_pool();
     let unrolled = compile(
