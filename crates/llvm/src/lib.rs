@@ -28,3 +28,6 @@ pub use detect::{detect_pass_pool, detect_pass_pool_with, PoolDetection};
 mod summary;
 
 pub use summary::{InstructionKind, LoopSummary, PtxSummary};
+mod ptxas;
+
+pub use ptxas::{ptxas_resources, FunctionResources, PtxResources};

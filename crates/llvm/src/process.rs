@@ -23,6 +23,8 @@ const CRASH_MARKERS: [&str; 3] = ["LLVM ERROR", "PLEASE submit a bug report", "S
 pub(crate) struct ToolOutput {
     /// Everything the tool wrote to stdout.
     pub stdout: Vec<u8>,
+    /// Everything the tool wrote to stderr (warnings, `-v` reports).
+    pub stderr: Vec<u8>,
 }
 
 /// Runs `command` to completion or until `timeout`, in its own process group so that a timeout
@@ -96,7 +98,7 @@ pub(crate) fn run_tool(
             detail: format!("{program} exited with {status}{}", tail_suffix(&stderr)),
         });
     }
-    Ok(ToolOutput { stdout })
+    Ok(ToolOutput { stdout, stderr })
 }
 
 fn spawn_reader<R: Read + Send + 'static>(mut pipe: R) -> std::thread::JoinHandle<Vec<u8>> {
