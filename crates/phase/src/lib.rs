@@ -11,6 +11,7 @@
 pub mod compiler;
 pub mod device_eval;
 pub mod evaluator;
+pub mod llvm_compiler;
 pub mod minimise;
 pub mod progress;
 pub mod report;

@@ -1,11 +1,254 @@
-//! `clmap phase`: Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
+//! `clmap phase`: search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
 
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::commands::devices::environment_error;
 use crate::exit::{CliError, Status};
+use crate::workload_args;
+use clmap_db::Database;
+use clmap_llvm::ToolchainConfig;
+use clmap_phase::device_eval::DeviceEvaluator;
+use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
+use clmap_phase::store::workload_identity;
+use clmap_phase::{
+    run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchOptions, SequenceCompiler,
+    Strategy, TerminalProgress,
+};
 
 /// Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
+///
+/// The kernel is compiled by clang and libclc to LLVM bitcode once; each candidate pass sequence
+/// then goes through `opt`, `llvm-link` and `llc` to PTX (in parallel child processes, so a
+/// crashing pass only fails its own sequence), and the PTX is loaded with
+/// clCreateProgramWithBinary. Sequences that give a PTX seen before share its results. Every new
+/// PTX is validated on the small inputs (`--small`) against NVIDIA's own compilation of the
+/// source, within 1 % (integers exactly), and the valid ones are timed on the full workload.
+/// At the end the fastest finalists are re-timed with the baselines (NVIDIA from source, -O0,
+/// -O1, -O2, -O3, -Os), and the fastest that also passes on the full inputs and on 30 random
+/// inputs is reported with its minimised sequence and what changed in its PTX.
+///
+/// Every answer is stored in the database: running the same command again resumes, a larger
+/// `--budget` continues the same stream of sequences.
+///
+/// Toolchain: `--llvm-bin`/`CLMAP_LLVM_BIN` (directory with clang, opt, llvm-link, llc),
+/// `--libclc`/`CLMAP_LIBCLC` (nvptx64--nvidiacl.bc), `--clc-include`/`CLMAP_CLC_INCLUDE`.
+///
+/// Example: clmap phase bench/phase/gemm.toml --small tests/corpus/pb_gemm.toml --budget 1000
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The workload to speed up (.toml): its inputs and sizes are the ones timed.
+    pub workload: PathBuf,
+    /// The device (an NVIDIA GPU: the candidates are PTX).
+    #[arg(long, short, default_value = "gpu")]
+    pub device: String,
+    /// Sequences to consider in total, those already in the database included.
+    #[arg(long, default_value_t = 1000)]
+    pub budget: u64,
+    /// Stop proposing new sequences after this long (`90s`, `20m`, `1h`); minimisation may take
+    /// a fifth more (at least 30 s), and the final round still runs.
+    #[arg(long, value_parser = parse_duration)]
+    pub time: Option<Duration>,
+    /// How sequences are proposed: `random` (seed 003's sampling) or `evolve` (random
+    /// sequences, then generations bred from the fastest valid ones).
+    #[arg(long, default_value = "evolve", value_parser = parse_strategy)]
+    pub strategy: Strategy,
+    /// Seed of every random choice; the same seed replays (and resumes) the same search.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Parallel compilations (default: every core).
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// A workload with the same source and kernels but small sizes, used to validate every
+    /// new PTX quickly (default: the workload itself).
+    #[arg(long)]
+    pub small: Option<PathBuf>,
+    /// The database (default: $CLMAP_DB, else clmap.db).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The GPU architecture for llc and ptxas.
+    #[arg(long, default_value = "sm_90")]
+    pub sm: String,
+    /// Passes per random sequence (seed 003: 256).
+    #[arg(long, default_value_t = clmap_phase::sequence::PAPER_SEQUENCE_LENGTH)]
+    pub length: usize,
+    /// Timed runs per PTX during the search, after one discarded run.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub reps: u32,
+    /// Timed runs of each finalist and baseline in the final round (seed 003: 30).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10000))]
+    pub final_reps: u32,
+    /// Random inputs the chosen sequence must pass at the end (seed 003: 30).
+    #[arg(long, default_value_t = 30)]
+    pub random_inputs: u32,
+    /// Distinct PTX of the search taken into the final round.
+    #[arg(long, default_value_t = 5)]
+    pub finalists: usize,
+    /// Random sequences before the evolutionary strategy starts breeding.
+    #[arg(long, default_value_t = 100)]
+    pub evolve_after: u64,
+    /// Do not minimise the best sequence.
+    #[arg(long)]
+    pub no_minimise: bool,
+    /// Relative slowdown treated as noise when minimising (raised to twice the measured
+    /// spread when that is larger).
+    #[arg(long, default_value_t = 0.02)]
+    pub noise: f64,
+    /// Directory with clang, opt, llvm-link and llc (else $CLMAP_LLVM_BIN, else PATH).
+    #[arg(long)]
+    pub llvm_bin: Option<PathBuf>,
+    /// libclc's NVPTX bitcode (else $CLMAP_LIBCLC, else the installed libclc).
+    #[arg(long)]
+    pub libclc: Option<PathBuf>,
+    /// libclc's headers (the directory holding clc/clc.h; else $CLMAP_CLC_INCLUDE).
+    #[arg(long)]
+    pub clc_include: Option<PathBuf>,
+    /// Time limit of each compilation stage, in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub compile_timeout: u64,
+    /// Where the detected pass pool is cached (default: the user's cache directory).
+    #[arg(long)]
+    pub pass_cache: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> Result<Status, CliError> {
-    Err(CliError::BadInput("`clmap phase` is not available in this build yet".into()))
+fn parse_strategy(text: &str) -> Result<Strategy, String> {
+    Strategy::parse(text).ok_or_else(|| format!("unknown strategy `{text}` (random, evolve)"))
+}
+
+/// `90`, `90s`, `20m`, `1.5h`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (e.g. 90s, 20m, 1h)"))?;
+    let seconds = match unit.trim() {
+        "s" | "sec" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => return Err(format!("unknown unit `{other}` (s, m, h)")),
+    };
+    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e9 {
+        return Err(format!("`{text}` is out of range"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+pub fn run(args: Args) -> Result<Status, CliError> {
+    let started = Instant::now();
+    let workload = workload_args::load(&args.workload)?;
+    let small_path = args.small.clone().unwrap_or_else(|| args.workload.clone());
+    let small = workload_args::load(&small_path)?;
+    if args.length == 0 {
+        return Err(CliError::BadInput("--length must be at least 1".to_string()));
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .max(1);
+
+    let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
+    let identity = clmap_exec::device_identity(device.info());
+    // The candidates are PTX: only NVIDIA's OpenCL loads them. Checked before the toolchain
+    // work, which can take a minute the first time (the pass pool is probed).
+    let platform = device.info().platform_name.to_ascii_lowercase();
+    if !platform.contains("nvidia") && !platform.contains("cuda") {
+        return Err(CliError::BadInput(format!(
+            "`{}` ({}) cannot load PTX: phase-order search needs an NVIDIA GPU (select it with \
+             --device, see `clmap devices`)",
+            device.info().name,
+            device.info().platform_name
+        )));
+    }
+    let config = ToolchainConfig {
+        llvm_bin: args.llvm_bin.clone(),
+        libclc: args.libclc.clone(),
+        clc_include: args.clc_include.clone(),
+        sm: args.sm.clone(),
+        timeout: Duration::from_secs(args.compile_timeout.max(1)),
+    };
+    if !args.json {
+        eprintln!("preparing the toolchain and the pass pool ...");
+    }
+    let compiler = LlvmCompiler::prepare(&config, &workload, jobs, args.pass_cache.as_deref())
+        .map_err(|e| match e {
+            PrepareError::Toolchain(message) => CliError::Environment(message),
+            other => CliError::BadInput(other.to_string()),
+        })?;
+
+    let mut evaluator = DeviceEvaluator::new(device, workload.clone(), small.clone())
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+
+    let db_path = args.db.clone().unwrap_or_else(clmap_db::default_path);
+    let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
+    let device_id = db.device_id(&identity).map_err(|e| CliError::Environment(e.to_string()))?;
+    let context = ContextKey {
+        workload_identity: workload_identity(&workload),
+        small_identity: workload_identity(&small),
+        device: clmap_phase::Evaluator::describe(&evaluator),
+        device_id: Some(device_id),
+        toolchain: compiler.describe(),
+        workload_label: args.workload.display().to_string(),
+        small_label: small_path.display().to_string(),
+    };
+    let store = PhaseStore::open(db, &context).map_err(|e| CliError::Environment(e.to_string()))?;
+
+    let options = RunOptions {
+        search: SearchOptions {
+            strategy: args.strategy,
+            seed: args.seed,
+            budget: args.budget,
+            deadline: args.time.map(|t| started + t),
+            length: args.length,
+            // Two sequences per core keep every core busy while the slowest finishes.
+            batch: (2 * jobs).max(4),
+            reps: args.reps,
+            evolve_after: args.evolve_after,
+        },
+        final_reps: args.final_reps,
+        random_inputs: args.random_inputs,
+        finalists: args.finalists.max(1),
+        minimise: !args.no_minimise,
+        // Minimisation gets a fifth of the search's time on top (at least half a minute).
+        minimise_deadline: args.time.map(|t| started + t + (t / 5).max(Duration::from_secs(30))),
+        noise_floor: args.noise.max(0.0),
+        workload_label: args.workload.display().to_string(),
+        small_label: small_path.display().to_string(),
+    };
+    let terminal = TerminalProgress::new();
+    let progress: &dyn Progress = &terminal;
+    let report = run_phase(&compiler, &mut evaluator, &store, progress, &options)
+        .map_err(|e| CliError::Environment(e.to_string()))?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&report)
+            .map_err(|e| CliError::Environment(format!("cannot write the report: {e}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", report.to_text());
+        println!("\nresults stored in {} (rerun the same command to resume)", db_path.display());
+    }
+    Ok(Status::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_users_write_them() {
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("20m"), Ok(Duration::from_secs(1200)));
+        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("5 weeks").is_err());
+        assert!(parse_duration("-3s").is_err());
+    }
 }
