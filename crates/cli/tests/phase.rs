@@ -1,0 +1,95 @@
+//! `clmap phase` as a user meets it without a GPU: argument errors and exit codes, and the
+//! campaign's workloads (each must run the same source as the small corpus workload that
+//! validates it, so that one PTX serves both).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use clmap_workload::Workload;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn clmap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clmap"))
+        .args(args)
+        .current_dir(root())
+        .env("CLMAP_DB", std::env::temp_dir().join("clmap-phase-cli-test.db"))
+        .output()
+        .expect("clmap runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const KERNELS: [&str; 15] = [
+    "2dconv", "2mm", "3dconv", "3mm", "atax", "bicg", "corr", "covar", "fdtd2d", "gemm", "gesummv",
+    "gramschm", "mvt", "syr2k", "syrk",
+];
+
+#[test]
+fn a_missing_workload_is_bad_input() {
+    let out = clmap(&["phase", "bench/phase/no_such_kernel.toml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no_such_kernel.toml"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn an_unknown_strategy_or_duration_is_refused_before_any_work() {
+    let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--strategy", "annealing"]);
+    assert_eq!(out.status.code(), Some(2), "clap usage error");
+    assert!(text(&out.stderr).contains("unknown strategy"), "{}", text(&out.stderr));
+    let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--time", "5 weeks"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unit"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn help_explains_the_search() {
+    let out = clmap(&["phase", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for needle in ["--budget", "--small", "--strategy", "CLMAP_LLVM_BIN", "resumes"] {
+        assert!(help.contains(needle), "--help lacks {needle}");
+    }
+}
+
+#[test]
+fn campaign_workloads_share_source_and_kernels_with_their_small_workloads() {
+    for kernel in KERNELS {
+        let full_path = root().join(format!("bench/phase/{kernel}.toml"));
+        let small_path = root().join(format!("tests/corpus/pb_{kernel}.toml"));
+        let full = Workload::load(&full_path).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let small = Workload::load(&small_path).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        assert_eq!(full.source, small.source, "{kernel}: sources differ");
+        assert_eq!(full.options, small.options, "{kernel}: build options differ");
+        assert_eq!(full.outputs, small.outputs, "{kernel}: outputs differ");
+        let kernels = |w: &Workload| {
+            let mut names: Vec<String> = w.launches.iter().map(|l| l.kernel.clone()).collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        assert_eq!(kernels(&full), kernels(&small), "{kernel}: kernels differ");
+        assert!(
+            full.total_buffer_bytes() > 8 * small.total_buffer_bytes(),
+            "{kernel}: the full workload is not larger than the small one"
+        );
+    }
+}
+
+#[test]
+fn a_device_that_cannot_load_ptx_is_refused_before_any_compilation() {
+    let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--device", "cpu", "--budget", "1"]);
+    let err = text(&out.stderr);
+    match out.status.code() {
+        // PoCL (CI): a CPU device cannot load PTX.
+        Some(1) => assert!(err.contains("NVIDIA"), "{err}"),
+        // No OpenCL at all on this machine.
+        Some(3) => assert!(err.to_lowercase().contains("opencl"), "{err}"),
+        other => panic!("unexpected exit {other:?}: {err}"),
+    }
+    assert!(!err.contains("pass pool"), "the toolchain was prepared first: {err}");
+}
