@@ -10,6 +10,7 @@ use crate::launch::SimOptions;
 use crate::memory::{decode, Target};
 use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer};
 use crate::report::{Report, ReportKind, ReportSink};
+use crate::shadow::{combine_groups, CellState, FirstStore, RegionShadow, MANY_GROUPS, MANY_LANES};
 use crate::Mask;
 
 /// The checkers a launch's options switch on, as one observer.
@@ -140,53 +141,21 @@ fn report_for(
     }
 }
 
-/// What one byte saw in the current barrier interval (lanes stored as `lane + 1`; 0 = nobody,
-/// [`MANY`] = several lanes), and in the whole launch: the work-groups that wrote and read it
-/// (stored as `group + 1`; [`MANY_GROUPS`] = several).
-#[derive(Clone, Copy, Debug, Default)]
-struct ByteState {
-    epoch: u16,
-    writer: u16,
-    reader: u16,
-    atomic: u16,
-    group_writer: u32,
-    group_reader: u32,
-}
-
-/// Several work-groups.
-const MANY_GROUPS: u32 = u32::MAX;
-
-/// Combines two launch-wide group records (commutative and associative, so per-thread states
-/// merge to the same result in any order).
-#[inline(always)]
-fn combine_groups(a: u32, b: u32) -> u32 {
-    if a == 0 || a == b {
-        b
-    } else if b == 0 {
-        a
-    } else {
-        MANY_GROUPS
-    }
-}
-
-/// Several lanes. Lanes are stored in 16 bits, so the race checker handles work-groups of up
-/// to [`MAX_RACE_LANES`] work-items (larger groups are not checked for races).
-const MANY: u16 = u16::MAX;
-/// Largest work-group the race checker follows.
-pub(crate) const MAX_RACE_LANES: usize = u16::MAX as usize - 1;
-const PAGE_BITS: u32 = 12;
+/// Largest work-group the race checker follows: lanes are stored in 16 bits (see
+/// [`CellState`]), so larger groups are not checked for races.
+pub(crate) const MAX_RACE_LANES: usize = MANY_LANES as usize - 1;
 
 /// Detects two work-items of a group touching the same bytes, at least one writing, with no
-/// barrier between (atomics do not race with atomics).
+/// barrier between (atomics do not race with atomics), and, for global memory, two
+/// work-groups of the launch doing so.
 ///
-/// Shadow state is kept per byte: a plain array for local memory, and for each global buffer
-/// a table of lazily allocated pages, so an access costs no hashing.
+/// Each region (local memory, every global buffer) has a [`RegionShadow`]; an interval is an
+/// epoch number stamped on the cells, so starting one clears nothing.
 #[derive(Debug)]
 struct RaceChecker {
     epoch: u16,
-    local: Vec<ByteState>,
-    /// Per buffer, per page of `1 << PAGE_BITS` bytes.
-    pages: Vec<Vec<Option<Box<[ByteState]>>>>,
+    local: RegionShadow,
+    buffers: Vec<RegionShadow>,
     /// Addresses whose bytes are known to be read by several lanes and written by none in
     /// this interval: loads of them change nothing. Valid while the stamp matches.
     shared_reads: [(u64, u32); SHARED_READ_SLOTS],
@@ -201,18 +170,21 @@ fn slot_of(addr: u64) -> usize {
     (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARED_READ_SLOTS
 }
 
-/// Whether every byte is read by several lanes and written by none.
+/// Whether every cell is read by several lanes and written by none.
 #[inline(always)]
-fn shared_read_only(bytes: &[ByteState], epoch: u16) -> bool {
-    bytes.iter().all(|b| b.epoch == epoch && b.reader == MANY && b.writer == 0 && b.atomic == 0)
+fn shared_read_only(cells: &[CellState], epoch: u16) -> bool {
+    cells
+        .iter()
+        .all(|c| c.epoch == epoch && c.reader == MANY_LANES && c.writer == 0 && c.atomic == 0)
 }
 
-/// The conflict an access found: what happened and the other lane (`lane + 1` or [`MANY`]).
+/// The conflict an access found: what happened and the other lane (`lane + 1` or
+/// [`MANY_LANES`]).
 type Conflict = (&'static str, u16);
 
 #[inline(always)]
-fn check_bytes(
-    bytes: &mut [ByteState],
+fn check_cells(
+    cells: &mut [CellState],
     kind: AccessKind,
     me: u16,
     epoch: u16,
@@ -220,13 +192,13 @@ fn check_bytes(
 ) -> Option<Conflict> {
     let other = |who: u16| who != 0 && who != me;
     let mut found = None;
-    for state in bytes {
+    for state in cells {
         if state.epoch != epoch {
-            *state = ByteState {
+            *state = CellState {
                 epoch,
                 group_writer: state.group_writer,
                 group_reader: state.group_reader,
-                ..ByteState::default()
+                ..CellState::default()
             };
         }
         if group != 0 {
@@ -244,7 +216,7 @@ fn check_bytes(
                     None
                 };
                 if state.reader != me {
-                    state.reader = if state.reader == 0 { me } else { MANY };
+                    state.reader = if state.reader == 0 { me } else { MANY_LANES };
                 }
                 c
             }
@@ -257,7 +229,7 @@ fn check_bytes(
                     None
                 };
                 if state.writer != me {
-                    state.writer = if state.writer == 0 { me } else { MANY };
+                    state.writer = if state.writer == 0 { me } else { MANY_LANES };
                 }
                 c
             }
@@ -270,7 +242,7 @@ fn check_bytes(
                     None
                 };
                 if state.atomic != me {
-                    state.atomic = if state.atomic == 0 { me } else { MANY };
+                    state.atomic = if state.atomic == 0 { me } else { MANY_LANES };
                 }
                 c
             }
@@ -286,14 +258,8 @@ impl RaceChecker {
     fn new(local_bytes: u64, buffer_bytes: &[u64]) -> Self {
         RaceChecker {
             epoch: 1,
-            local: vec![ByteState::default(); local_bytes.min(1 << 28) as usize],
-            pages: buffer_bytes
-                .iter()
-                .map(|len| {
-                    let pages = ((*len).min(1 << 40) >> PAGE_BITS) + 1;
-                    std::iter::repeat_with(|| None).take(pages as usize).collect()
-                })
-                .collect(),
+            local: RegionShadow::new(local_bytes, false),
+            buffers: buffer_bytes.iter().map(|len| RegionShadow::new(*len, true)).collect(),
             shared_reads: [(0, 0); SHARED_READ_SLOTS],
             stamp: 1,
             reports: ReportSink::default(),
@@ -307,63 +273,46 @@ impl RaceChecker {
     /// Absorbs another thread's findings and launch-wide group records.
     fn merge(&mut self, other: RaceChecker) {
         self.reports.merge(other.reports);
-        for (mine, theirs) in self.pages.iter_mut().zip(other.pages) {
-            for (slot, page) in mine.iter_mut().zip(theirs) {
-                let Some(page) = page else { continue };
-                match slot {
-                    None => *slot = Some(page),
-                    Some(existing) => {
-                        for (a, b) in existing.iter_mut().zip(page.iter()) {
-                            a.group_writer = combine_groups(a.group_writer, b.group_writer);
-                            a.group_reader = combine_groups(a.group_reader, b.group_reader);
-                        }
-                    }
-                }
-            }
+        for (mine, theirs) in self.buffers.iter_mut().zip(other.buffers) {
+            mine.merge(theirs);
         }
     }
 
     /// Reports, per buffer, the first byte that two work-groups touched with at least one
-    /// writing (work-groups are not ordered with respect to each other).
+    /// writing (work-groups are not ordered with respect to each other). The report points
+    /// at the first store to that byte, by the lowest work-group that stored to it.
     fn cross_group_reports(&self, info: &LaunchInfo) -> Vec<Report> {
         let mut out = Vec::new();
-        for (index, pages) in self.pages.iter().enumerate() {
-            'buffer: for (p, page) in pages.iter().enumerate() {
-                let Some(page) = page else { continue };
-                for (i, b) in page.iter().enumerate() {
-                    let (w, r) = (b.group_writer, b.group_reader);
-                    if !(w == MANY_GROUPS || (w != 0 && r != 0 && r != w)) {
-                        continue;
-                    }
-                    let offset = ((p as u64) << PAGE_BITS) + i as u64;
-                    let (group, what) = if w == MANY_GROUPS {
-                        (0, "written by several work-groups".to_string())
-                    } else if r == MANY_GROUPS {
-                        (w - 1, format!("written by work-group {} and read by others", w - 1))
-                    } else {
-                        (
-                            w - 1,
-                            format!(
-                                "written by work-group {} and read by work-group {}",
-                                w - 1,
-                                r - 1
-                            ),
-                        )
-                    };
-                    out.push(report_for(
-                        &info.group(u64::from(group)),
-                        ReportKind::DataRace,
-                        Span::UNDEFINED,
-                        0,
-                        format!(
-                            "byte {offset} of the buffer is {what} in one launch; work-groups are \
-                             not synchronised with each other"
-                        ),
-                        info.names.get(index).cloned(),
-                    ));
-                    break 'buffer;
-                }
-            }
+        for (index, region) in self.buffers.iter().enumerate() {
+            let racy = region.cells().find(|(_, c)| {
+                let (w, r) = (c.group_writer, c.group_reader);
+                w == MANY_GROUPS || (w != 0 && r != 0 && r != w)
+            });
+            let Some((offset, cell)) = racy else { continue };
+            let (w, r) = (cell.group_writer, cell.group_reader);
+            let store = region.first_store(offset);
+            let (group, lane, span) = match store {
+                Some(s) => (s.group - 1, s.lane as usize, s.span),
+                None => (0, 0, Span::UNDEFINED),
+            };
+            let what = if w == MANY_GROUPS {
+                format!("stored to by several work-groups (first by work-group {group})")
+            } else if r == MANY_GROUPS {
+                format!("stored to by work-group {} and loaded by others", w - 1)
+            } else {
+                format!("stored to by work-group {} and loaded by work-group {}", w - 1, r - 1)
+            };
+            out.push(report_for(
+                &info.group(u64::from(group)),
+                ReportKind::DataRace,
+                span,
+                lane,
+                format!(
+                    "between work-groups on global memory: byte {offset} of the buffer is {what} \
+                     in one launch, and work-groups are not synchronised with each other"
+                ),
+                info.names.get(index).cloned(),
+            ));
         }
         out
     }
@@ -384,39 +333,10 @@ impl RaceChecker {
         self.forget_shared_reads();
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            // Epochs wrapped: forget everything explicitly.
-            self.local.iter_mut().for_each(|b| *b = ByteState::default());
-            for buffer in &mut self.pages {
-                for page in buffer.iter_mut().flatten() {
-                    page.iter_mut().for_each(|b| *b = ByteState::default());
-                }
-            }
+            // Epochs wrapped: forget the intervals explicitly.
+            self.local.clear_intervals();
+            self.buffers.iter_mut().for_each(RegionShadow::clear_intervals);
             self.epoch = 1;
-        }
-    }
-
-    /// The shadow bytes of `size` bytes at `addr`, when they lie in one page of a known
-    /// buffer or in local memory.
-    #[inline(always)]
-    fn shadow(&mut self, addr: u64, size: u64) -> Option<&mut [ByteState]> {
-        match decode(addr) {
-            Target::Local { offset } => {
-                let start = usize::try_from(offset).ok()?;
-                self.local.get_mut(start..start.checked_add(size as usize)?)
-            }
-            Target::Buffer { index, offset } => {
-                let page = offset >> PAGE_BITS;
-                let in_page = (offset & ((1 << PAGE_BITS) - 1)) as usize;
-                if in_page + size as usize > 1 << PAGE_BITS {
-                    return None;
-                }
-                let slot = self.pages.get_mut(index)?.get_mut(page as usize)?;
-                let page = slot.get_or_insert_with(|| {
-                    vec![ByteState::default(); 1 << PAGE_BITS].into_boxed_slice()
-                });
-                page.get_mut(in_page..in_page + size as usize)
-            }
-            _ => None,
         }
     }
 
@@ -456,28 +376,43 @@ impl RaceChecker {
                 last_shared = Some(addr);
                 continue;
             }
+            let region = match decode(addr) {
+                Target::Local { offset } => Some((&mut self.local, offset)),
+                Target::Buffer { index, offset } => {
+                    self.buffers.get_mut(index).map(|r| (r, offset))
+                }
+                _ => None,
+            };
+            let Some((region, offset)) = region else { continue };
+            region.align_for(offset, size);
             let me = lane as u16 + 1;
-            let conflict = match self.shadow(addr, size) {
-                Some(bytes) => {
-                    let c = check_bytes(bytes, batch.kind, me, epoch, group);
-                    if is_load && c.is_none() && shared_read_only(bytes, epoch) {
+            let conflict = match region.cells_mut(offset, size) {
+                Some(cells) => {
+                    let c = check_cells(cells, batch.kind, me, epoch, group);
+                    if is_load && c.is_none() && shared_read_only(cells, epoch) {
                         self.shared_reads[slot] = (addr, stamp);
                         last_shared = Some(addr);
                     }
                     c
                 }
                 None => {
-                    // Straddles a page: byte by byte.
+                    // Straddles a page: cell by cell.
+                    let step = 1u64 << region.granule_shift();
                     let mut c = None;
-                    for b in 0..size {
-                        if let Some(bytes) = self.shadow(addr.wrapping_add(b), 1) {
-                            let r = check_bytes(bytes, batch.kind, me, epoch, group);
-                            c = c.or(r);
+                    let mut at = 0;
+                    while at < size {
+                        if let Some(cells) = region.cells_mut(offset.saturating_add(at), step) {
+                            c = c.or(check_cells(cells, batch.kind, me, epoch, group));
                         }
+                        at += step;
                     }
                     c
                 }
             };
+            if batch.kind == AccessKind::Store && group != 0 {
+                let record = FirstStore { group, lane: lane as u32, span: batch.span };
+                region.note_store(offset, size, record);
+            }
             if let (Some((what, who)), None) = (conflict, found) {
                 found = Some((lane, what, who));
             }
@@ -487,7 +422,7 @@ impl RaceChecker {
                 AddressSpace::Local => "local",
                 _ => "global",
             };
-            let other = if who == MANY {
+            let other = if who == MANY_LANES {
                 "several other work-items".to_string()
             } else {
                 let id = batch.group.local_id(who as usize - 1);

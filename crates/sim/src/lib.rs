@@ -27,7 +27,8 @@
 //!   otherwise a [`ReportKind::BarrierDivergence`] report names one that did not reach it.
 //! - The race checker follows every byte of local and global memory within each barrier
 //!   interval of a group, and, for global memory, between work-groups over the whole launch
-//!   (those reports name the buffer, byte and groups, without a source location).
+//!   (those reports name the buffer, byte and groups, and point at the first store to that
+//!   byte by the lowest work-group that stored to it).
 //! - Reports are merged per (kind, location, object): the one kept is the first in work-group,
 //!   then work-item order, with the number of occurrences.
 
@@ -45,6 +46,7 @@ pub mod observer;
 mod printf;
 mod program;
 pub mod report;
+mod shadow;
 mod value;
 mod workload;
 

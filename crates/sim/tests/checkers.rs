@@ -256,20 +256,59 @@ fn races_between_work_groups_on_global_memory() {
         let cross: Vec<&Report> = run
             .reports
             .iter()
-            .filter(|r| r.kind == ReportKind::DataRace && !r.span.is_defined())
+            .filter(|r| r.kind == ReportKind::DataRace && r.message.contains("between work-groups"))
             .collect();
         assert_eq!(cross.len(), 2, "{:#?}", run.reports);
         let on = |name: &str| cross.iter().find(|r| r.object.as_deref() == Some(name)).expect(name);
         let out = on("out");
         assert!(
-            out.message.contains("written by work-group 0 and read by others"),
+            out.message.contains("stored to by work-group 0 and loaded by others"),
             "{}",
             out.message
         );
+        // The caret points at the first store, by the lowest work-group, to the racy byte.
+        assert_eq!(snippet(src, out), "out[g]");
         assert_eq!(out.group_id, [0, 0, 0]);
-        assert!(on("flags").message.contains("several work-groups"));
+        assert_eq!(out.global_id, [0, 0, 0]);
+        let flags = on("flags");
+        assert!(flags.message.contains("several work-groups"), "{}", flags.message);
+        assert_eq!(snippet(src, flags), "flags[0]");
+        assert_eq!(flags.group_id, [0, 0, 0]);
         seen.push(format!("{:?}", run.reports));
     }
     assert_eq!(seen[0], seen[1]);
     assert_eq!(seen[0], seen[2]);
+}
+
+#[test]
+fn byte_stores_into_words_are_followed_byte_by_byte() {
+    // Whole-word stores first, then each work-item stores into its own byte of a shared word:
+    // the shadow must not merge neighbouring bytes into one cell (no race), while two
+    // work-items storing the same byte still race.
+    let src = r#"
+    __kernel void k(__global int *words, __local int *tmp) {
+        int l = get_local_id(0);
+        words[l] = 0;
+        tmp[l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        ((__global char *)words)[l] = (char)l;
+        ((__local char *)tmp)[l] = (char)l;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        ((__local char *)tmp)[l / 2] = 1;
+    }"#;
+    let words = buf_i32("words", &[7; 4]);
+    let run = run_with(
+        src,
+        "k",
+        &[4],
+        &[4],
+        &[ArgValue::Buffer(words.clone()), ArgValue::Local(16)],
+        &checked(),
+    );
+    let races: Vec<&Report> =
+        run.reports.iter().filter(|r| r.kind == ReportKind::DataRace).collect();
+    assert_eq!(races.len(), 1, "{:#?}", run.reports);
+    assert_eq!(snippet(src, races[0]), "((__local char *)tmp)[l / 2]");
+    assert_eq!(races[0].local_id, [1, 0, 0]);
+    assert_eq!(i32s(&words), vec![0x0302_0100, 0, 0, 0]);
 }
