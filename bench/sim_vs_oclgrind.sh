@@ -74,6 +74,12 @@ TOML
       ratio=$(awk -v a="$ocln_wall" -v b="$wall" 'BEGIN { printf "%.1fx", a / b }')
     fi
     printf "%-6s %-28s %9s %9s %9.1f %8s\n" "$n" "$label" "$cpu" "$wall" "$(echo "$kb / 1024" | bc -l)" "$ratio"
+    [ "$variant" = "1 plain" ] && plain1_cpu=$cpu
+    [ "$variant" = "1 checked" ] && checked1_cpu=$cpu
   done
+  # Target: the race + uninitialised checks cost at most 2x a plain run (single-threaded CPU
+  # time, both measured in this run).
+  awk -v c="$checked1_cpu" -v p="$plain1_cpu" \
+    'BEGIN { printf "       checked / plain, 1 thread: %.2fx (target <= 2.0x)\n", c / p }'
   echo "       (buffers: $buffers_mb MB)"
 done
