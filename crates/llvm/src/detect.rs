@@ -164,16 +164,20 @@ pub fn detect_pass_pool_with(
     tc: &Toolchain,
     options: &PoolDetection,
 ) -> Result<PassPool, LlvmError> {
+    let key = cache_key(tc, options);
     let cache_file = if options.no_cache {
         None
     } else {
-        options
-            .cache_dir
-            .clone()
-            .or_else(default_cache_dir)
-            .map(|dir| dir.join(format!("passes-{}.json", cache_key(tc, options))))
+        options.cache_dir.clone().or_else(default_cache_dir).map(|given| {
+            // A path ending in .json is the cache file itself; anything else is a directory.
+            if given.extension().is_some_and(|ext| ext == "json") {
+                given
+            } else {
+                given.join(format!("passes-{key}.json"))
+            }
+        })
     };
-    if let Some(pool) = cache_file.as_deref().and_then(read_cache) {
+    if let Some(pool) = cache_file.as_deref().and_then(|path| read_cache(path, &key)) {
         return Ok(pool);
     }
 
@@ -188,7 +192,7 @@ pub fn detect_pass_pool_with(
 
     if let Some(path) = &cache_file {
         // A cache that cannot be written only costs the next run the probing time.
-        let _ = write_cache(path, &pool);
+        let _ = write_cache(path, &key, &format!("{} {}", tc.opt.display(), tc.version()), &pool);
     }
     Ok(pool)
 }
@@ -390,23 +394,32 @@ fn cache_key(tc: &Toolchain, options: &PoolDetection) -> String {
 #[derive(Serialize, Deserialize)]
 struct CacheFile {
     format: u32,
+    /// The [`cache_key`] it was detected under: a file named explicitly is checked against it.
+    key: String,
+    /// Which opt, for a person reading the file.
+    opt: String,
     pool: PassPool,
 }
 
-fn read_cache(path: &Path) -> Option<PassPool> {
+fn read_cache(path: &Path, key: &str) -> Option<PassPool> {
     let text = std::fs::read_to_string(path).ok()?;
     let file: CacheFile = serde_json::from_str(&text).ok()?;
-    (file.format == PROBE_FORMAT && !file.pool.is_empty()).then(|| file.pool.reindexed())
+    (file.format == PROBE_FORMAT && file.key == key && !file.pool.is_empty())
+        .then(|| file.pool.reindexed())
 }
 
-fn write_cache(path: &Path, pool: &PassPool) -> Result<(), LlvmError> {
+fn write_cache(path: &Path, key: &str, opt: &str, pool: &PassPool) -> Result<(), LlvmError> {
     let io = |context: String| move |source| LlvmError::Io { context, source };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
     }
-    let text =
-        serde_json::to_string_pretty(&CacheFile { format: PROBE_FORMAT, pool: pool.clone() })
-            .map_err(|e| LlvmError::PoolDetection(format!("serialising the cache: {e}")))?;
+    let text = serde_json::to_string_pretty(&CacheFile {
+        format: PROBE_FORMAT,
+        key: key.to_string(),
+        opt: opt.to_string(),
+        pool: pool.clone(),
+    })
+    .map_err(|e| LlvmError::PoolDetection(format!("serialising the cache: {e}")))?;
     // Write then rename, so a concurrent reader never sees half a file.
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&temporary, text).map_err(io(format!("writing {}", temporary.display())))?;

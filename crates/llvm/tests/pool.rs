@@ -34,4 +34,18 @@ fn probing_finds_levels_and_excludes_broken_passes() {
     assert_eq!(files.len(), 1);
     let again = detect_pass_pool_with(&tc, &options).expect("cached");
     assert_eq!(again, pool);
+
+    // A cache named as a .json file is used as that file, and only when its key matches:
+    // a pool detected for another opt is probed again, not trusted.
+    let explicit = cache.path().join("explicit.json");
+    let cached_text = std::fs::read_to_string(files[0].path()).expect("cache text");
+    let foreign = cached_text.replacen("\"key\": \"", "\"key\": \"other-", 1);
+    assert_ne!(foreign, cached_text);
+    std::fs::write(&explicit, foreign.replace("\"sroa\"", "\"stale-pass\"")).expect("write");
+    let options = PoolDetection { cache_dir: Some(explicit.clone()), ..options };
+    let reprobed = detect_pass_pool_with(&tc, &options).expect("reprobed");
+    assert_eq!(reprobed.level("stale-pass"), None);
+    assert_eq!(reprobed.names(), pool.names());
+    let rewritten = std::fs::read_to_string(&explicit).expect("rewritten");
+    assert_eq!(rewritten, cached_text);
 }
