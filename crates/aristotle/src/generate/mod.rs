@@ -11,6 +11,9 @@ use thiserror::Error;
 
 use crate::map::Map;
 
+pub mod geometry;
+pub mod kernel;
+
 /// Smallest and largest dataset side the generator accepts.
 pub const MIN_DATASET: usize = 16;
 pub const MAX_DATASET: usize = 8192;
@@ -117,11 +120,101 @@ pub enum GenerateError {
     InvalidKernel(String),
 }
 
+/// Seed of the random input every microbenchmark starts from, so that variants of one MAP
+/// read the same data and their outputs can be compared.
+pub const INPUT_SEED: u64 = 2014;
+
+/// Checks the parts of a spec a user can get wrong.
+fn check_spec(spec: &BenchSpec) -> Result<(), GenerateError> {
+    let n = spec.dataset;
+    if !(MIN_DATASET..=MAX_DATASET).contains(&n) {
+        return Err(GenerateError::DatasetOutOfRange { dataset: n });
+    }
+    let [x, y] = spec.work_group;
+    if !(1..=64).contains(&x) || !(1..=64).contains(&y) || x * y > 1024 {
+        return Err(GenerateError::BadWorkGroup { x, y });
+    }
+    if n % x != 0 || n % y != 0 {
+        return Err(GenerateError::WorkGroupDoesNotDivide { x, y, dataset: n });
+    }
+    if spec.map.radius > crate::map::MAX_BLOCK_RADIUS {
+        return Err(GenerateError::Unsupported {
+            map: spec.map.name(),
+            variant: spec.variant,
+            reason: format!("radius {} is above {}", spec.map.radius, crate::map::MAX_BLOCK_RADIUS),
+        });
+    }
+    Ok(())
+}
+
+/// `__local` cells per work-group of a spec (0 without local memory).
+pub fn local_cells(spec: &BenchSpec) -> usize {
+    use crate::map::IMapKind;
+    match (spec.variant, spec.map.imap) {
+        (Variant::NoLocal, _) => 0,
+        (_, IMapKind::Row | IMapKind::Column) => {
+            geometry::strip_tile(&spec.map, spec.variant, spec.work_group).cells()
+        }
+        _ => geometry::block_tile(&spec.map, spec.variant, spec.work_group).cells(),
+    }
+}
+
+/// §6.1's numerator: `W × H × N × size(float)`, work-items times elements read per item.
+pub fn bytes_moved(spec: &BenchSpec) -> u64 {
+    let items = (spec.dataset as u64).pow(2);
+    items * spec.map.elements_per_item(spec.dataset) * 4
+}
+
 /// Generates the microbenchmark `spec` describes.
 pub fn generate(spec: &BenchSpec) -> Result<Microbenchmark, GenerateError> {
-    Err(GenerateError::Unsupported {
-        map: spec.map.name(),
-        variant: spec.variant,
-        reason: "not written yet".to_string(),
+    use clmap_workload::{Access, ArgSpec, ElemType, Init, NdRange, Number, ScalarType, Workload};
+    check_spec(spec)?;
+    let module = kernel::build(spec)?;
+    let source = clmap_lang::print::print_module(&module);
+    let kernel_name = kernel::kernel_name(spec);
+    let n = spec.dataset;
+    let (rows, cols) = geometry::input_shape(&spec.map, n);
+    let float = ElemType::scalar(ScalarType::Float);
+    let range = NdRange {
+        global: [n as u64, n as u64, 1],
+        local: Some([spec.work_group[0] as u64, spec.work_group[1] as u64, 1]),
+        offset: [0; 3],
+        dims: 2,
+    };
+    let args = vec![
+        ArgSpec::Buffer {
+            name: "in".to_string(),
+            elem: float,
+            len: (rows * cols) as u64,
+            init: Init::Random {
+                seed: INPUT_SEED,
+                lo: Some(Number::Float(0.0)),
+                hi: Some(Number::Float(1.0)),
+            },
+            output: false,
+            access: Access::ReadOnly,
+            tolerance: None,
+        },
+        ArgSpec::Buffer {
+            name: "out".to_string(),
+            elem: float,
+            len: (n * n) as u64,
+            init: Init::Zero,
+            output: true,
+            access: Access::WriteOnly,
+            tolerance: None,
+        },
+    ];
+    let bytes_moved = bytes_moved(spec);
+    let mut workload = Workload::single(source.clone(), kernel_name.clone(), range, args);
+    workload.source_path = format!("{kernel_name}.cl").into();
+    workload.bytes_moved = Some(bytes_moved);
+    Ok(Microbenchmark {
+        spec: *spec,
+        source,
+        kernel_name,
+        workload,
+        bytes_moved,
+        local_cells: local_cells(spec),
     })
 }

@@ -1,0 +1,252 @@
+//! Where a work-group's data lies and how a local tile holds it (§5.1.1), as plain numbers:
+//! the kernel emitter turns these into code, the tests check them against the paper.
+
+use crate::generate::Variant;
+use crate::map::{EMap, IMapKind, Map};
+
+/// A linear form `p·ty + q·tx` with 0/1 coefficients (one row of an eMAP).
+pub type Form = [u8; 2];
+
+/// The extent of a form over a work-group: the number of distinct values it takes.
+pub fn exact_extent(form: Form, work_group: [usize; 2]) -> usize {
+    let [wx, wy] = work_group;
+    usize::from(form[0]) * (wy - 1) + usize::from(form[1]) * (wx - 1) + 1
+}
+
+/// The paper's max-approach extent: `WG` for one `1`, `2·WG` for two, and 1 for none (a
+/// coordinate that does not move with the work-item).
+pub fn max_extent(form: Form, work_group: [usize; 2]) -> usize {
+    let [wx, wy] = work_group;
+    (usize::from(form[0]) * wy + usize::from(form[1]) * wx).max(1)
+}
+
+fn sub(a: Form, b: Form) -> Option<Form> {
+    let d0 = a[0].checked_sub(b[0])?;
+    let d1 = a[1].checked_sub(b[1])?;
+    Some([d0, d1])
+}
+
+fn is_unit(f: Form) -> bool {
+    u16::from(f[0]) + u16::from(f[1]) == 1
+}
+
+/// How tile coordinates `(u, v)` relate to the element `(r, c)` relative to the group's
+/// origin. Sheared layouts let the min-approach store diagonal and slanted footprints
+/// without the empty corners of their bounding box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shear {
+    /// `u = r`, `v = c`.
+    None,
+    /// `u = r`, `v = c − r`: for footprints slanted to the right (eMAPs 07, 09, 14, 15, 16).
+    Columns,
+    /// `u = r − c`, `v = c`: for footprints slanted downwards (eMAPs 12, 13).
+    Rows,
+}
+
+/// The shape of a local tile: a core of `core_rows × core_cols` cells that the work-group's
+/// base indices fill, a halo of `halo_rows`/`halo_cols` cells on each side for the iMAP's
+/// reach, and a row pitch that may exceed the row's width (padding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileLayout {
+    pub shear: Shear,
+    pub core_rows: usize,
+    pub core_cols: usize,
+    pub halo_rows: usize,
+    pub halo_cols: usize,
+    /// Cells from one tile row to the next (`cols()` or more).
+    pub pitch: usize,
+}
+
+impl TileLayout {
+    pub fn rows(&self) -> usize {
+        self.core_rows + 2 * self.halo_rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.core_cols + 2 * self.halo_cols
+    }
+
+    /// Cells allocated.
+    pub fn cells(&self) -> usize {
+        self.rows() * self.pitch
+    }
+
+    /// Cells holding data (the allocation less the padding).
+    pub fn used_cells(&self) -> usize {
+        self.rows() * self.cols()
+    }
+}
+
+/// The layout of the tile for a Single, Block or Neighbor MAP in a local-memory variant.
+///
+/// The max-approach takes the bounding box of the footprint (§5.1.1: `(w + 2R) × (h + 2R)`);
+/// the min-approach stores only the slanted band the footprint covers, e.g. `(WG + 2R) ×
+/// (4R + 1)` cells for MAP-407; the padded variant adds one cell to each max-approach row.
+pub fn block_tile(map: &Map, variant: Variant, work_group: [usize; 2]) -> TileLayout {
+    let radius = map.radius as usize;
+    let row = map.emap.row_coefficients();
+    let col = map.emap.col_coefficients();
+    match variant {
+        Variant::LocalMin => min_tile(row, col, radius, work_group),
+        Variant::NoLocal | Variant::LocalMax | Variant::LocalPadded => {
+            let mut tile = TileLayout {
+                shear: Shear::None,
+                core_rows: max_extent(row, work_group),
+                core_cols: max_extent(col, work_group),
+                halo_rows: radius,
+                halo_cols: radius,
+                pitch: 0,
+            };
+            tile.pitch = tile.cols() + usize::from(variant == Variant::LocalPadded);
+            tile
+        }
+    }
+}
+
+fn min_tile(row: Form, col: Form, radius: usize, work_group: [usize; 2]) -> TileLayout {
+    let (shear, core_rows, core_cols, halo_rows, halo_cols) = if row == col {
+        // Row and column move together: a diagonal line, one cell wide in `v`.
+        (Shear::Columns, exact_extent(row, work_group), 1, radius, 2 * radius)
+    } else if let Some(d) = sub(col, row).filter(|d| is_unit(*d)) {
+        (
+            Shear::Columns,
+            exact_extent(row, work_group),
+            exact_extent(d, work_group),
+            radius,
+            2 * radius,
+        )
+    } else if let Some(d) = sub(row, col).filter(|d| is_unit(*d)) {
+        (
+            Shear::Rows,
+            exact_extent(d, work_group),
+            exact_extent(col, work_group),
+            2 * radius,
+            radius,
+        )
+    } else {
+        (Shear::None, exact_extent(row, work_group), exact_extent(col, work_group), radius, radius)
+    };
+    let mut tile = TileLayout { shear, core_rows, core_cols, halo_rows, halo_cols, pitch: 0 };
+    tile.pitch = tile.cols();
+    tile
+}
+
+/// For Row and Column MAPs: the work-group walks along the row (column) in chunks; the tile
+/// holds `lines × chunk` cells (Row) or `chunk × lines` (Column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StripTile {
+    /// Distinct rows (Row MAPs) or columns (Column MAPs) the group reads.
+    pub lines: usize,
+    /// Elements of each line staged per step.
+    pub chunk: usize,
+    /// Cells from one line to the next in the tile.
+    pub pitch: usize,
+}
+
+impl StripTile {
+    pub fn cells(&self) -> usize {
+        self.lines * self.pitch
+    }
+}
+
+/// The strip tile of a Row or Column MAP.
+pub fn strip_tile(map: &Map, variant: Variant, work_group: [usize; 2]) -> StripTile {
+    let [wx, wy] = work_group;
+    let form = match map.imap {
+        IMapKind::Column => map.emap.col_coefficients(),
+        _ => map.emap.row_coefficients(),
+    };
+    let lines = match variant {
+        Variant::LocalMin => exact_extent(form, work_group),
+        _ => max_extent(form, work_group),
+    };
+    // The chunk runs along the work-group's x for rows, y for columns, so staging a chunk is
+    // one pass of the group over it.
+    let chunk = if map.imap == IMapKind::Column { wy } else { wx };
+    let pitch = chunk + usize::from(variant == Variant::LocalPadded);
+    StripTile { lines, chunk, pitch }
+}
+
+/// Rows and columns of the input array: the base indices of an `n × n` grid of work-items
+/// plus the iMAP's reach (a halo of `R` on each side, the whole row or column for Row and
+/// Column MAPs). Sized from the max-approach extents so that every tile the local variants
+/// stage lies inside the array.
+pub fn input_shape(map: &Map, n: usize) -> (usize, usize) {
+    let radius = map.radius as usize;
+    let side = |form: Form| {
+        let ones = usize::from(form[0]) + usize::from(form[1]);
+        ones.max(1) * n + 2 * radius
+    };
+    (side(map.emap.row_coefficients()), side(map.emap.col_coefficients()))
+}
+
+/// The iMAP offsets `(dr, dc)` one work-item reads, in the order every variant sums them (the
+/// order fixes the float rounding, so all variants give identical results).
+pub fn block_offsets(map: &Map) -> Vec<(i64, i64)> {
+    let r = i64::from(map.radius);
+    match map.imap {
+        IMapKind::Single => vec![(0, 0)],
+        IMapKind::Neighbor => vec![(-1, 0), (0, -1), (0, 0), (0, 1), (1, 0)],
+        _ => (-r..=r).flat_map(|dr| (-r..=r).map(move |dc| (dr, dc))).collect(),
+    }
+}
+
+/// Whether `emap` places the group's base indices in a box the work-group fills completely
+/// (no saving for the min-approach).
+pub fn is_full_box(emap: EMap) -> bool {
+    matches!(emap.number(), 8 | 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::{map_by_id, MapId};
+
+    fn map(id: u16) -> Map {
+        map_by_id(MapId(id)).unwrap()
+    }
+
+    #[test]
+    fn map_407_wg8_r1_needs_100_and_50_cells() {
+        let m = map(407).with_radius(1).unwrap();
+        assert_eq!(block_tile(&m, Variant::LocalMax, [8, 8]).cells(), 100);
+        assert_eq!(block_tile(&m, Variant::LocalMin, [8, 8]).cells(), 50);
+    }
+
+    #[test]
+    fn max_approach_follows_the_paper_formula() {
+        // (w + 2R) × (h + 2R) with w, h = WG or 2·WG.
+        let m = map(416);
+        let t = block_tile(&m, Variant::LocalMax, [16, 16]);
+        assert_eq!((t.rows(), t.cols()), (38, 38));
+        let t = block_tile(&map(108), Variant::LocalMax, [16, 16]);
+        assert_eq!(t.cells(), 256);
+        let t = block_tile(&map(108), Variant::LocalPadded, [16, 16]);
+        assert_eq!(t.cells(), 16 * 17);
+    }
+
+    #[test]
+    fn min_approach_never_exceeds_max() {
+        for m in crate::map::valid_maps() {
+            if matches!(m.imap, IMapKind::Row | IMapKind::Column) {
+                let max = strip_tile(&m, Variant::LocalMax, [16, 16]).cells();
+                assert!(strip_tile(&m, Variant::LocalMin, [16, 16]).cells() <= max);
+            } else {
+                let max = block_tile(&m, Variant::LocalMax, [16, 16]).cells();
+                let min = block_tile(&m, Variant::LocalMin, [16, 16]).cells();
+                assert!(min <= max, "{m}: {min} > {max}");
+                if !is_full_box(m.emap) {
+                    assert!(min < max, "{m}: the min-approach saves nothing");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn input_covers_every_base_index() {
+        let m = map(416);
+        assert_eq!(input_shape(&m, 128), (256 + 6, 256 + 6));
+        assert_eq!(input_shape(&map(204), 128), (128, 128));
+        assert_eq!(block_offsets(&m).len(), 49);
+    }
+}

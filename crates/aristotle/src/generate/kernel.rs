@@ -1,0 +1,553 @@
+//! Emits a microbenchmark kernel as IR through [`clmap_lang::ir::builder`].
+//!
+//! Every variant computes the same thing: work-item `(gx, gy)` sums the elements its MAP
+//! reads, in a fixed order, and writes the sum to `out[gy·N + gx]`. The local variants first
+//! stage the work-group's footprint in `__local` memory (FCTH: the core the base indices fall
+//! in, then the halo), synchronise, and read the tile instead of global memory.
+
+use clmap_lang::ir::builder::{FunctionBuilder, ModuleBuilder};
+use clmap_lang::ir::{
+    AddressSpace, BinaryOp, Expression, Handle, LocalVariable, Scalar, WorkItemFunction,
+};
+
+use crate::generate::geometry::{self, Form, Shear, StripTile, TileLayout};
+use crate::generate::{BenchSpec, GenerateError, Variant};
+use crate::map::IMapKind;
+
+/// A linear integer form over kernel variables: `Σ coefficient·variable + constant`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Lin {
+    terms: Vec<(Handle<LocalVariable>, i64)>,
+    constant: i64,
+}
+
+impl Lin {
+    pub fn var(v: Handle<LocalVariable>) -> Lin {
+        Lin { terms: vec![(v, 1)], constant: 0 }
+    }
+
+    pub fn plus(mut self, other: &Lin) -> Lin {
+        for &(v, c) in &other.terms {
+            match self.terms.iter_mut().find(|(w, _)| *w == v) {
+                Some(term) => term.1 += c,
+                None => self.terms.push((v, c)),
+            }
+        }
+        self.terms.retain(|&(_, c)| c != 0);
+        self.constant += other.constant;
+        self
+    }
+
+    pub fn minus(self, other: &Lin) -> Lin {
+        self.plus(&other.scaled(-1))
+    }
+
+    pub fn offset(mut self, c: i64) -> Lin {
+        self.constant += c;
+        self
+    }
+
+    pub fn scaled(&self, k: i64) -> Lin {
+        let terms = self.terms.iter().map(|&(v, c)| (v, c * k)).filter(|&(_, c)| c != 0).collect();
+        Lin { terms, constant: self.constant * k }
+    }
+
+    /// `p·ty + q·tx` for an eMAP form over the given variables.
+    pub fn of_form(form: Form, ty: Handle<LocalVariable>, tx: Handle<LocalVariable>) -> Lin {
+        let mut lin = Lin::default();
+        if form[0] != 0 {
+            lin = lin.plus(&Lin::var(ty));
+        }
+        if form[1] != 0 {
+            lin = lin.plus(&Lin::var(tx));
+        }
+        lin
+    }
+}
+
+/// Parameter indices of every generated kernel: `in` then `out`.
+pub(crate) const INPUT: u32 = 0;
+pub(crate) const OUTPUT: u32 = 1;
+
+/// The operations of the kernels on top of the IR builder.
+pub(crate) trait KernelOps {
+    fn emit(&mut self, lin: &Lin) -> Handle<Expression>;
+    fn flat(&mut self, row: &Lin, width: usize, col: &Lin) -> Handle<Expression>;
+    fn declare_lin(&mut self, name: &str, lin: &Lin) -> Handle<LocalVariable>;
+    fn declare_id(&mut self, name: &str, f: WorkItemFunction, dim: u32) -> Handle<LocalVariable>;
+    fn load_buffer(&mut self, param: u32, index: Handle<Expression>) -> Handle<Expression>;
+    fn tile_place(
+        &mut self,
+        tile: Handle<LocalVariable>,
+        index: Handle<Expression>,
+    ) -> Handle<Expression>;
+    fn accumulate(&mut self, acc: Handle<LocalVariable>, value: Handle<Expression>);
+    fn count<R>(
+        &mut self,
+        name: &str,
+        start: i64,
+        end: i64,
+        step: i64,
+        body: impl FnOnce(&mut Self, Handle<LocalVariable>) -> R,
+    ) -> R;
+    fn stride_loop<R>(
+        &mut self,
+        name: &str,
+        start: &Lin,
+        end: usize,
+        step: usize,
+        body: impl FnOnce(&mut Self, Handle<LocalVariable>) -> R,
+    ) -> R;
+}
+
+impl KernelOps for FunctionBuilder<'_> {
+    /// Builds a linear form, terms first (`gy + gx + 3`, `u - 2`).
+    fn emit(&mut self, lin: &Lin) -> Handle<Expression> {
+        let mut acc: Option<Handle<Expression>> = None;
+        for &(v, c) in &lin.terms {
+            let value = self.var_value(v);
+            let magnitude = c.unsigned_abs() as i64;
+            let term = if magnitude == 1 {
+                value
+            } else {
+                let k = self.int(magnitude);
+                self.mul(value, k)
+            };
+            acc = Some(match (acc, c < 0) {
+                (None, false) => term,
+                (None, true) => {
+                    let zero = self.int(0);
+                    self.binary(BinaryOp::Sub, zero, term)
+                }
+                (Some(a), false) => self.add(a, term),
+                (Some(a), true) => self.binary(BinaryOp::Sub, a, term),
+            });
+        }
+        match acc {
+            None => self.int(lin.constant),
+            Some(a) if lin.constant == 0 => a,
+            Some(a) => {
+                let k = self.int(lin.constant.abs());
+                let op = if lin.constant > 0 { BinaryOp::Add } else { BinaryOp::Sub };
+                self.binary(op, a, k)
+            }
+        }
+    }
+
+    /// `row * width + col`.
+    fn flat(&mut self, row: &Lin, width: usize, col: &Lin) -> Handle<Expression> {
+        let r = self.emit(row);
+        let w = self.int(width as i64);
+        let rw = self.mul(r, w);
+        if col.terms.is_empty() && col.constant == 0 {
+            return rw;
+        }
+        let c = self.emit(col);
+        self.add(rw, c)
+    }
+
+    fn declare_lin(&mut self, name: &str, lin: &Lin) -> Handle<LocalVariable> {
+        let value = self.emit(lin);
+        self.declare(name, value)
+    }
+
+    fn declare_id(&mut self, name: &str, f: WorkItemFunction, dim: u32) -> Handle<LocalVariable> {
+        let value = self.work_item_int(f, dim);
+        self.declare(name, value)
+    }
+
+    fn load_buffer(&mut self, param: u32, index: Handle<Expression>) -> Handle<Expression> {
+        let base = self.param_value(param);
+        let place = self.index(base, index);
+        self.load(place)
+    }
+
+    fn tile_place(
+        &mut self,
+        tile: Handle<LocalVariable>,
+        index: Handle<Expression>,
+    ) -> Handle<Expression> {
+        let array = self.var(tile);
+        self.index(array, index)
+    }
+
+    fn accumulate(&mut self, acc: Handle<LocalVariable>, value: Handle<Expression>) {
+        let place = self.var(acc);
+        self.compound_assign(BinaryOp::Add, place, value);
+    }
+
+    /// `for (int name = start; name < end; name += step)`.
+    fn count<R>(
+        &mut self,
+        name: &str,
+        start: i64,
+        end: i64,
+        step: i64,
+        body: impl FnOnce(&mut Self, Handle<LocalVariable>) -> R,
+    ) -> R {
+        let start = self.int(start);
+        let step = self.int(step);
+        self.for_range(name, start, |b| b.int(end), step, body)
+    }
+
+    /// `for (int name = start; name < end; name += step)` with a start that depends on the
+    /// work-item (the strided loops that spread a tile over the group).
+    fn stride_loop<R>(
+        &mut self,
+        name: &str,
+        start: &Lin,
+        end: usize,
+        step: usize,
+        body: impl FnOnce(&mut Self, Handle<LocalVariable>) -> R,
+    ) -> R {
+        let start = self.emit(start);
+        let step = self.int(step as i64);
+        self.for_range(name, start, |b| b.int(end as i64), step, body)
+    }
+}
+
+/// Variables every kernel declares first.
+struct Ids {
+    gx: Handle<LocalVariable>,
+    gy: Handle<LocalVariable>,
+    lx: Handle<LocalVariable>,
+    ly: Handle<LocalVariable>,
+}
+
+/// The kernel's name: `map407_max`.
+pub fn kernel_name(spec: &BenchSpec) -> String {
+    format!("map{}_{}", spec.map.id().0, spec.variant)
+}
+
+/// Builds the module of one microbenchmark, validated.
+pub fn build(spec: &BenchSpec) -> Result<clmap_lang::ir::Module, GenerateError> {
+    let mut module = ModuleBuilder::new();
+    let float = module.scalar(Scalar::Float);
+    let input = module.pointer(float, AddressSpace::Global, true);
+    let output = module.pointer(float, AddressSpace::Global, false);
+    let name = kernel_name(spec);
+    let mut b = module.kernel(&name);
+    let [wx, wy] = spec.work_group;
+    if spec.variant.uses_local_memory() {
+        // The tile is sized for this work-group: say so, so a launch with another one fails
+        // loudly instead of reading outside the tile.
+        b.required_work_group_size([wx as u32, wy as u32, 1]);
+    }
+    b.param("in", input);
+    b.param("out", output);
+    let local_tile = match (spec.variant, spec.map.imap) {
+        (Variant::NoLocal, _) => None,
+        (_, IMapKind::Row | IMapKind::Column) => {
+            let strip = geometry::strip_tile(&spec.map, spec.variant, spec.work_group);
+            Some(b.declare_local_array("tile", float, cells_u32(strip.cells())?))
+        }
+        _ => {
+            let tile = geometry::block_tile(&spec.map, spec.variant, spec.work_group);
+            Some(b.declare_local_array("tile", float, cells_u32(tile.cells())?))
+        }
+    };
+    let ids = Ids {
+        gx: b.declare_id("gx", WorkItemFunction::GlobalId, 0),
+        gy: b.declare_id("gy", WorkItemFunction::GlobalId, 1),
+        lx: b.declare_id("lx", WorkItemFunction::LocalId, 0),
+        ly: b.declare_id("ly", WorkItemFunction::LocalId, 1),
+    };
+    let zero = b.float(0.0);
+    let acc = b.declare("acc", zero);
+    match (local_tile, spec.map.imap) {
+        (None, _) => no_local_body(&mut b, spec, &ids, acc),
+        (Some(tile), IMapKind::Row | IMapKind::Column) => {
+            let strip = geometry::strip_tile(&spec.map, spec.variant, spec.work_group);
+            strip_body(&mut b, spec, &ids, acc, tile, strip)
+        }
+        (Some(tile), _) => {
+            let layout = geometry::block_tile(&spec.map, spec.variant, spec.work_group);
+            block_body(&mut b, spec, &ids, acc, tile, layout)
+        }
+    }
+    let out_index = b.flat(&Lin::var(ids.gy), spec.dataset, &Lin::var(ids.gx));
+    let out = b.param_value(OUTPUT);
+    let place = b.index(out, out_index);
+    let value = b.var_value(acc);
+    b.assign(place, value);
+    b.finish();
+    module.finish().map_err(|e| GenerateError::InvalidKernel(e.to_string()))
+}
+
+fn cells_u32(cells: usize) -> Result<u32, GenerateError> {
+    u32::try_from(cells).map_err(|_| GenerateError::InvalidKernel(format!("{cells} local cells")))
+}
+
+/// Every read goes to `in`: `acc += in[(row + dr + R) * W + (col + dc + R)]`.
+fn no_local_body(
+    b: &mut FunctionBuilder<'_>,
+    spec: &BenchSpec,
+    ids: &Ids,
+    acc: Handle<LocalVariable>,
+) {
+    let map = &spec.map;
+    let n = spec.dataset;
+    let (_, width) = geometry::input_shape(map, n);
+    let radius = i64::from(map.radius);
+    let row = b.declare_lin("row", &Lin::of_form(map.emap.row_coefficients(), ids.gy, ids.gx));
+    let col = b.declare_lin("col", &Lin::of_form(map.emap.col_coefficients(), ids.gy, ids.gx));
+    match map.imap {
+        IMapKind::Row => b.count("k", 0, n as i64, 1, |b, k| {
+            let index = b.flat(&Lin::var(row), width, &Lin::var(k));
+            let v = b.load_buffer(INPUT, index);
+            b.accumulate(acc, v);
+        }),
+        IMapKind::Column => b.count("k", 0, n as i64, 1, |b, k| {
+            let index = b.flat(&Lin::var(k), width, &Lin::var(col));
+            let v = b.load_buffer(INPUT, index);
+            b.accumulate(acc, v);
+        }),
+        IMapKind::Block => {
+            let side = 2 * radius + 1;
+            b.count("dr", 0, side, 1, |b, dr| {
+                b.count("dc", 0, side, 1, |b, dc| {
+                    let r = Lin::var(row).plus(&Lin::var(dr));
+                    let c = Lin::var(col).plus(&Lin::var(dc));
+                    let index = b.flat(&r, width, &c);
+                    let v = b.load_buffer(INPUT, index);
+                    b.accumulate(acc, v);
+                })
+            })
+        }
+        IMapKind::Single | IMapKind::Neighbor => {
+            for (dr, dc) in geometry::block_offsets(map) {
+                let r = Lin::var(row).offset(dr + radius);
+                let c = Lin::var(col).offset(dc + radius);
+                let index = b.flat(&r, width, &c);
+                let v = b.load_buffer(INPUT, index);
+                b.accumulate(acc, v);
+            }
+        }
+    }
+}
+
+/// `(r, c)` relative to the group origin → tile coordinates `(u, v)` of the layout.
+fn to_tile(shear: Shear, r: &Lin, c: &Lin) -> (Lin, Lin) {
+    match shear {
+        Shear::None => (r.clone(), c.clone()),
+        Shear::Columns => (r.clone(), c.clone().minus(r)),
+        Shear::Rows => (r.clone().minus(c), c.clone()),
+    }
+}
+
+/// Tile coordinates `(u, v)` → `(r, c)` relative to the group origin.
+fn from_tile(shear: Shear, u: &Lin, v: &Lin) -> (Lin, Lin) {
+    match shear {
+        Shear::None => (u.clone(), v.clone()),
+        Shear::Columns => (u.clone(), u.clone().plus(v)),
+        Shear::Rows => (u.clone().plus(v), v.clone()),
+    }
+}
+
+/// Single, Block and Neighbor MAPs with a local tile: stage, synchronise, read the tile.
+fn block_body(
+    b: &mut FunctionBuilder<'_>,
+    spec: &BenchSpec,
+    ids: &Ids,
+    acc: Handle<LocalVariable>,
+    tile: Handle<LocalVariable>,
+    layout: TileLayout,
+) {
+    let map = &spec.map;
+    let [wx, wy] = spec.work_group;
+    let (height, width) = geometry::input_shape(map, spec.dataset);
+    let radius = i64::from(map.radius);
+    let (hr, hc) = (layout.halo_rows as i64, layout.halo_cols as i64);
+    // The group's origin: the base index of its work-item (0, 0), in the padded input.
+    let group_y = Lin::var(ids.gy).minus(&Lin::var(ids.ly));
+    let group_x = Lin::var(ids.gx).minus(&Lin::var(ids.lx));
+    let gy0 = b.declare_lin("group_y", &group_y);
+    let gx0 = b.declare_lin("group_x", &group_x);
+    let row0 = Lin::of_form(map.emap.row_coefficients(), gy0, gx0).offset(radius);
+    let col0 = Lin::of_form(map.emap.col_coefficients(), gy0, gx0).offset(radius);
+    let row0 = b.declare_lin("row0", &row0);
+    let col0 = b.declare_lin("col0", &col0);
+    let tile_index =
+        |u: &Lin, v: &Lin| -> (Lin, Lin) { (u.clone().offset(hr), v.clone().offset(hc)) };
+
+    // FCTH, first pass: the core, one work-item per cell, the group sweeping it in steps of
+    // its own shape.
+    b.stride_loop("u", &Lin::var(ids.ly), layout.core_rows, wy, |b, u| {
+        b.stride_loop("v", &Lin::var(ids.lx), layout.core_cols, wx, |b, v| {
+            let (r, c) = from_tile(layout.shear, &Lin::var(u), &Lin::var(v));
+            let (tu, tv) = tile_index(&Lin::var(u), &Lin::var(v));
+            let local = b.flat(&tu, layout.pitch, &tv);
+            let place = b.tile_place(tile, local);
+            let global = b.flat(&Lin::var(row0).plus(&r), width, &Lin::var(col0).plus(&c));
+            let value = b.load_buffer(INPUT, global);
+            b.assign(place, value);
+        })
+    });
+    // Second pass: the halo, the group walking the tile's cells linearly and loading those
+    // outside the core that lie inside the input.
+    if hr > 0 || hc > 0 {
+        let linear = Lin::var(ids.ly).scaled(wx as i64).plus(&Lin::var(ids.lx));
+        let cols = layout.cols();
+        b.stride_loop("t", &linear, layout.rows() * cols, wx * wy, |b, t| {
+            let t_value = b.var_value(t);
+            let k = b.int(cols as i64);
+            let quotient = b.binary(BinaryOp::Div, t_value, k);
+            let h = b.int(hr);
+            let u_value = b.binary(BinaryOp::Sub, quotient, h);
+            let u = b.declare("u", u_value);
+            let t_value = b.var_value(t);
+            let k = b.int(cols as i64);
+            let remainder = b.binary(BinaryOp::Rem, t_value, k);
+            let h = b.int(hc);
+            let v_value = b.binary(BinaryOp::Sub, remainder, h);
+            let v = b.declare("v", v_value);
+            let (r, c) = from_tile(layout.shear, &Lin::var(u), &Lin::var(v));
+            let r = b.declare_lin("r", &Lin::var(row0).plus(&r));
+            let c = b.declare_lin("c", &Lin::var(col0).plus(&c));
+            let outside_core = {
+                let checks = [
+                    (u, BinaryOp::Lt, 0),
+                    (u, BinaryOp::Ge, layout.core_rows as i64),
+                    (v, BinaryOp::Lt, 0),
+                    (v, BinaryOp::Ge, layout.core_cols as i64),
+                ];
+                any_of(b, &checks)
+            };
+            let inside_input = {
+                let checks = [
+                    (r, BinaryOp::Ge, 0),
+                    (r, BinaryOp::Lt, height as i64),
+                    (c, BinaryOp::Ge, 0),
+                    (c, BinaryOp::Lt, width as i64),
+                ];
+                all_of(b, &checks)
+            };
+            let condition = b.logical(BinaryOp::LogicalAnd, outside_core, inside_input);
+            b.if_then(condition, |b| {
+                let local = b.flat(&Lin::var(u).offset(hr), layout.pitch, &Lin::var(v).offset(hc));
+                let place = b.tile_place(tile, local);
+                let global = b.flat(&Lin::var(r), width, &Lin::var(c));
+                let value = b.load_buffer(INPUT, global);
+                b.assign(place, value);
+            });
+        });
+    }
+    b.barrier_local();
+
+    // Use: the same offsets in the same order as without local memory.
+    let lr = b.declare_lin("lr", &Lin::of_form(map.emap.row_coefficients(), ids.ly, ids.lx));
+    let lc = b.declare_lin("lc", &Lin::of_form(map.emap.col_coefficients(), ids.ly, ids.lx));
+    let read = |b: &mut FunctionBuilder<'_>, r: Lin, c: Lin| {
+        let (u, v) = to_tile(layout.shear, &r, &c);
+        let (u, v) = tile_index(&u, &v);
+        let local = b.flat(&u, layout.pitch, &v);
+        let place = b.tile_place(tile, local);
+        let value = b.load(place);
+        b.accumulate(acc, value);
+    };
+    if map.imap == IMapKind::Block {
+        let side = 2 * radius + 1;
+        b.count("dr", 0, side, 1, |b, dr| {
+            b.count("dc", 0, side, 1, |b, dc| {
+                let r = Lin::var(lr).plus(&Lin::var(dr)).offset(-radius);
+                let c = Lin::var(lc).plus(&Lin::var(dc)).offset(-radius);
+                read(b, r, c);
+            })
+        })
+    } else {
+        for (dr, dc) in geometry::block_offsets(map) {
+            read(b, Lin::var(lr).offset(dr), Lin::var(lc).offset(dc));
+        }
+    }
+}
+
+/// `a op k || …`
+fn any_of(
+    b: &mut FunctionBuilder<'_>,
+    checks: &[(Handle<LocalVariable>, BinaryOp, i64)],
+) -> Handle<Expression> {
+    combine(b, checks, BinaryOp::LogicalOr)
+}
+
+/// `a op k && …`
+fn all_of(
+    b: &mut FunctionBuilder<'_>,
+    checks: &[(Handle<LocalVariable>, BinaryOp, i64)],
+) -> Handle<Expression> {
+    combine(b, checks, BinaryOp::LogicalAnd)
+}
+
+fn combine(
+    b: &mut FunctionBuilder<'_>,
+    checks: &[(Handle<LocalVariable>, BinaryOp, i64)],
+    join: BinaryOp,
+) -> Handle<Expression> {
+    let mut result: Option<Handle<Expression>> = None;
+    for &(v, op, k) in checks {
+        let value = b.var_value(v);
+        let bound = b.int(k);
+        let check = b.binary(op, value, bound);
+        result = Some(match result {
+            None => check,
+            Some(r) => b.logical(join, r, check),
+        });
+    }
+    result.unwrap_or_else(|| b.int(1))
+}
+
+/// Row and Column MAPs with local memory: the group walks its rows (columns) in chunks,
+/// staging `lines × chunk` cells per step.
+fn strip_body(
+    b: &mut FunctionBuilder<'_>,
+    spec: &BenchSpec,
+    ids: &Ids,
+    acc: Handle<LocalVariable>,
+    tile: Handle<LocalVariable>,
+    strip: StripTile,
+) {
+    let map = &spec.map;
+    let n = spec.dataset;
+    let [wx, wy] = spec.work_group;
+    let (_, width) = geometry::input_shape(map, n);
+    let is_row = map.imap == IMapKind::Row;
+    let form = if is_row { map.emap.row_coefficients() } else { map.emap.col_coefficients() };
+    let group_y = Lin::var(ids.gy).minus(&Lin::var(ids.ly));
+    let group_x = Lin::var(ids.gx).minus(&Lin::var(ids.lx));
+    let gy0 = b.declare_lin("group_y", &group_y);
+    let gx0 = b.declare_lin("group_x", &group_x);
+    let line0 = b.declare_lin("line0", &Lin::of_form(form, gy0, gx0));
+    let line = b.declare_lin("line", &Lin::of_form(form, ids.ly, ids.lx));
+    let chunk = strip.chunk;
+    b.count("k0", 0, n as i64, chunk as i64, |b, k0| {
+        // Stage: lines × chunk cells; for rows the group's x runs along the chunk so global
+        // reads stay contiguous, for columns the group's y does.
+        let (outer_start, outer_step, inner_start, inner_step) = if is_row {
+            (Lin::var(ids.ly), wy, Lin::var(ids.lx), wx)
+        } else {
+            (Lin::var(ids.lx), wx, Lin::var(ids.ly), wy)
+        };
+        b.stride_loop("s", &outer_start, strip.lines, outer_step, |b, s| {
+            b.stride_loop("e", &inner_start, chunk, inner_step, |b, e| {
+                let local = b.flat(&Lin::var(s), strip.pitch, &Lin::var(e));
+                let place = b.tile_place(tile, local);
+                let along = Lin::var(k0).plus(&Lin::var(e));
+                let across = Lin::var(line0).plus(&Lin::var(s));
+                let global = if is_row {
+                    b.flat(&across, width, &along)
+                } else {
+                    b.flat(&along, width, &across)
+                };
+                let value = b.load_buffer(INPUT, global);
+                b.assign(place, value);
+            })
+        });
+        b.barrier_local();
+        b.count("k", 0, chunk as i64, 1, |b, k| {
+            let local = b.flat(&Lin::var(line), strip.pitch, &Lin::var(k));
+            let place = b.tile_place(tile, local);
+            let value = b.load(place);
+            b.accumulate(acc, value);
+        });
+        b.barrier_local();
+    });
+}
