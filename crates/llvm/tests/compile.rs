@@ -29,8 +29,14 @@ fn seq(names: &[&str]) -> PassSequence {
 fn baselines_and_a_sequence_give_ptx() {
     let Some(tc) = common::toolchain() else { return };
     let bc = front_end(&tc, common::GEMM, "-DUNUSED=1", &[]).expect("front end");
-    let o0 = compile_baseline(&tc, &bc, OptLevel::O0).expect("O0");
-    let o3 = compile_baseline(&tc, &bc, OptLevel::O3).expect("O3");
+    let mut by_level = Vec::new();
+    for level in OptLevel::ALL {
+        let ptx = compile_baseline(&tc, &bc, level)
+            .unwrap_or_else(|e| panic!("{} does not compile: {e}", level.flag()));
+        by_level.push(ptx);
+    }
+    let o0 = by_level[0].clone();
+    let o3 = by_level[3].clone();
     for ptx in [&o0, &o3] {
         let text = ptx.as_str();
         assert!(text.contains(".entry gemm"), "{text}");
