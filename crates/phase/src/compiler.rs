@@ -104,9 +104,15 @@ pub trait SequenceCompiler: Sync {
     /// Compiles with a standard optimisation level instead of a sequence.
     fn compile_baseline(&self, level: BaselineLevel) -> CompileOutcome;
 
-    /// A one-line description of the toolchain (versions, paths), for reports and for the
-    /// database key: results of one toolchain are not reused for another.
+    /// A one-line description of the toolchain (versions, paths), for reports.
     fn describe(&self) -> String;
+
+    /// What the PTX of a sequence depends on (compiler version, target), for the database
+    /// key: results of one toolchain are not reused for another, but the same toolchain
+    /// installed elsewhere (a carried directory on another machine) keeps them.
+    fn identity(&self) -> String {
+        self.describe()
+    }
 
     /// A readable summary of what differs between two PTX texts (instruction mix, loops,
     /// registers), for explanations; `None` when the implementation cannot tell.

@@ -101,6 +101,10 @@ impl SequenceCompiler for LlvmCompiler {
     }
 
     fn describe(&self) -> String {
-        format!("{} (target {})", self.toolchain.describe(), self.sm)
+        self.toolchain.describe()
+    }
+
+    fn identity(&self) -> String {
+        format!("LLVM {} {}", self.toolchain.version(), self.sm)
     }
 }

@@ -112,6 +112,10 @@ pub struct Args {
     /// Where the detected pass pool is cached (default: the user's cache directory).
     #[arg(long)]
     pub pass_cache: Option<PathBuf>,
+    /// Run on a device that cannot load PTX (every candidate then fails validation): exercises
+    /// the compile side, the database and the report on machines without an NVIDIA GPU.
+    #[arg(long, hide = true)]
+    pub any_device: bool,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -159,7 +163,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     // The candidates are PTX: only NVIDIA's OpenCL loads them. Checked before the toolchain
     // work, which can take a minute the first time (the pass pool is probed).
     let platform = device.info().platform_name.to_ascii_lowercase();
-    if !platform.contains("nvidia") && !platform.contains("cuda") {
+    if !args.any_device && !platform.contains("nvidia") && !platform.contains("cuda") {
         return Err(CliError::BadInput(format!(
             "`{}` ({}) cannot load PTX: phase-order search needs an NVIDIA GPU (select it with \
              --device, see `clmap devices`)",
@@ -194,7 +198,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         small_identity: workload_identity(&small),
         device: clmap_phase::Evaluator::describe(&evaluator),
         device_id: Some(device_id),
-        toolchain: compiler.describe(),
+        toolchain: compiler.identity(),
         workload_label: args.workload.display().to_string(),
         small_label: small_path.display().to_string(),
     };
