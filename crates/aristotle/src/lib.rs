@@ -14,4 +14,5 @@ pub mod campaign_device;
 pub mod campaign_progress;
 pub mod history;
 pub mod query;
+pub mod rules;
 pub mod store;

@@ -1,0 +1,342 @@
+//! The composing rules of seed 001 §7: given the data structures of a kernel, each with its MAP
+//! and dataset, and a device's performance database, which of them to stage in local memory.
+//!
+//! - Rule 5.1: no data structure gains from local memory → none uses it.
+//! - Rule 5.2: exactly one gains → only that one uses it.
+//! - Rule 5.3: several gain → they are taken in order of the weight ω, each only while the
+//!   device's local memory still has room for it.
+//! - Rule 5.4: any mix is 5.1 for the losers and 5.2/5.3 for the gainers.
+//!
+//! ω_i = D_i / ΣD × mbr_i, with D the number of data elements of structure i and the sum over
+//! the structures that gain: a large structure with a moderate gain can come before a small one
+//! with a large gain. A structure whose ratio is within δ of 1 ("similar" in Table 5) is treated
+//! as not gaining: the paper advises against local memory where the gain does not repay the
+//! programming effort.
+
+use crate::query::{Impact, MapTable};
+use serde::Serialize;
+
+/// One data structure of a kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DataStructure {
+    /// How the user calls it (a buffer name, or `MAP-205` when unnamed).
+    pub name: String,
+    /// Its MAP.
+    pub map: u16,
+    /// Its dataset side N (N × N elements), the database's index.
+    pub dataset: usize,
+    /// Local memory it needs per work-group when staged, in bytes (0 when unknown: the
+    /// capacity check then cannot refuse it).
+    pub local_bytes: u64,
+}
+
+/// Which rule decided a choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Rule {
+    /// 5.1: it does not gain, so it stays in global memory.
+    NoGain,
+    /// 5.2: the only structure that gains.
+    SingleGain,
+    /// 5.3: one of several that gain, taken in ω order while local memory lasts.
+    OrderedByWeight,
+    /// 5.3's capacity check refused it.
+    NoLocalSpaceLeft,
+    /// No database record: nothing supports the effort of local memory.
+    NoRecord,
+}
+
+impl Rule {
+    /// The paper's number for the rule.
+    pub fn number(self) -> &'static str {
+        match self {
+            Rule::NoGain => "5.1",
+            Rule::SingleGain => "5.2",
+            Rule::OrderedByWeight | Rule::NoLocalSpaceLeft => "5.3",
+            Rule::NoRecord => "-",
+        }
+    }
+}
+
+/// The decision for one data structure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Choice {
+    pub structure: DataStructure,
+    /// The ratio B / b the decision used, if the database has one.
+    pub mbr: Option<f64>,
+    /// The dataset the record comes from (the nearest measured one when N itself is missing).
+    pub record_dataset: Option<usize>,
+    pub impact: Option<Impact>,
+    /// ω, for structures that gain.
+    pub omega: Option<f64>,
+    /// Stage in local memory (l) or not (g).
+    pub use_local: bool,
+    pub rule: Rule,
+    /// Why, in a sentence a user can check against the database.
+    pub reasoning: String,
+}
+
+/// The advice for a whole kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    /// In the order the structures were given.
+    pub choices: Vec<Choice>,
+    /// Local memory the chosen structures use, in bytes.
+    pub local_bytes_used: u64,
+    /// The device's local memory per work-group, when known.
+    pub local_capacity: Option<u64>,
+    /// The similarity threshold used.
+    pub delta: f64,
+}
+
+impl Advice {
+    /// The choices as the paper writes them, e.g. `(l, g)`.
+    pub fn tuple(&self) -> String {
+        let letters: Vec<&str> =
+            self.choices.iter().map(|c| if c.use_local { "l" } else { "g" }).collect();
+        format!("({})", letters.join(", "))
+    }
+}
+
+/// The record of (MAP, N) in the table, else the one of the nearest dataset (by ratio of sides).
+fn lookup(table: &MapTable, map: u16, dataset: usize) -> Option<(f64, usize)> {
+    if let Some(r) = table.get(map, dataset) {
+        return Some((r.mbr, dataset));
+    }
+    let target = (dataset.max(1) as f64).ln();
+    table
+        .records
+        .iter()
+        .filter(|r| r.map == map && r.dataset > 0)
+        .min_by(|a, b| {
+            let da = ((a.dataset as f64).ln() - target).abs();
+            let db = ((b.dataset as f64).ln() - target).abs();
+            da.total_cmp(&db)
+        })
+        .map(|r| (r.mbr, r.dataset))
+}
+
+/// Applies the composing rules to `structures` on the device `table` describes.
+pub fn compose(
+    table: &MapTable,
+    structures: &[DataStructure],
+    local_capacity: Option<u64>,
+    delta: f64,
+) -> Advice {
+    let mut choices: Vec<Choice> = structures
+        .iter()
+        .map(|s| {
+            let found = lookup(table, s.map, s.dataset);
+            Choice {
+                structure: s.clone(),
+                mbr: found.map(|(mbr, _)| mbr),
+                record_dataset: found.map(|(_, n)| n),
+                impact: found.map(|(mbr, _)| Impact::of(mbr, delta)),
+                omega: None,
+                use_local: false,
+                rule: Rule::NoRecord,
+                reasoning: String::new(),
+            }
+        })
+        .collect();
+    let gaining: Vec<usize> = (0..choices.len())
+        .filter(|&i| choices.get(i).is_some_and(|c| c.impact == Some(Impact::Gain)))
+        .collect();
+    let elements = |c: &Choice| (c.structure.dataset as f64).powi(2);
+    let total: f64 = gaining.iter().filter_map(|&i| choices.get(i)).map(elements).sum();
+    for &i in &gaining {
+        if let Some(c) = choices.get_mut(i) {
+            let share = if total > 0.0 { elements(c) / total } else { 0.0 };
+            c.omega = c.mbr.map(|mbr| share * mbr);
+        }
+    }
+    // Largest ω first; equal weights keep the order the user gave.
+    let mut order = gaining.clone();
+    order.sort_by(|&a, &b| {
+        let wa = choices.get(a).and_then(|c| c.omega).unwrap_or(0.0);
+        let wb = choices.get(b).and_then(|c| c.omega).unwrap_or(0.0);
+        wb.total_cmp(&wa).then(a.cmp(&b))
+    });
+    let several = gaining.len() > 1;
+    let mut used = 0u64;
+    for (rank, &i) in order.iter().enumerate() {
+        let Some(c) = choices.get_mut(i) else { continue };
+        let need = c.structure.local_bytes;
+        let fits = local_capacity.is_none_or(|cap| used.saturating_add(need) <= cap);
+        let mbr = c.mbr.unwrap_or(f64::NAN);
+        let omega = c.omega.unwrap_or(f64::NAN);
+        if !fits {
+            c.rule = Rule::NoLocalSpaceLeft;
+            c.reasoning = format!(
+                "gains (mbr {mbr:.2}, ω {omega:.2}), but {need} more bytes of local memory \
+                 would exceed the device's {} bytes after {used} bytes already chosen",
+                local_capacity.unwrap_or(0)
+            );
+            continue;
+        }
+        used = used.saturating_add(need);
+        c.use_local = true;
+        if several {
+            c.rule = Rule::OrderedByWeight;
+            c.reasoning = format!(
+                "gains (mbr {mbr:.2} > 1 + δ); ω = D/ΣD × mbr = {omega:.2} ranks it {} of {} \
+                 gaining structures, and its {need} bytes fit in local memory",
+                rank + 1,
+                order.len()
+            );
+        } else {
+            c.rule = Rule::SingleGain;
+            c.reasoning = format!(
+                "the only structure that gains (mbr {mbr:.2} > 1 + δ): local memory on it \
+                 cuts its traffic or raises its bandwidth without hurting the others"
+            );
+        }
+    }
+    for c in choices.iter_mut().filter(|c| c.impact != Some(Impact::Gain)) {
+        match (c.mbr, c.impact) {
+            (Some(mbr), Some(Impact::Loss)) => {
+                c.rule = Rule::NoGain;
+                c.reasoning =
+                    format!("loses with local memory (mbr {mbr:.2} < 1 − δ): keep it in global");
+            }
+            (Some(mbr), _) => {
+                c.rule = Rule::NoGain;
+                c.reasoning = format!(
+                    "similar with and without local memory (mbr {mbr:.2} within 1 ± δ): \
+                     not worth the programming effort"
+                );
+            }
+            _ => {
+                c.rule = Rule::NoRecord;
+                c.reasoning = format!(
+                    "the database has no record of MAP-{} on this device: keep it in global",
+                    c.structure.map
+                );
+            }
+        }
+        if let (Some(n), true) = (c.record_dataset, c.mbr.is_some()) {
+            if n != c.structure.dataset {
+                c.reasoning.push_str(&format!(" (record of dataset {n}, the nearest measured)"));
+            }
+        }
+    }
+    Advice { choices, local_bytes_used: used, local_capacity, delta }
+}
+
+/// Whether a measured step confirmed a prediction (seed 001 §8.1): a step that adds local
+/// memory to a structure predicted to gain must not slow the kernel down beyond δ, and one
+/// predicted not to gain must not speed it up beyond δ. `speedup` is time before / time after.
+pub fn prediction_holds(predicted_local: bool, speedup: f64, delta: f64) -> bool {
+    let measured = Impact::of(speedup, delta);
+    if predicted_local {
+        measured != Impact::Loss
+    } else {
+        measured != Impact::Gain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::MapRecord;
+
+    fn table(entries: &[(u16, usize, f64)]) -> MapTable {
+        MapTable {
+            device: "hand-made".into(),
+            local_variant: "max".into(),
+            records: entries
+                .iter()
+                .map(|&(map, dataset, mbr)| MapRecord {
+                    map,
+                    dataset,
+                    b_mean: 10.0,
+                    b_std: 0.0,
+                    big_b_mean: 10.0 * mbr,
+                    big_b_std: 0.0,
+                    mbr,
+                })
+                .collect(),
+        }
+    }
+
+    fn ds(map: u16, dataset: usize, local_bytes: u64) -> DataStructure {
+        DataStructure { name: format!("MAP-{map}"), map, dataset, local_bytes }
+    }
+
+    #[test]
+    fn rule_5_1_two_losers_stay_global() {
+        let t = table(&[(108, 512, 0.6), (109, 512, 0.9)]);
+        let a = compose(&t, &[ds(108, 512, 100), ds(109, 512, 100)], Some(1000), 0.05);
+        assert_eq!(a.tuple(), "(g, g)");
+        assert!(a.choices.iter().all(|c| c.rule == Rule::NoGain));
+        assert_eq!(a.local_bytes_used, 0);
+    }
+
+    #[test]
+    fn rule_5_2_only_the_gainer_uses_local_memory_in_either_position() {
+        let t = table(&[(204, 512, 2.0), (108, 512, 0.6)]);
+        let a = compose(&t, &[ds(204, 512, 100), ds(108, 512, 100)], Some(1000), 0.05);
+        assert_eq!(a.tuple(), "(l, g)");
+        assert_eq!(a.choices[0].rule, Rule::SingleGain);
+        let b = compose(&t, &[ds(108, 512, 100), ds(204, 512, 100)], Some(1000), 0.05);
+        assert_eq!(b.tuple(), "(g, l)");
+    }
+
+    #[test]
+    fn similar_ratios_count_as_no_gain() {
+        let t = table(&[(204, 512, 1.04), (205, 512, 1.3)]);
+        let a = compose(&t, &[ds(204, 512, 10), ds(205, 512, 10)], None, 0.05);
+        assert_eq!(a.tuple(), "(g, l)");
+        assert!(a.choices[0].reasoning.contains("similar"));
+    }
+
+    #[test]
+    fn rule_5_3_capacity_check_refuses_the_lighter_weight() {
+        // Both gain; 205 has the larger ω (same size, larger mbr) and takes the space.
+        let t = table(&[(204, 512, 1.5), (205, 512, 3.0)]);
+        let a = compose(&t, &[ds(204, 512, 600), ds(205, 512, 600)], Some(1000), 0.05);
+        assert_eq!(a.tuple(), "(g, l)");
+        assert_eq!(a.choices[0].rule, Rule::NoLocalSpaceLeft);
+        assert_eq!(a.choices[1].rule, Rule::OrderedByWeight);
+        assert_eq!(a.local_bytes_used, 600);
+        // With room for both, both are staged.
+        let roomy = compose(&t, &[ds(204, 512, 600), ds(205, 512, 600)], Some(2000), 0.05);
+        assert_eq!(roomy.tuple(), "(l, l)");
+    }
+
+    #[test]
+    fn omega_weighs_the_ratio_by_the_share_of_data() {
+        // 204 on a 4x larger dataset side (16x the elements) with a smaller ratio wins:
+        // ω(204) = 16/17 × 1.5 ≈ 1.41, ω(205) = 1/17 × 3 ≈ 0.18.
+        let t = table(&[(204, 2048, 1.5), (205, 512, 3.0)]);
+        let a = compose(&t, &[ds(204, 2048, 600), ds(205, 512, 600)], Some(1000), 0.05);
+        assert_eq!(a.tuple(), "(l, g)");
+        let w = a.choices[0].omega.expect("omega");
+        assert!((w - 16.0 / 17.0 * 1.5).abs() < 1e-9, "{w}");
+    }
+
+    #[test]
+    fn rule_5_4_mixes_losers_and_gainers() {
+        let t = table(&[(108, 512, 0.5), (204, 512, 2.0), (205, 512, 1.2), (302, 512, 1.0)]);
+        let s = [ds(108, 512, 1), ds(204, 512, 1), ds(205, 512, 1), ds(302, 512, 1)];
+        let a = compose(&t, &s, Some(1000), 0.05);
+        assert_eq!(a.tuple(), "(g, l, l, g)");
+    }
+
+    #[test]
+    fn missing_records_stay_global_and_nearest_dataset_is_used() {
+        let t = table(&[(204, 1024, 2.0)]);
+        let a = compose(&t, &[ds(204, 2048, 1), ds(999, 512, 1)], None, 0.05);
+        assert_eq!(a.tuple(), "(l, g)");
+        assert_eq!(a.choices[0].record_dataset, Some(1024));
+        assert_eq!(a.choices[1].rule, Rule::NoRecord);
+    }
+
+    #[test]
+    fn predictions_fail_only_on_the_wrong_side_of_delta() {
+        assert!(prediction_holds(true, 1.2, 0.05));
+        assert!(prediction_holds(true, 0.97, 0.05));
+        assert!(!prediction_holds(true, 0.8, 0.05));
+        assert!(prediction_holds(false, 0.8, 0.05));
+        assert!(!prediction_holds(false, 1.2, 0.05));
+    }
+}
