@@ -246,12 +246,18 @@ pub fn build(spec: &BenchSpec) -> Result<clmap_lang::ir::Module, GenerateError> 
             Some(b.declare_local_array("tile", float, cells_u32(tile.cells())?))
         }
     };
-    let ids = Ids {
-        gx: b.declare_id("gx", WorkItemFunction::GlobalId, 0),
-        gy: b.declare_id("gy", WorkItemFunction::GlobalId, 1),
-        lx: b.declare_id("lx", WorkItemFunction::LocalId, 0),
-        ly: b.declare_id("ly", WorkItemFunction::LocalId, 1),
+    let gx = b.declare_id("gx", WorkItemFunction::GlobalId, 0);
+    let gy = b.declare_id("gy", WorkItemFunction::GlobalId, 1);
+    let (lx, ly) = if local_tile.is_some() {
+        (
+            b.declare_id("lx", WorkItemFunction::LocalId, 0),
+            b.declare_id("ly", WorkItemFunction::LocalId, 1),
+        )
+    } else {
+        (gx, gy)
     };
+    // Without local memory `lx`/`ly` are never read; the aliases keep one `Ids` type.
+    let ids = Ids { gx, gy, lx, ly };
     let zero = b.float(0.0);
     let acc = b.declare("acc", zero);
     match (local_tile, spec.map.imap) {
@@ -326,6 +332,20 @@ fn no_local_body(
     }
 }
 
+/// The base index of the group's first work-item along `form`: `form · (gy − ly, gx − lx)`.
+fn group_origin(form: Form, ids: &Ids) -> Lin {
+    let y = Lin::var(ids.gy).minus(&Lin::var(ids.ly));
+    let x = Lin::var(ids.gx).minus(&Lin::var(ids.lx));
+    let mut lin = Lin::default();
+    if form[0] != 0 {
+        lin = lin.plus(&y);
+    }
+    if form[1] != 0 {
+        lin = lin.plus(&x);
+    }
+    lin
+}
+
 /// `(r, c)` relative to the group origin → tile coordinates `(u, v)` of the layout.
 fn to_tile(shear: Shear, r: &Lin, c: &Lin) -> (Lin, Lin) {
     match shear {
@@ -359,12 +379,8 @@ fn block_body(
     let radius = i64::from(map.radius);
     let (hr, hc) = (layout.halo_rows as i64, layout.halo_cols as i64);
     // The group's origin: the base index of its work-item (0, 0), in the padded input.
-    let group_y = Lin::var(ids.gy).minus(&Lin::var(ids.ly));
-    let group_x = Lin::var(ids.gx).minus(&Lin::var(ids.lx));
-    let gy0 = b.declare_lin("group_y", &group_y);
-    let gx0 = b.declare_lin("group_x", &group_x);
-    let row0 = Lin::of_form(map.emap.row_coefficients(), gy0, gx0).offset(radius);
-    let col0 = Lin::of_form(map.emap.col_coefficients(), gy0, gx0).offset(radius);
+    let row0 = group_origin(map.emap.row_coefficients(), ids).offset(radius);
+    let col0 = group_origin(map.emap.col_coefficients(), ids).offset(radius);
     let row0 = b.declare_lin("row0", &row0);
     let col0 = b.declare_lin("col0", &col0);
     let tile_index =
@@ -434,9 +450,11 @@ fn block_body(
     }
     b.barrier_local();
 
-    // Use: the same offsets in the same order as without local memory.
-    let lr = b.declare_lin("lr", &Lin::of_form(map.emap.row_coefficients(), ids.ly, ids.lx));
-    let lc = b.declare_lin("lc", &Lin::of_form(map.emap.col_coefficients(), ids.ly, ids.lx));
+    // Use: the same offsets in the same order as without local memory. The work-item's base
+    // relative to the group is written out in `ly`/`lx` so that the shear cancels (`v = dc -
+    // dr` for a diagonal) instead of surviving as `lc - lr`.
+    let lr = Lin::of_form(map.emap.row_coefficients(), ids.ly, ids.lx);
+    let lc = Lin::of_form(map.emap.col_coefficients(), ids.ly, ids.lx);
     let read = |b: &mut FunctionBuilder<'_>, r: Lin, c: Lin| {
         let (u, v) = to_tile(layout.shear, &r, &c);
         let (u, v) = tile_index(&u, &v);
@@ -449,14 +467,14 @@ fn block_body(
         let side = 2 * radius + 1;
         b.count("dr", 0, side, 1, |b, dr| {
             b.count("dc", 0, side, 1, |b, dc| {
-                let r = Lin::var(lr).plus(&Lin::var(dr)).offset(-radius);
-                let c = Lin::var(lc).plus(&Lin::var(dc)).offset(-radius);
+                let r = lr.clone().plus(&Lin::var(dr)).offset(-radius);
+                let c = lc.clone().plus(&Lin::var(dc)).offset(-radius);
                 read(b, r, c);
             })
         })
     } else {
         for (dr, dc) in geometry::block_offsets(map) {
-            read(b, Lin::var(lr).offset(dr), Lin::var(lc).offset(dc));
+            read(b, lr.clone().offset(dr), lc.clone().offset(dc));
         }
     }
 }
@@ -511,11 +529,7 @@ fn strip_body(
     let (_, width) = geometry::input_shape(map, n);
     let is_row = map.imap == IMapKind::Row;
     let form = if is_row { map.emap.row_coefficients() } else { map.emap.col_coefficients() };
-    let group_y = Lin::var(ids.gy).minus(&Lin::var(ids.ly));
-    let group_x = Lin::var(ids.gx).minus(&Lin::var(ids.lx));
-    let gy0 = b.declare_lin("group_y", &group_y);
-    let gx0 = b.declare_lin("group_x", &group_x);
-    let line0 = b.declare_lin("line0", &Lin::of_form(form, gy0, gx0));
+    let line0 = b.declare_lin("line0", &group_origin(form, ids));
     let line = b.declare_lin("line", &Lin::of_form(form, ids.ly, ids.lx));
     let chunk = strip.chunk;
     b.count("k0", 0, n as i64, chunk as i64, |b, k0| {
