@@ -4,9 +4,11 @@
 
 pub mod generate;
 pub mod map;
+pub mod validate;
 
 pub use generate::{generate, BenchSpec, GenerateError, Microbenchmark, Variant};
 pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
+pub use validate::{validate_on_simulator, ValidationError};
 
 // Campaigns, the performance database and the composing rules.
 pub mod campaign;
