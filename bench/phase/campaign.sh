@@ -4,7 +4,8 @@
 #
 # Usage: bench/phase/campaign.sh OUTDIR [BUDGET]
 #
-# Resumable: every answer goes to OUTDIR/phase.db, and a kernel whose report OUTDIR/NAME.json
+# Resumable: every answer goes to OUTDIR/phase.db (and the detected pass pool to OUTDIR/passes,
+# so every command draws its sequences from the same pool), and a kernel whose report OUTDIR/NAME.json
 # exists is skipped, so the campaign can be spread over several short commands (each at most
 # CAMPAIGN_SECONDS long, default 540: the script stops starting searches when the time is
 # nearly spent and gives the last one only what is left, via `clmap phase --time`). Run the
@@ -12,7 +13,8 @@
 #
 # Environment: CLMAP (the clmap binary; default target/release/clmap), CLMAP_LLVM_BIN,
 # CLMAP_LIBCLC, CLMAP_CLC_INCLUDE (the toolchain, see docs/phase.md), PHASE_ARGS (extra
-# arguments for every search, e.g. "--strategy random --seed 3"), KERNELS (a subset).
+# arguments for every search, e.g. "--strategy random --seed 3"), KERNELS (a subset), DEVICE
+# (default gpu).
 set -u
 OUT=${1:?usage: bench/phase/campaign.sh OUTDIR [BUDGET]}
 BUDGET=${2:-1000}
@@ -42,7 +44,8 @@ for k in $KERNELS; do
     echo "== $k (budget $BUDGET, search for at most ${search_time}s)"
     # shellcheck disable=SC2086
     if "$CLMAP" phase "$ROOT/bench/phase/$k.toml" --small "$ROOT/tests/corpus/pb_$k.toml" \
-        --device gpu --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
+        --device "${DEVICE:-gpu}" --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
+        --pass-cache "$OUT/passes" \
         --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2> "$OUT/$k.log"; then
         # A search cut short by --time is resumed by the next command; only a search that
         # spent its whole budget is final.

@@ -109,7 +109,9 @@ pub struct Args {
     /// Time limit of each compilation stage, in seconds.
     #[arg(long, default_value_t = 60)]
     pub compile_timeout: u64,
-    /// Where the detected pass pool is cached (default: the user's cache directory).
+    /// The directory where the detected pass pool is cached (default: the user's cache
+    /// directory). Random sequences are drawn from the pool, so a search resumed elsewhere
+    /// should use the same pool.
     #[arg(long)]
     pub pass_cache: Option<PathBuf>,
     /// Run on a device that cannot load PTX (every candidate then fails validation): exercises
