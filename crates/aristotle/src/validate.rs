@@ -56,10 +56,13 @@ pub fn validate_with(
     reference: &Microbenchmark,
     options: &SimOptions,
 ) -> Result<(), ValidationError> {
+    let inputs = |m: &Microbenchmark| -> Vec<_> {
+        m.workload.buffers.iter().map(|b| (b.name.clone(), b.init.clone(), b.len)).collect()
+    };
     let same_problem = bench.spec.map.id() == reference.spec.map.id()
         && bench.spec.dataset == reference.spec.dataset
-        && bench.workload.buffers.first().map(|b| (&b.init, b.len))
-            == reference.workload.buffers.first().map(|b| (&b.init, b.len));
+        && bench.composition.map(|c| c.second.id()) == reference.composition.map(|c| c.second.id())
+        && inputs(bench) == inputs(reference);
     if !same_problem {
         return Err(ValidationError::DifferentProblem {
             kernel: bench.kernel_name.clone(),

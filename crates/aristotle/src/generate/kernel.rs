@@ -12,7 +12,7 @@ use clmap_lang::ir::{
 
 use crate::generate::geometry::{self, Form, Shear, StripTile, TileLayout};
 use crate::generate::{BenchSpec, GenerateError, Variant};
-use crate::map::IMapKind;
+use crate::map::{IMapKind, Map};
 
 /// A linear integer form over kernel variables: `Σ coefficient·variable + constant`.
 #[derive(Clone, Debug, Default)]
@@ -64,10 +64,6 @@ impl Lin {
         lin
     }
 }
-
-/// Parameter indices of every generated kernel: `in` then `out`.
-pub(crate) const INPUT: u32 = 0;
-pub(crate) const OUTPUT: u32 = 1;
 
 /// The operations of the kernels on top of the IR builder.
 pub(crate) trait KernelOps {
@@ -219,36 +215,88 @@ pub fn kernel_name(spec: &BenchSpec) -> String {
     format!("map{}_{}", spec.map.id().0, spec.variant)
 }
 
+/// The size of the problem every part of a kernel works on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Problem {
+    pub dataset: usize,
+    pub work_group: [usize; 2],
+}
+
+/// One data structure of a kernel: its MAP, how it uses local memory, its parameter index and
+/// the suffix that keeps its variables apart from the other structures' (`row1`, `tile2`).
+#[derive(Clone, Debug)]
+pub(crate) struct Part {
+    pub map: Map,
+    pub variant: Variant,
+    pub param: u32,
+    pub suffix: String,
+}
+
+impl Part {
+    fn name(&self, base: &str) -> String {
+        format!("{base}{}", self.suffix)
+    }
+
+    fn local_cells(&self, problem: Problem) -> usize {
+        match (self.variant, self.map.imap) {
+            (Variant::NoLocal, _) => 0,
+            (_, IMapKind::Row | IMapKind::Column) => {
+                geometry::strip_tile(&self.map, self.variant, problem.work_group).cells()
+            }
+            _ => geometry::block_tile(&self.map, self.variant, problem.work_group).cells(),
+        }
+    }
+}
+
 /// Builds the module of one microbenchmark, validated.
 pub fn build(spec: &BenchSpec) -> Result<clmap_lang::ir::Module, GenerateError> {
+    let part = Part { map: spec.map, variant: spec.variant, param: 0, suffix: String::new() };
+    let problem = Problem { dataset: spec.dataset, work_group: spec.work_group };
+    build_parts(&kernel_name(spec), &[part], problem)
+}
+
+/// Builds a kernel reading one input per part (`in`, or `in1`, `in2`, …) and writing the sum
+/// of every part's accumulator to `out[gy·N + gx]`.
+pub(crate) fn build_parts(
+    name: &str,
+    parts: &[Part],
+    problem: Problem,
+) -> Result<clmap_lang::ir::Module, GenerateError> {
     let mut module = ModuleBuilder::new();
     let float = module.scalar(Scalar::Float);
     let input = module.pointer(float, AddressSpace::Global, true);
     let output = module.pointer(float, AddressSpace::Global, false);
-    let name = kernel_name(spec);
-    let mut b = module.kernel(&name);
-    let [wx, wy] = spec.work_group;
-    if spec.variant.uses_local_memory() {
-        // The tile is sized for this work-group: say so, so a launch with another one fails
-        // loudly instead of reading outside the tile.
+    let mut b = module.kernel(name);
+    let [wx, wy] = problem.work_group;
+    let any_local = parts.iter().any(|p| p.variant.uses_local_memory());
+    if any_local {
+        // The tiles are sized for this work-group: say so, so a launch with another one fails
+        // loudly instead of reading outside a tile.
         b.required_work_group_size([wx as u32, wy as u32, 1]);
     }
-    b.param("in", input);
-    b.param("out", output);
-    let local_tile = match (spec.variant, spec.map.imap) {
-        (Variant::NoLocal, _) => None,
-        (_, IMapKind::Row | IMapKind::Column) => {
-            let strip = geometry::strip_tile(&spec.map, spec.variant, spec.work_group);
-            Some(b.declare_local_array("tile", float, cells_u32(strip.cells())?))
+    for part in parts {
+        let param_name = if parts.len() == 1 { "in".to_string() } else { part.name("in") };
+        let index = b.param(&param_name, input);
+        if index != part.param {
+            return Err(GenerateError::InvalidKernel(format!(
+                "part {} expects parameter {} but got {index}",
+                part.suffix, part.param
+            )));
         }
-        _ => {
-            let tile = geometry::block_tile(&spec.map, spec.variant, spec.work_group);
-            Some(b.declare_local_array("tile", float, cells_u32(tile.cells())?))
-        }
-    };
+    }
+    let output_param = b.param("out", output);
+    let mut tiles = Vec::new();
+    for part in parts {
+        let cells = part.local_cells(problem);
+        tiles.push(if cells > 0 {
+            Some(b.declare_local_array(&part.name("tile"), float, cells_u32(cells)?))
+        } else {
+            None
+        });
+    }
     let gx = b.declare_id("gx", WorkItemFunction::GlobalId, 0);
     let gy = b.declare_id("gy", WorkItemFunction::GlobalId, 1);
-    let (lx, ly) = if local_tile.is_some() {
+    let (lx, ly) = if any_local {
         (
             b.declare_id("lx", WorkItemFunction::LocalId, 0),
             b.declare_id("ly", WorkItemFunction::LocalId, 1),
@@ -258,24 +306,36 @@ pub fn build(spec: &BenchSpec) -> Result<clmap_lang::ir::Module, GenerateError> 
     };
     // Without local memory `lx`/`ly` are never read; the aliases keep one `Ids` type.
     let ids = Ids { gx, gy, lx, ly };
-    let zero = b.float(0.0);
-    let acc = b.declare("acc", zero);
-    match (local_tile, spec.map.imap) {
-        (None, _) => no_local_body(&mut b, spec, &ids, acc),
-        (Some(tile), IMapKind::Row | IMapKind::Column) => {
-            let strip = geometry::strip_tile(&spec.map, spec.variant, spec.work_group);
-            strip_body(&mut b, spec, &ids, acc, tile, strip)
-        }
-        (Some(tile), _) => {
-            let layout = geometry::block_tile(&spec.map, spec.variant, spec.work_group);
-            block_body(&mut b, spec, &ids, acc, tile, layout)
+    let mut accumulators = Vec::new();
+    for (part, tile) in parts.iter().zip(&tiles) {
+        let zero = b.float(0.0);
+        let acc = b.declare(&part.name("acc"), zero);
+        accumulators.push(acc);
+        match (*tile, part.map.imap) {
+            (None, _) => no_local_body(&mut b, part, problem, &ids, acc),
+            (Some(tile), IMapKind::Row | IMapKind::Column) => {
+                let strip = geometry::strip_tile(&part.map, part.variant, problem.work_group);
+                strip_body(&mut b, part, problem, &ids, acc, tile, strip)
+            }
+            (Some(tile), _) => {
+                let layout = geometry::block_tile(&part.map, part.variant, problem.work_group);
+                block_body(&mut b, part, problem, &ids, acc, tile, layout)
+            }
         }
     }
-    let out_index = b.flat(&Lin::var(ids.gy), spec.dataset, &Lin::var(ids.gx));
-    let out = b.param_value(OUTPUT);
+    let out_index = b.flat(&Lin::var(ids.gy), problem.dataset, &Lin::var(ids.gx));
+    let out = b.param_value(output_param);
     let place = b.index(out, out_index);
-    let value = b.var_value(acc);
-    b.assign(place, value);
+    let mut total: Option<Handle<Expression>> = None;
+    for acc in accumulators {
+        let value = b.var_value(acc);
+        total = Some(match total {
+            None => value,
+            Some(t) => b.add(t, value),
+        });
+    }
+    let total = total.unwrap_or_else(|| b.float(0.0));
+    b.assign(place, total);
     b.finish();
     module.finish().map_err(|e| GenerateError::InvalidKernel(e.to_string()))
 }
@@ -287,25 +347,28 @@ fn cells_u32(cells: usize) -> Result<u32, GenerateError> {
 /// Every read goes to `in`: `acc += in[(row + dr + R) * W + (col + dc + R)]`.
 fn no_local_body(
     b: &mut FunctionBuilder<'_>,
-    spec: &BenchSpec,
+    part: &Part,
+    problem: Problem,
     ids: &Ids,
     acc: Handle<LocalVariable>,
 ) {
-    let map = &spec.map;
-    let n = spec.dataset;
+    let map = &part.map;
+    let n = problem.dataset;
     let (_, width) = geometry::input_shape(map, n);
     let radius = i64::from(map.radius);
-    let row = b.declare_lin("row", &Lin::of_form(map.emap.row_coefficients(), ids.gy, ids.gx));
-    let col = b.declare_lin("col", &Lin::of_form(map.emap.col_coefficients(), ids.gy, ids.gx));
+    let row = b
+        .declare_lin(&part.name("row"), &Lin::of_form(map.emap.row_coefficients(), ids.gy, ids.gx));
+    let col = b
+        .declare_lin(&part.name("col"), &Lin::of_form(map.emap.col_coefficients(), ids.gy, ids.gx));
     match map.imap {
         IMapKind::Row => b.count("k", 0, n as i64, 1, |b, k| {
             let index = b.flat(&Lin::var(row), width, &Lin::var(k));
-            let v = b.load_buffer(INPUT, index);
+            let v = b.load_buffer(part.param, index);
             b.accumulate(acc, v);
         }),
         IMapKind::Column => b.count("k", 0, n as i64, 1, |b, k| {
             let index = b.flat(&Lin::var(k), width, &Lin::var(col));
-            let v = b.load_buffer(INPUT, index);
+            let v = b.load_buffer(part.param, index);
             b.accumulate(acc, v);
         }),
         IMapKind::Block => {
@@ -315,7 +378,7 @@ fn no_local_body(
                     let r = Lin::var(row).plus(&Lin::var(dr));
                     let c = Lin::var(col).plus(&Lin::var(dc));
                     let index = b.flat(&r, width, &c);
-                    let v = b.load_buffer(INPUT, index);
+                    let v = b.load_buffer(part.param, index);
                     b.accumulate(acc, v);
                 })
             })
@@ -325,7 +388,7 @@ fn no_local_body(
                 let r = Lin::var(row).offset(dr + radius);
                 let c = Lin::var(col).offset(dc + radius);
                 let index = b.flat(&r, width, &c);
-                let v = b.load_buffer(INPUT, index);
+                let v = b.load_buffer(part.param, index);
                 b.accumulate(acc, v);
             }
         }
@@ -367,22 +430,23 @@ fn from_tile(shear: Shear, u: &Lin, v: &Lin) -> (Lin, Lin) {
 /// Single, Block and Neighbor MAPs with a local tile: stage, synchronise, read the tile.
 fn block_body(
     b: &mut FunctionBuilder<'_>,
-    spec: &BenchSpec,
+    part: &Part,
+    problem: Problem,
     ids: &Ids,
     acc: Handle<LocalVariable>,
     tile: Handle<LocalVariable>,
     layout: TileLayout,
 ) {
-    let map = &spec.map;
-    let [wx, wy] = spec.work_group;
-    let (height, width) = geometry::input_shape(map, spec.dataset);
+    let map = &part.map;
+    let [wx, wy] = problem.work_group;
+    let (height, width) = geometry::input_shape(map, problem.dataset);
     let radius = i64::from(map.radius);
     let (hr, hc) = (layout.halo_rows as i64, layout.halo_cols as i64);
     // The group's origin: the base index of its work-item (0, 0), in the padded input.
     let row0 = group_origin(map.emap.row_coefficients(), ids).offset(radius);
     let col0 = group_origin(map.emap.col_coefficients(), ids).offset(radius);
-    let row0 = b.declare_lin("row0", &row0);
-    let col0 = b.declare_lin("col0", &col0);
+    let row0 = b.declare_lin(&part.name("row0"), &row0);
+    let col0 = b.declare_lin(&part.name("col0"), &col0);
     let tile_index =
         |u: &Lin, v: &Lin| -> (Lin, Lin) { (u.clone().offset(hr), v.clone().offset(hc)) };
 
@@ -395,7 +459,7 @@ fn block_body(
             let local = b.flat(&tu, layout.pitch, &tv);
             let place = b.tile_place(tile, local);
             let global = b.flat(&Lin::var(row0).plus(&r), width, &Lin::var(col0).plus(&c));
-            let value = b.load_buffer(INPUT, global);
+            let value = b.load_buffer(part.param, global);
             b.assign(place, value);
         })
     });
@@ -443,7 +507,7 @@ fn block_body(
                 let local = b.flat(&Lin::var(u).offset(hr), layout.pitch, &Lin::var(v).offset(hc));
                 let place = b.tile_place(tile, local);
                 let global = b.flat(&Lin::var(r), width, &Lin::var(c));
-                let value = b.load_buffer(INPUT, global);
+                let value = b.load_buffer(part.param, global);
                 b.assign(place, value);
             });
         });
@@ -517,20 +581,21 @@ fn combine(
 /// staging `lines × chunk` cells per step.
 fn strip_body(
     b: &mut FunctionBuilder<'_>,
-    spec: &BenchSpec,
+    part: &Part,
+    problem: Problem,
     ids: &Ids,
     acc: Handle<LocalVariable>,
     tile: Handle<LocalVariable>,
     strip: StripTile,
 ) {
-    let map = &spec.map;
-    let n = spec.dataset;
-    let [wx, wy] = spec.work_group;
+    let map = &part.map;
+    let n = problem.dataset;
+    let [wx, wy] = problem.work_group;
     let (_, width) = geometry::input_shape(map, n);
     let is_row = map.imap == IMapKind::Row;
     let form = if is_row { map.emap.row_coefficients() } else { map.emap.col_coefficients() };
-    let line0 = b.declare_lin("line0", &group_origin(form, ids));
-    let line = b.declare_lin("line", &Lin::of_form(form, ids.ly, ids.lx));
+    let line0 = b.declare_lin(&part.name("line0"), &group_origin(form, ids));
+    let line = b.declare_lin(&part.name("line"), &Lin::of_form(form, ids.ly, ids.lx));
     let chunk = strip.chunk;
     b.count("k0", 0, n as i64, chunk as i64, |b, k0| {
         // Stage: lines × chunk cells; for rows the group's x runs along the chunk so global
@@ -551,7 +616,7 @@ fn strip_body(
                 } else {
                     b.flat(&along, width, &across)
                 };
-                let value = b.load_buffer(INPUT, global);
+                let value = b.load_buffer(part.param, global);
                 b.assign(place, value);
             })
         });

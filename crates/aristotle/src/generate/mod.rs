@@ -101,6 +101,16 @@ pub struct Microbenchmark {
     pub bytes_moved: u64,
     /// `__local` cells per work-group (0 without local memory).
     pub local_cells: usize,
+    /// For the composer's kernels: the second data structure and the version (`spec` then
+    /// describes the first structure).
+    pub composition: Option<Composition>,
+}
+
+/// The second half of a composer kernel (§8.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Composition {
+    pub second: Map,
+    pub version: crate::compose_kernels::ComposeVersion,
 }
 
 /// Why a microbenchmark cannot be generated.
@@ -125,7 +135,7 @@ pub enum GenerateError {
 pub const INPUT_SEED: u64 = 2014;
 
 /// Checks the parts of a spec a user can get wrong.
-fn check_spec(spec: &BenchSpec) -> Result<(), GenerateError> {
+pub(crate) fn check_spec(spec: &BenchSpec) -> Result<(), GenerateError> {
     let n = spec.dataset;
     if !(MIN_DATASET..=MAX_DATASET).contains(&n) {
         return Err(GenerateError::DatasetOutOfRange { dataset: n });
@@ -167,47 +177,18 @@ pub fn bytes_moved(spec: &BenchSpec) -> u64 {
 
 /// Generates the microbenchmark `spec` describes.
 pub fn generate(spec: &BenchSpec) -> Result<Microbenchmark, GenerateError> {
-    use clmap_workload::{Access, ArgSpec, ElemType, Init, NdRange, Number, ScalarType, Workload};
     check_spec(spec)?;
     let module = kernel::build(spec)?;
     let source = clmap_lang::print::print_module(&module);
     let kernel_name = kernel::kernel_name(spec);
-    let n = spec.dataset;
-    let (rows, cols) = geometry::input_shape(&spec.map, n);
-    let float = ElemType::scalar(ScalarType::Float);
-    let range = NdRange {
-        global: [n as u64, n as u64, 1],
-        local: Some([spec.work_group[0] as u64, spec.work_group[1] as u64, 1]),
-        offset: [0; 3],
-        dims: 2,
-    };
-    let args = vec![
-        ArgSpec::Buffer {
-            name: "in".to_string(),
-            elem: float,
-            len: (rows * cols) as u64,
-            init: Init::Random {
-                seed: INPUT_SEED,
-                lo: Some(Number::Float(0.0)),
-                hi: Some(Number::Float(1.0)),
-            },
-            output: false,
-            access: Access::ReadOnly,
-            tolerance: None,
-        },
-        ArgSpec::Buffer {
-            name: "out".to_string(),
-            elem: float,
-            len: (n * n) as u64,
-            init: Init::Zero,
-            output: true,
-            access: Access::WriteOnly,
-            tolerance: None,
-        },
-    ];
     let bytes_moved = bytes_moved(spec);
-    let mut workload = Workload::single(source.clone(), kernel_name.clone(), range, args);
-    workload.source_path = format!("{kernel_name}.cl").into();
+    let mut workload = workload_for(
+        &source,
+        &kernel_name,
+        &[("in", *spec, INPUT_SEED)],
+        spec.dataset,
+        spec.work_group,
+    );
     workload.bytes_moved = Some(bytes_moved);
     Ok(Microbenchmark {
         spec: *spec,
@@ -216,5 +197,57 @@ pub fn generate(spec: &BenchSpec) -> Result<Microbenchmark, GenerateError> {
         workload,
         bytes_moved,
         local_cells: local_cells(spec),
+        composition: None,
     })
+}
+
+/// The launch of a generated kernel: one random input per `(name, spec, seed)`, sized for
+/// that spec's MAP, then `out`, over an `N × N` range in the given work-groups.
+pub(crate) fn workload_for(
+    source: &str,
+    kernel_name: &str,
+    inputs: &[(&str, BenchSpec, u64)],
+    dataset: usize,
+    work_group: [usize; 2],
+) -> clmap_workload::Workload {
+    use clmap_workload::{Access, ArgSpec, ElemType, Init, NdRange, Number, ScalarType, Workload};
+    let n = dataset as u64;
+    let float = ElemType::scalar(ScalarType::Float);
+    let range = NdRange {
+        global: [n, n, 1],
+        local: Some([work_group[0] as u64, work_group[1] as u64, 1]),
+        offset: [0; 3],
+        dims: 2,
+    };
+    let mut args: Vec<ArgSpec> = inputs
+        .iter()
+        .map(|(name, spec, seed)| {
+            let (rows, cols) = geometry::input_shape(&spec.map, dataset);
+            ArgSpec::Buffer {
+                name: name.to_string(),
+                elem: float,
+                len: (rows * cols) as u64,
+                init: Init::Random {
+                    seed: *seed,
+                    lo: Some(Number::Float(0.0)),
+                    hi: Some(Number::Float(1.0)),
+                },
+                output: false,
+                access: Access::ReadOnly,
+                tolerance: None,
+            }
+        })
+        .collect();
+    args.push(ArgSpec::Buffer {
+        name: "out".to_string(),
+        elem: float,
+        len: n * n,
+        init: Init::Zero,
+        output: true,
+        access: Access::WriteOnly,
+        tolerance: None,
+    });
+    let mut workload = Workload::single(source.to_string(), kernel_name.to_string(), range, args);
+    workload.source_path = format!("{kernel_name}.cl").into();
+    workload
 }
