@@ -2,10 +2,12 @@
 //! each, campaigns that measure them on real devices into the performance database, and the
 //! composing rules that turn those measurements into advice on `__local` memory.
 
+pub mod compose_kernels;
 pub mod generate;
 pub mod map;
 pub mod validate;
 
+pub use compose_kernels::{generate_pair, ComposeVersion};
 pub use generate::{generate, BenchSpec, GenerateError, Microbenchmark, Variant};
 pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
 pub use validate::{validate_on_simulator, ValidationError};
