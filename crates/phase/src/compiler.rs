@@ -120,6 +120,11 @@ pub trait SequenceCompiler: Sync {
         None
     }
 
+    /// A structured summary of one PTX (instruction counts, loops), for JSON reports.
+    fn summary(&self, _ptx: &CompiledPtx) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Register and memory use reported by `ptxas -v` for one PTX, when it is available.
     fn resources(&self, _ptx: &CompiledPtx) -> Option<String> {
         None

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clmap_llvm::{
-    compile_baseline, compile_many, detect_pass_pool, front_end, Bitcode, CompileError,
-    FailureKind, OptLevel, PassPool, PassSequence, Ptx, Toolchain, ToolchainConfig,
+    compile_baseline, compile_many, detect_pass_pool, front_end, ptxas_resources, Bitcode,
+    CompileError, FailureKind, OptLevel, PassPool, PassSequence, Ptx, PtxSummary, Toolchain,
+    ToolchainConfig,
 };
 use clmap_workload::Workload;
 
@@ -69,6 +70,10 @@ fn classify(error: &CompileError) -> CompileFailure {
     CompileFailure { kind, message: error.to_string() }
 }
 
+fn to_ptx(ptx: &CompiledPtx) -> Ptx {
+    Ptx { text: ptx.text.clone(), hash: ptx.hash.clone() }
+}
+
 fn to_compiled(ptx: Ptx) -> CompiledPtx {
     CompiledPtx { text: ptx.text, hash: ptx.hash }
 }
@@ -106,5 +111,19 @@ impl SequenceCompiler for LlvmCompiler {
 
     fn identity(&self) -> String {
         format!("LLVM {} {}", self.toolchain.version(), self.sm)
+    }
+
+    fn explain_difference(&self, from: &CompiledPtx, to: &CompiledPtx) -> Option<String> {
+        let before = PtxSummary::of(&to_ptx(from));
+        let after = PtxSummary::of(&to_ptx(to));
+        Some(before.diff(&after))
+    }
+
+    fn summary(&self, ptx: &CompiledPtx) -> Option<serde_json::Value> {
+        serde_json::to_value(PtxSummary::of(&to_ptx(ptx))).ok()
+    }
+
+    fn resources(&self, ptx: &CompiledPtx) -> Option<String> {
+        ptxas_resources(&to_ptx(ptx), &self.sm).map(|r| r.to_string())
     }
 }

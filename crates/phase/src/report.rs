@@ -91,6 +91,13 @@ pub struct Explanation {
     pub best_ox_resources: Option<String>,
     /// Those of -O0.
     pub o0_resources: Option<String>,
+    /// Structured PTX summaries (instruction counts by kind, loops, loads and stores in loops,
+    /// unroll estimates) of the best sequence, the best -O level and -O0.
+    pub best_summary: Option<serde_json::Value>,
+    /// The best -O level's summary.
+    pub best_ox_summary: Option<serde_json::Value>,
+    /// -O0's summary.
+    pub o0_summary: Option<serde_json::Value>,
 }
 
 /// A finalist of the search, as timed in the final round.

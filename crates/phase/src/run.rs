@@ -421,5 +421,8 @@ fn explain(
         best_resources: compiler.resources(best_ptx),
         best_ox_resources: best_ox_ptx.and_then(|p| compiler.resources(p)),
         o0_resources: o0_ptx.and_then(|p| compiler.resources(p)),
+        best_summary: compiler.summary(best_ptx),
+        best_ox_summary: best_ox_ptx.and_then(|p| compiler.summary(p)),
+        o0_summary: o0_ptx.and_then(|p| compiler.summary(p)),
     }
 }

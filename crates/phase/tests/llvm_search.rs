@@ -94,6 +94,10 @@ fn a_few_sequences_of_a_corpus_kernel_compile_deduplicate_and_resume() {
     let o0 = llvm.compile_baseline(BaselineLevel::O0).expect("-O0 compiles");
     let o3 = llvm.compile_baseline(BaselineLevel::O3).expect("-O3 compiles");
     assert_ne!(o0.hash, o3.hash, "-O3 changes the code of a loop kernel");
+    let diff = llvm.explain_difference(&o0, &o3).expect("an explanation");
+    assert!(diff.contains("instructions"), "{diff}");
+    let summary = llvm.summary(&o3).expect("a summary");
+    assert!(summary.is_object(), "{summary}");
 
     let counting = Counting { inner: &llvm, compiled: AtomicUsize::new(0) };
     let context = ContextKey {
