@@ -93,3 +93,56 @@ fn a_device_that_cannot_load_ptx_is_refused_before_any_compilation() {
     }
     assert!(!err.contains("pass pool"), "the toolchain was prepared first: {err}");
 }
+
+/// The whole command on PoCL with the real toolchain: PoCL cannot load PTX, so every candidate
+/// fails validation, but compilation, the database, resumption and the report all run.
+#[test]
+fn the_command_runs_end_to_end_and_a_rerun_resumes() {
+    let db = std::env::temp_dir().join(format!("clmap-phase-e2e-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let db_arg = db.display().to_string();
+    let args = [
+        "phase",
+        "tests/corpus/pb_gemm.toml",
+        "--device",
+        "cpu",
+        "--any-device",
+        "--budget",
+        "4",
+        "--length",
+        "8",
+        "--final-reps",
+        "2",
+        "--random-inputs",
+        "1",
+        "--db",
+        &db_arg,
+        "--json",
+    ];
+    let first = clmap(&args);
+    let err = text(&first.stderr);
+    match first.status.code() {
+        Some(0) => {}
+        Some(3)
+            if std::env::var("CLMAP_REQUIRE_CLANG").as_deref() != Ok("1")
+                && std::env::var("CLMAP_REQUIRE_OPENCL").as_deref() != Ok("1") =>
+        {
+            eprintln!("skipped: no toolchain or no OpenCL device ({err})");
+            return;
+        }
+        other => panic!("exit {other:?}: {err}"),
+    }
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("JSON report");
+    assert_eq!(report["counts"]["sequences"], 4);
+    assert_eq!(report["counts"]["resumed"], 0);
+    assert_eq!(report["baselines"][0]["name"], "source");
+    assert!(report["best"].is_null(), "PoCL cannot run PTX, so nothing is valid");
+
+    let again = clmap(&args);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON report");
+    assert_eq!(report["counts"]["resumed"], 4, "the rerun found every answer in the database");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db_arg}{suffix}"));
+    }
+}
