@@ -17,6 +17,7 @@ pub mod campaign;
 pub mod campaign_device;
 pub mod campaign_progress;
 pub mod history;
+pub mod plot;
 pub mod query;
 pub mod rules;
 pub mod store;

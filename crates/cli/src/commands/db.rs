@@ -1,11 +1,273 @@
 //! `clmap db`: The performance database: import, query, plot, export.
 
+use crate::commands::bench::open_db;
 use crate::exit::{CliError, Status};
+use clmap_aristotle::query::{self, MapTable};
+use clmap_db::{Database, DeviceRecord};
+use std::path::PathBuf;
 
 /// The performance database: import, query, plot, export.
+///
+/// Every measurement clmap makes on a device lands in one SQLite file (`--db`, default
+/// $CLMAP_DB or clmap.db). `clmap db devices` lists who measured; `clmap db maps` shows the
+/// Aristotle record (b, B, mbr) per MAP and dataset; `clmap db export` writes any table as CSV
+/// or JSON; `clmap db import-aristotle` loads the 2014 database as seven historical platforms.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
 
-pub fn run(_args: Args) -> Result<Status, CliError> {
-    Err(CliError::BadInput("`clmap db` is not available in this build yet".into()))
+#[derive(clap::Subcommand, Debug)]
+pub enum DbCommand {
+    ImportAristotle(ImportArgs),
+    Devices(DevicesArgs),
+    Export(ExportArgs),
+    Maps(MapsArgs),
+}
+
+/// Load the 2014 Aristotle database (CSV) as historical platforms; importing twice is harmless.
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The CSV file (columns platform,map,n,b_mean,b_std,B_mean,B_std,mbr_mean[,mbr_file]).
+    pub path: PathBuf,
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// List the devices the database knows.
+#[derive(clap::Args, Debug)]
+pub struct DevicesArgs {
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Write a table as CSV (default) or JSON.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// The table, e.g. aristotle_units, aristotle_samples, aristotle_history, devices.
+    #[arg(long)]
+    pub table: String,
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    #[arg(long)]
+    pub json: bool,
+    /// Output file (default: standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+}
+
+/// The b, B, mbr table per MAP and dataset of a device, and its gain/loss/similar distribution.
+///
+/// b is the mean bandwidth without local memory, B with it (the `--local-variant`, by default
+/// the max-approach), mbr = B / b. A MAP gains at a dataset when mbr > 1 + δ, loses when
+/// mbr < 1 − δ, and is similar otherwise (Table 5 of the Aristotle paper, δ = 0.05).
+///
+/// Example: clmap db maps --device cpu --plot plots/
+#[derive(clap::Args, Debug)]
+pub struct MapsArgs {
+    /// The device: a database id (`#3`), a kind (`cpu`, `gpu`, `historical`) or part of its
+    /// name or platform (`k20m`, `pthread`). Several may match; each gets its table.
+    #[arg(long, short, default_value = "")]
+    pub device: String,
+    /// The local-memory variant whose bandwidth is B.
+    #[arg(long, default_value = query::DEFAULT_LOCAL_VARIANT)]
+    pub local_variant: String,
+    /// The similarity threshold δ.
+    #[arg(long, default_value_t = query::DEFAULT_DELTA)]
+    pub delta: f64,
+    /// Write an mbr heatmap per device and a comparison across all devices (SVG and PNG).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<Status, CliError> {
+    match args.command {
+        DbCommand::ImportAristotle(a) => import(a),
+        DbCommand::Devices(a) => devices(a),
+        DbCommand::Export(a) => export(a),
+        DbCommand::Maps(a) => maps(a),
+    }
+}
+
+fn db_error(e: impl std::fmt::Display) -> CliError {
+    CliError::BadInput(e.to_string())
+}
+
+fn import(args: ImportArgs) -> Result<Status, CliError> {
+    let text = std::fs::read_to_string(&args.path)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", args.path.display())))?;
+    let records = clmap_aristotle::history::parse(&text)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.path.display())))?;
+    let mut db = open_db(args.db.as_deref())?;
+    let summary = clmap_aristotle::history::import(&mut db, &records).map_err(db_error)?;
+    if args.json {
+        println!("{:#}", serde_json::to_value(&summary).unwrap_or_default());
+    } else {
+        println!(
+            "{} records of {} platforms ({}); {} new",
+            summary.records,
+            summary.platforms.len(),
+            summary.platforms.join(", "),
+            summary.inserted
+        );
+    }
+    Ok(Status::Success)
+}
+
+fn devices(args: DevicesArgs) -> Result<Status, CliError> {
+    let db = open_db(args.db.as_deref())?;
+    let devices = db.devices().map_err(db_error)?;
+    if args.json {
+        println!("{:#}", serde_json::to_value(&devices).unwrap_or_default());
+        return Ok(Status::Success);
+    }
+    if devices.is_empty() {
+        println!("the database has no devices yet");
+    }
+    for d in &devices {
+        println!(
+            "#{:<3} {:<10} {}  [{}; driver {}]",
+            d.id, d.identity.kind, d.identity.name, d.identity.platform, d.identity.driver
+        );
+    }
+    Ok(Status::Success)
+}
+
+fn export(args: ExportArgs) -> Result<Status, CliError> {
+    let db = open_db(args.db.as_deref())?;
+    let mut buffer: Vec<u8> = Vec::new();
+    let rows = if args.json {
+        clmap_db::export_json(&db, &args.table, &mut buffer)
+    } else {
+        clmap_db::export_csv(&db, &args.table, &mut buffer)
+    }
+    .map_err(db_error)?;
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, &buffer)
+                .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))?;
+            eprintln!("{rows} rows of {} written to {}", args.table, path.display());
+        }
+        None => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(&buffer);
+        }
+    }
+    Ok(Status::Success)
+}
+
+/// The devices a selector names; an empty selector means all of them.
+pub(crate) fn select(db: &Database, selector: &str) -> Result<Vec<DeviceRecord>, CliError> {
+    let found = if selector.trim().is_empty() { db.devices() } else { db.find_devices(selector) }
+        .map_err(db_error)?;
+    if found.is_empty() {
+        let known = db.devices().map_err(db_error)?;
+        let list: Vec<String> = known.iter().map(|d| format!("#{} {}", d.id, d.label())).collect();
+        return Err(CliError::BadInput(format!(
+            "no device in the database matches `{selector}`; it knows: {}",
+            if list.is_empty() {
+                "none (run `clmap bench maps` first)".into()
+            } else {
+                list.join(", ")
+            }
+        )));
+    }
+    Ok(found)
+}
+
+fn maps(args: MapsArgs) -> Result<Status, CliError> {
+    if !(args.delta >= 0.0 && args.delta < 1.0) {
+        return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
+    }
+    let db = open_db(args.db.as_deref())?;
+    let devices = select(&db, &args.device)?;
+    let mut tables = Vec::new();
+    for d in &devices {
+        let table = query::map_table(&db, d, &args.local_variant).map_err(db_error)?;
+        if !table.records.is_empty() {
+            tables.push(table);
+        }
+    }
+    if let Some(dir) = &args.plot {
+        // The comparison covers every device with records, the 2014 platforms included.
+        let mut all = Vec::new();
+        for d in db.devices().map_err(db_error)? {
+            let t = query::map_table(&db, &d, &args.local_variant).map_err(db_error)?;
+            if !t.records.is_empty() {
+                all.push(t);
+            }
+        }
+        let written = clmap_aristotle::plot::write_plots(dir, &tables, &all, args.delta)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        for path in written {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    if args.json {
+        let out: Vec<serde_json::Value> = tables
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "device": t.device,
+                    "local_variant": t.local_variant,
+                    "delta": args.delta,
+                    "records": t.records,
+                    "distribution": t.distribution(args.delta),
+                })
+            })
+            .collect();
+        println!("{:#}", serde_json::Value::Array(out));
+        return Ok(Status::Success);
+    }
+    if tables.is_empty() {
+        println!("no device matching `{}` has both b and B recorded yet", args.device);
+    }
+    for t in &tables {
+        print_table(t, args.delta);
+    }
+    Ok(Status::Success)
+}
+
+fn print_table(t: &MapTable, delta: f64) {
+    println!("{} (B = {} variant)", t.device, t.local_variant);
+    println!(
+        "{:>8} {:>6} {:>10} {:>8} {:>10} {:>8} {:>7}",
+        "MAP", "N", "b GB/s", "±", "B GB/s", "±", "mbr"
+    );
+    for r in &t.records {
+        println!(
+            "{:>8} {:>6} {:>10.3} {:>8.3} {:>10.3} {:>8.3} {:>7.3}",
+            format!("MAP-{}", r.map),
+            r.dataset,
+            r.b_mean,
+            r.b_std,
+            r.big_b_mean,
+            r.big_b_std,
+            r.mbr
+        );
+    }
+    println!("gain/loss/similar at δ = {delta}:");
+    println!("{:>6} {:>10} {:>10} {:>10}", "N", "gain", "loss", "similar");
+    for row in t.distribution(delta) {
+        let cell = |n: usize| format!("{n} ({}%)", row.percent(n));
+        println!(
+            "{:>6} {:>10} {:>10} {:>10}",
+            row.dataset,
+            cell(row.gain),
+            cell(row.loss),
+            cell(row.similar)
+        );
+    }
+    println!();
 }
