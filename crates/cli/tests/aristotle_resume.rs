@@ -1,0 +1,122 @@
+//! A MAP campaign killed with SIGKILL part-way and rerun must end with every unit recorded
+//! exactly once and every measured unit holding exactly its samples: nothing lost, nothing
+//! duplicated.
+
+use clmap_db::Database;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const REPS: u32 = 4;
+const MAPS: &str = "107,205";
+const SIZES: &str = "16";
+const UNITS: i64 = 2 * 4;
+
+/// An OpenCL CPU device, or a reason to skip (only when CI does not demand OpenCL).
+fn opencl_or_skip() -> bool {
+    let devices = clmap_device::list_devices().unwrap_or_default();
+    let has_cpu = devices.iter().any(|d| d.device_type.as_str() == "cpu");
+    if has_cpu {
+        return true;
+    }
+    if std::env::var_os("CLMAP_REQUIRE_OPENCL").is_some() {
+        panic!("CLMAP_REQUIRE_OPENCL is set but no OpenCL CPU device is available");
+    }
+    eprintln!("skipped: no OpenCL CPU device (set CLMAP_REQUIRE_OPENCL=1 to make this fail)");
+    false
+}
+
+fn campaign(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clmap"));
+    cmd.args(["bench", "maps", "--device", "cpu", "--maps", MAPS, "--sizes", SIZES])
+        .args(["--reps", &REPS.to_string(), "--db"])
+        .arg(db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    // The campaign may hold the write lock; reads under WAL never wait for it.
+    let Ok(db) = Database::open(db) else { return 0 };
+    db.connection().query_row(sql, [], |row| row.get(0)).unwrap_or(0)
+}
+
+#[test]
+fn killed_campaign_resumes_without_loss_or_duplication() {
+    if !opencl_or_skip() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("clmap-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let db = dir.join("campaign.db");
+
+    let mut child = campaign(&db).spawn().expect("start the campaign");
+    let started = Instant::now();
+    let mut killed_at = None;
+    while started.elapsed() < Duration::from_secs(300) {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        let done = count(&db, "SELECT count(*) FROM aristotle_units");
+        if done >= 2 {
+            child.kill().expect("SIGKILL the campaign");
+            killed_at = Some(done);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.wait();
+    let killed_at = killed_at.expect("the campaign finished or stalled before it could be killed");
+    assert!(killed_at < UNITS, "the kill came after the last unit ({killed_at} of {UNITS})");
+
+    let status = campaign(&db).status().expect("rerun the campaign");
+    assert!(status.success(), "the rerun failed: {status}");
+
+    assert_eq!(count(&db, "SELECT count(*) FROM aristotle_units"), UNITS);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM (SELECT 1 FROM aristotle_units
+             GROUP BY device_id, map, variant, dataset HAVING count(*) > 1)"
+        ),
+        0,
+        "a unit is recorded twice"
+    );
+    let measured = count(&db, "SELECT count(*) FROM aristotle_units WHERE status = 'measured'");
+    assert!(measured > 0, "nothing was measured");
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM aristotle_units WHERE status = 'failed'"),
+        0,
+        "a unit failed"
+    );
+    // Every measured unit has exactly reps − 1 samples (the first run is the warm-up), keyed
+    // 0 … reps − 2, and no sample belongs to a unit that is not measured.
+    let expected = i64::from(REPS - 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM aristotle_samples"), measured * expected);
+    assert_eq!(
+        count(
+            &db,
+            &format!(
+                "SELECT count(*) FROM aristotle_units u WHERE u.status = 'measured' AND
+                 (SELECT count(DISTINCT rep) FROM aristotle_samples s
+                  WHERE s.unit_id = u.id AND s.rep BETWEEN 0 AND {}) != {expected}",
+                expected - 1
+            )
+        ),
+        0,
+        "a measured unit lacks a sample or has a stray one"
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM aristotle_samples s
+             LEFT JOIN aristotle_units u ON u.id = s.unit_id
+             WHERE u.id IS NULL OR u.status != 'measured'"
+        ),
+        0,
+        "orphaned samples"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
