@@ -52,7 +52,8 @@ def load(out):
             "distinct_valid_timed": counts.get("timed"),
             "sequences_per_second": report.get("sequences_per_second"),
             "best_passes": len(best.get("passes", [])),
-            "minimised": " ".join(minimised.get("passes", [])),
+            "minimised": (" ".join(minimised.get("passes", []))
+                          if minimised.get("validated") is not False else "(failed validation)"),
         })
     return rows
 

@@ -44,6 +44,11 @@ pub struct Minimised {
     pub counts: Counts,
     /// False when the time limit stopped minimisation before it was done.
     pub complete: bool,
+    /// Whether the minimised sequence passed the final validation (full and random inputs);
+    /// `None` when not checked.
+    pub validated: Option<bool>,
+    /// Its median time in the final round (ns).
+    pub final_median_ns: Option<f64>,
 }
 
 /// Minimises `passes`, whose PTX hash is `ptx_hash` and whose median time is `median_ns`.
@@ -152,6 +157,8 @@ pub fn minimise(
         noise_margin,
         counts,
         complete: !out_of_time(),
+        validated: None,
+        final_median_ns: None,
     })
 }
 

@@ -265,6 +265,25 @@ impl PhaseReport {
             if !min.complete {
                 let _ = writeln!(out, "  (stopped by the time limit before it was done)");
             }
+            match (min.validated, min.final_median_ns) {
+                (Some(true), Some(time)) => {
+                    let _ = writeln!(
+                        out,
+                        "  validated   full and random inputs ok; {}",
+                        human_ns(time)
+                    );
+                }
+                (Some(true), None) => {
+                    let _ = writeln!(out, "  validated   full and random inputs ok");
+                }
+                (Some(false), _) => {
+                    let _ = writeln!(
+                        out,
+                        "  validated   FAILED on the full or random inputs: use the best sequence"
+                    );
+                }
+                (None, _) => {}
+            }
             let _ = writeln!(out, "  passes      {}", min.passes.join(" "));
         }
         let e = &self.explanation;

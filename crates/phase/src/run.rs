@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
 use crate::evaluator::{median, relative_iqr, Evaluator, Verdict};
-use crate::minimise::minimise;
+use crate::minimise::{minimise, Minimised};
 use crate::progress::Progress;
 use crate::report::{
     BaselineResult, BestSequence, Explanation, FinalValidation, Finalist, PhaseReport, Speedups,
@@ -90,26 +90,8 @@ pub fn run_phase(
     let search_seconds = search_started.elapsed().as_secs_f64();
 
     let ranked = distinct_fastest(&exploration.evaluations, options.finalists.max(1));
-    let minimised = match (options.minimise, ranked.first()) {
-        (true, Some(best)) => {
-            progress.stage("minimise", best.passes.len() as u64, 0);
-            let best_samples = store.ptx(ptx_hash(best))?.map(|p| p.samples).unwrap_or_default();
-            let margin = options.noise_floor.max(2.0 * relative_iqr(&best_samples));
-            let time = best.median_ns.unwrap_or(f64::INFINITY);
-            Some(minimise(
-                &mut engine,
-                &best.passes,
-                ptx_hash(best),
-                time,
-                margin,
-                options.minimise_deadline,
-            )?)
-        }
-        _ => None,
-    };
-
-    // Finalists: the fastest distinct PTX of the search, and the minimised sequence.
-    let mut finalists: Vec<(Vec<String>, String, String, f64)> = ranked
+    // Finalists: the fastest distinct PTX of the search.
+    let finalists: Vec<(Vec<String>, String, String, f64)> = ranked
         .iter()
         .map(|e| {
             (
@@ -120,16 +102,6 @@ pub fn run_phase(
             )
         })
         .collect();
-    if let Some(min) = &minimised {
-        if !finalists.iter().any(|f| f.2 == min.ptx_hash) {
-            finalists.push((
-                min.passes.clone(),
-                "minimised".to_string(),
-                min.ptx_hash.clone(),
-                min.median_ns,
-            ));
-        }
-    }
     let finalist_ptx = ptx_of_finalists(&engine, compiler, &finalists);
 
     // The final round: every baseline and finalist timed with the same number of runs,
@@ -227,6 +199,15 @@ pub fn run_phase(
         report_finalists.push(entry);
     }
 
+    // Minimise the chosen sequence (not the search's fastest, which may have failed the final
+    // validation), then hold the shorter sequence to the same final checks.
+    let minimised = match (&best, options.minimise) {
+        (Some(chosen), true) => {
+            Some(minimise_chosen(&mut engine, compiler, chosen, &finalists, options)?)
+        }
+        _ => None,
+    };
+
     let explanation =
         explain(compiler, &baseline_ptx, &baselines, best.as_ref(), &finalists, &finalist_ptx);
     progress.finish();
@@ -260,6 +241,56 @@ pub fn run_phase(
 
 fn ptx_hash(evaluation: &Evaluation) -> &str {
     evaluation.ptx_hash.as_deref().unwrap_or("")
+}
+
+/// Minimises the chosen sequence; a minimised sequence with other code than the chosen one is
+/// validated on the full and random inputs and timed like the finalists were.
+fn minimise_chosen(
+    engine: &mut Engine<'_>,
+    compiler: &dyn SequenceCompiler,
+    chosen: &BestSequence,
+    finalists: &[(Vec<String>, String, String, f64)],
+    options: &RunOptions,
+) -> Result<Minimised, SearchError> {
+    let search_ns =
+        finalists.iter().find(|f| f.2 == chosen.ptx_hash).map_or(chosen.median_ns, |f| f.3);
+    let store = engine.store;
+    let samples = store.ptx(&chosen.ptx_hash)?.map(|p| p.samples).unwrap_or_default();
+    let margin = options.noise_floor.max(2.0 * relative_iqr(&samples));
+    engine.progress.stage("minimise", chosen.passes.len() as u64, 0);
+    let mut minimised = minimise(
+        engine,
+        &chosen.passes,
+        &chosen.ptx_hash,
+        search_ns,
+        margin,
+        options.minimise_deadline,
+    )?;
+    if minimised.ptx_hash == chosen.ptx_hash {
+        minimised.validated = Some(true);
+        minimised.final_median_ns = Some(chosen.median_ns);
+        return Ok(minimised);
+    }
+    let ptx = match engine.ptx_text(&minimised.ptx_hash).cloned() {
+        Some(ptx) => Some(ptx),
+        None => compiler
+            .compile_many(std::slice::from_ref(&minimised.passes))
+            .into_iter()
+            .next()
+            .and_then(Result::ok)
+            .filter(|p| p.hash == minimised.ptx_hash),
+    };
+    let Some(ptx) = ptx else {
+        minimised.validated = Some(false);
+        return Ok(minimised);
+    };
+    let validation = validate_finally(&mut *engine.evaluator, &ptx, options.random_inputs)?;
+    minimised.validated = Some(validation.passed());
+    if validation.passed() {
+        let timed = engine.evaluator.time_ptx(&ptx, options.final_reps.max(1))?;
+        minimised.final_median_ns = timed.ok().as_deref().and_then(median);
+    }
+    Ok(minimised)
 }
 
 /// The fastest valid evaluations, one per distinct PTX, fastest first (ties by order).

@@ -297,9 +297,13 @@ fn a_whole_run_minimises_and_skips_a_finalist_that_fails_on_random_inputs() {
     // Minimisation keeps only the passes that matter.
     let minimised = report.minimised.as_ref().expect("minimised");
     assert!(minimised.passes.len() < minimised.original_len);
-    for pass in &minimised.passes {
-        assert!(EFFECTIVE.contains(&pass.as_str()), "{pass} survived minimisation");
-    }
+    // The chosen sequence (licm + gvn) is minimised, not the search's fragile fastest.
+    let mut kept = minimised.passes.clone();
+    kept.sort();
+    kept.dedup();
+    assert_eq!(kept, ["gvn", "licm"], "{:?}", minimised.passes);
+    assert_eq!(minimised.validated, Some(true));
+    assert_eq!(minimised.final_median_ns, Some(630.0));
     assert!(report.explanation.vs_best_ox.is_some());
     // The report is stored.
     let stored: String = store
