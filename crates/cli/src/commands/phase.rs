@@ -141,7 +141,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         "h" => value * 3600.0,
         other => return Err(format!("unknown unit `{other}` (s, m, h)")),
     };
-    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e9 {
+    if !seconds.is_finite() || !(0.0..=1e9).contains(&seconds) {
         return Err(format!("`{text}` is out of range"));
     }
     Ok(Duration::from_secs_f64(seconds))
