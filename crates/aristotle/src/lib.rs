@@ -16,6 +16,7 @@ pub use validate::{validate_on_simulator, ValidationError};
 pub mod campaign;
 pub mod campaign_device;
 pub mod campaign_progress;
+pub mod compose_bench;
 pub mod history;
 pub mod plot;
 pub mod query;
