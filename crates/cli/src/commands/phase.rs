@@ -73,8 +73,9 @@ pub struct Args {
     #[arg(long, default_value = "sm_90")]
     pub sm: String,
     /// Passes per random sequence (seed 003: 256).
-    #[arg(long, default_value_t = clmap_phase::sequence::PAPER_SEQUENCE_LENGTH)]
-    pub length: usize,
+    #[arg(long, default_value_t = clmap_phase::sequence::PAPER_SEQUENCE_LENGTH as u32,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub length: u32,
     /// Timed runs per PTX during the search, after one discarded run.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub reps: u32,
@@ -82,11 +83,11 @@ pub struct Args {
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10000))]
     pub final_reps: u32,
     /// Random inputs the chosen sequence must pass at the end (seed 003: 30).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub random_inputs: u32,
     /// Distinct PTX of the search taken into the final round.
-    #[arg(long, default_value_t = 5)]
-    pub finalists: usize,
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub finalists: u32,
     /// Random sequences before the evolutionary strategy starts breeding.
     #[arg(long, default_value_t = 100)]
     pub evolve_after: u64,
@@ -152,13 +153,10 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let workload = workload_args::load(&args.workload)?;
     let small_path = args.small.clone().unwrap_or_else(|| args.workload.clone());
     let small = workload_args::load(&small_path)?;
-    if args.length == 0 {
-        return Err(CliError::BadInput("--length must be at least 1".to_string()));
-    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
-        .max(1);
+        .clamp(1, 1024);
 
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
     let identity = clmap_exec::device_identity(device.info());
@@ -212,7 +210,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             seed: args.seed,
             budget: args.budget,
             deadline: args.time.map(|t| started + t),
-            length: args.length,
+            length: args.length as usize,
             // Two sequences per core keep every core busy while the slowest finishes.
             batch: (2 * jobs).max(4),
             reps: args.reps,
@@ -220,7 +218,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         },
         final_reps: args.final_reps,
         random_inputs: args.random_inputs,
-        finalists: args.finalists.max(1),
+        finalists: args.finalists.max(1) as usize,
         minimise: !args.no_minimise,
         // Minimisation gets a fifth of the search's time on top (at least half a minute).
         minimise_deadline: args.time.map(|t| started + t + (t / 5).max(Duration::from_secs(30))),
