@@ -4,12 +4,12 @@ use crate::branches::{AiwcBranchAccumulator, BranchAccumulator};
 use crate::hasher::BuildAddressHasher;
 use crate::keys::metric_key;
 use crate::psl::{AiwcPslAccumulator, PslAccumulator};
-use crate::stats::ValueHistogram;
+use crate::stats::{ValueHistogram, WidthMoments};
 use crate::summary::{self, KernelMetrics};
 use crate::Mode;
 use clmap_lang::ir::AddressSpace;
 use clmap_lang::Span;
-use clmap_sim::{AccessBatch, AccessKind, GroupInfo, Mask, Observer, OpClass};
+use clmap_sim::{AccessBatch, AccessKind, GroupInfo, InstructionBatch, Mask, Observer, OpClass};
 use std::collections::HashMap;
 
 /// Every [`OpClass`], in the order instruction counts are kept.
@@ -63,12 +63,62 @@ pub struct MetricsObserver {
     pub(crate) barriers_hit: u64,
     pub(crate) instructions_to_barrier: ValueHistogram,
     pub(crate) instructions_per_item: ValueHistogram,
-    /// The current group: its index, lanes, lane-weighted instructions in all and since the
-    /// last barrier.
+    /// Operand widths of the dynamic instructions (one sample per work-item and operation).
+    pub(crate) simd_width: WidthMoments,
+    /// The current group's index.
     group_index: u64,
-    lanes: usize,
-    group_instructions: u64,
-    interval_instructions: u64,
+    /// Per-lane instruction counts of the current group, see [`LaneCounts`].
+    lane_counts: LaneCounts,
+}
+
+/// Exact instruction counts of each work-item of a group. An operation run by every lane is
+/// counted once in `uniform`, so the common, converged case costs one addition; only
+/// operations under divergence touch the per-lane counters.
+#[derive(Debug, Default)]
+struct LaneCounts {
+    uniform: u64,
+    extra: Vec<u64>,
+    /// Each lane's count at its last barrier.
+    interval_start: Vec<u64>,
+}
+
+impl LaneCounts {
+    fn reset(&mut self, lanes: usize) {
+        self.uniform = 0;
+        self.extra.clear();
+        self.extra.resize(lanes, 0);
+        self.interval_start.clear();
+        self.interval_start.resize(lanes, 0);
+    }
+
+    #[inline]
+    fn count(&mut self, mask: &Mask) {
+        if mask.is_full() && mask.lanes() == self.extra.len() {
+            self.uniform += 1;
+        } else {
+            for lane in mask.iter() {
+                if let Some(n) = self.extra.get_mut(lane) {
+                    *n += 1;
+                }
+            }
+        }
+    }
+
+    fn total(&self, lane: usize) -> u64 {
+        self.uniform + self.extra.get(lane).copied().unwrap_or(0)
+    }
+
+    /// Ends the barrier interval of the lanes `lanes`: returns each one's instructions since
+    /// its previous barrier (or the start).
+    fn close_interval(&mut self, lanes: impl Iterator<Item = usize>, into: &mut ValueHistogram) {
+        for lane in lanes {
+            let total = self.total(lane);
+            if let Some(start) = self.interval_start.get_mut(lane) {
+                into.add(total - *start, 1);
+                *start = total;
+            }
+        }
+    }
 }
 
 impl MetricsObserver {
@@ -90,10 +140,9 @@ impl MetricsObserver {
             barriers_hit: 0,
             instructions_to_barrier: ValueHistogram::default(),
             instructions_per_item: ValueHistogram::default(),
+            simd_width: WidthMoments::default(),
             group_index: 0,
-            lanes: 0,
-            group_instructions: 0,
-            interval_instructions: 0,
+            lane_counts: LaneCounts::default(),
         }
     }
 
@@ -109,31 +158,12 @@ impl MetricsObserver {
         };
         summary::summarise(self, kernel, psl, branches)
     }
-
-    /// Per-work-item instruction estimate of an interval: lane-weighted instructions shared
-    /// evenly by the group's lanes (exact when the group does not diverge; the observer
-    /// interface reports instruction counts, not which lanes ran them).
-    fn per_item(&self, lane_weighted: u64) -> u64 {
-        if self.lanes == 0 {
-            0
-        } else {
-            (lane_weighted + self.lanes as u64 / 2) / self.lanes as u64
-        }
-    }
-
-    fn close_interval(&mut self, lanes_reaching: u64) {
-        let per_item = self.per_item(self.interval_instructions);
-        self.instructions_to_barrier.add(per_item, lanes_reaching);
-        self.interval_instructions = 0;
-    }
 }
 
 impl Observer for MetricsObserver {
     fn group_start(&mut self, group: &GroupInfo) {
         self.group_index = group.group_index;
-        self.lanes = group.lanes;
-        self.group_instructions = 0;
-        self.interval_instructions = 0;
+        self.lane_counts.reset(group.lanes);
         self.work_groups += 1;
         self.work_items += group.lanes as u64;
         self.max_group_lanes = self.max_group_lanes.max(group.lanes as u64);
@@ -147,18 +177,20 @@ impl Observer for MetricsObserver {
         match self.mode {
             Mode::Clmap => {
                 self.psl.group_end(group.lanes);
-                self.close_interval(group.lanes as u64);
+                self.lane_counts.close_interval(0..group.lanes, &mut self.instructions_to_barrier);
             }
             Mode::AiwcCompat => {
                 self.aiwc_psl.group_end(group.group_index);
                 self.aiwc_branches.group_end();
                 // AIWC counts no barrier, so each work-item's whole run is one interval.
-                let per_item = self.per_item(self.group_instructions);
-                self.instructions_to_barrier.add(per_item, group.lanes as u64);
+                for lane in 0..group.lanes {
+                    self.instructions_to_barrier.add(self.lane_counts.total(lane), 1);
+                }
             }
         }
-        let per_item = self.per_item(self.group_instructions);
-        self.instructions_per_item.add(per_item, group.lanes as u64);
+        for lane in 0..group.lanes {
+            self.instructions_per_item.add(self.lane_counts.total(lane), 1);
+        }
     }
 
     fn memory_access(&mut self, batch: &AccessBatch<'_>) {
@@ -194,13 +226,13 @@ impl Observer for MetricsObserver {
         }
     }
 
-    fn instruction(&mut self, class: OpClass, active_lanes: u32, _time: u64) {
-        let lanes = u64::from(active_lanes);
-        if let Some(n) = self.instructions.get_mut(class_index(class)) {
+    fn instruction(&mut self, op: &InstructionBatch<'_>) {
+        let lanes = u64::from(op.mask.count());
+        if let Some(n) = self.instructions.get_mut(class_index(op.class)) {
             *n += lanes;
         }
-        self.group_instructions += lanes;
-        self.interval_instructions += lanes;
+        self.simd_width.add(u64::from(op.vector_width), lanes);
+        self.lane_counts.count(op.mask);
     }
 
     fn branch(&mut self, span: Span, taken: &Mask, active: &Mask, _time: u64) {
@@ -214,7 +246,7 @@ impl Observer for MetricsObserver {
         match self.mode {
             Mode::Clmap => {
                 self.barriers_hit += u64::from(active.count());
-                self.close_interval(u64::from(active.count()));
+                self.lane_counts.close_interval(active.iter(), &mut self.instructions_to_barrier);
             }
             Mode::AiwcCompat => {
                 self.aiwc_psl.interval_end();
@@ -248,6 +280,7 @@ impl Observer for MetricsObserver {
         self.barriers_hit += other.barriers_hit;
         self.instructions_to_barrier.merge(other.instructions_to_barrier);
         self.instructions_per_item.merge(other.instructions_per_item);
+        self.simd_width.merge(other.simd_width);
     }
 }
 
@@ -302,6 +335,10 @@ mod tests {
         });
     }
 
+    fn op(o: &mut MetricsObserver, class: OpClass, mask: &Mask, vector_width: u32, time: u64) {
+        o.instruction(&InstructionBatch { class, mask, vector_width, time });
+    }
+
     /// Group `index`: four lanes load words 0..3 of buffer 0, then all load word 0, then
     /// lanes 0 and 1 store local words 0 and 1, with a barrier before the store.
     fn run_group(o: &mut MetricsObserver, index: u64) {
@@ -310,13 +347,13 @@ mod tests {
         let b = buffer_base(0);
         let l = region_base(LOCAL_REGION);
         o.group_start(&g);
-        o.instruction(OpClass::Load, 4, 1);
+        op(o, OpClass::Load, &all, 1, 1);
         access(o, &g, [b, b + 4, b + 8, b + 12], &all, AddressSpace::Global, AccessKind::Load, 1);
-        o.instruction(OpClass::Load, 4, 2);
+        op(o, OpClass::Load, &all, 1, 2);
         access(o, &g, [b; 4], &all, AddressSpace::Global, AccessKind::Load, 2);
         o.barrier(Span::UNDEFINED, &all, &g, 3);
         let two = all.filter(|lane| lane < 2);
-        o.instruction(OpClass::Store, 2, 4);
+        op(o, OpClass::Store, &two, 1, 4);
         access(o, &g, [l, l + 4, 0, 0], &two, AddressSpace::Local, AccessKind::Store, 4);
         o.group_end(&g);
     }
@@ -343,8 +380,12 @@ mod tests {
         // Every instruction of the trace is a memory instruction.
         assert_eq!(m.compute.freedom_to_reorder, 1.0);
         assert_eq!(m.compute.resource_pressure, 2.5);
-        // Instructions per work-item: 10 / 4 lanes, rounded.
-        assert_eq!(m.parallelism.instructions_per_work_item.max, 3);
+        // Instructions per work-item: lanes 0 and 1 ran 3, lanes 2 and 3 ran 2.
+        let per_item = m.parallelism.instructions_per_work_item;
+        assert_eq!((per_item.min, per_item.median, per_item.max), (2, 2.5, 3));
+        // To the barrier every lane ran 2; after it lanes 0 and 1 ran 1, lanes 2 and 3 none.
+        let to_barrier = m.parallelism.instructions_to_barrier;
+        assert_eq!((to_barrier.min, to_barrier.max), (0, 2));
         // PSL steps: entropy 2 (four words), 0 (one word), 1 (two words) over log2(4) = 2.
         let psl = &mem.parallel_spatial_locality;
         assert!((psl[0] - 0.5).abs() < 1e-12, "{psl:?}");
@@ -376,5 +417,33 @@ mod tests {
             a.merge(b);
             assert_eq!(one.finish("k"), a.finish("k"), "{mode:?}");
         }
+    }
+
+    #[test]
+    fn simd_width_and_divergent_counts_are_per_work_item() {
+        let mut o = MetricsObserver::new(Mode::Clmap);
+        let g = group(0);
+        let all = Mask::all(4);
+        let first = all.filter(|lane| lane == 0);
+        o.group_start(&g);
+        // A float4 add by every lane, then three scalar operations by lane 0 only, then a
+        // float2 operation by every lane.
+        op(&mut o, OpClass::FloatArithmetic, &all, 4, 1);
+        for t in 2..5 {
+            op(&mut o, OpClass::IntegerArithmetic, &first, 1, t);
+        }
+        op(&mut o, OpClass::FloatArithmetic, &all, 2, 5);
+        o.group_end(&g);
+        let m = o.finish("k");
+        // Samples: 4 x width 4, 3 x width 1, 4 x width 2: mean 27 / 11.
+        let simd = m.parallelism.simd_width.expect("measured");
+        assert_eq!(simd.max, 4);
+        assert!((simd.mean - 27.0 / 11.0).abs() < 1e-12);
+        let variance = (4.0 * 16.0 + 3.0 + 4.0 * 4.0) / 11.0 - (27.0f64 / 11.0).powi(2);
+        assert!((simd.sd - variance.sqrt()).abs() < 1e-12);
+        // Lane 0 ran 5 operations, the others 2: an average would say 3 for everyone.
+        let per_item = m.parallelism.instructions_per_work_item;
+        assert_eq!((per_item.min, per_item.median, per_item.max), (2, 2.0, 5));
+        assert_eq!(m.compute.total_instructions, 11);
     }
 }

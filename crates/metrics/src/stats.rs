@@ -11,6 +11,53 @@ pub struct ValueHistogram {
     counts: BTreeMap<u64, u64>,
 }
 
+/// Maximum, mean and standard deviation of weighted integer samples, from exact integer
+/// sums, so merging per-thread moments in any order gives bit-identical results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WidthMoments {
+    samples: u128,
+    sum: u128,
+    sum_of_squares: u128,
+    max: u64,
+}
+
+impl WidthMoments {
+    /// Adds `value` `times` times.
+    pub fn add(&mut self, value: u64, times: u64) {
+        if times == 0 {
+            return;
+        }
+        let (v, n) = (u128::from(value), u128::from(times));
+        self.samples = self.samples.saturating_add(n);
+        self.sum = self.sum.saturating_add(v * n);
+        self.sum_of_squares = self.sum_of_squares.saturating_add(v * v * n);
+        self.max = self.max.max(value);
+    }
+
+    pub fn merge(&mut self, other: WidthMoments) {
+        self.samples = self.samples.saturating_add(other.samples);
+        self.sum = self.sum.saturating_add(other.sum);
+        self.sum_of_squares = self.sum_of_squares.saturating_add(other.sum_of_squares);
+        self.max = self.max.max(other.max);
+    }
+
+    /// `(max, mean, population standard deviation)`, or `None` without samples.
+    pub fn summary(&self) -> Option<(u64, f64, f64)> {
+        if self.samples == 0 {
+            return None;
+        }
+        let n = self.samples as f64;
+        let mean = self.sum as f64 / n;
+        // n * sum(v^2) - sum(v)^2 is exact in integers, so a constant width gives exactly 0.
+        let spread = self
+            .samples
+            .saturating_mul(self.sum_of_squares)
+            .saturating_sub(self.sum.saturating_mul(self.sum));
+        let sd = (spread as f64).sqrt() / n;
+        Some((self.max, mean, sd))
+    }
+}
+
 /// Minimum, median and maximum of a distribution.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Spread {
@@ -132,6 +179,21 @@ mod tests {
         assert_eq!(even.spread(true).median, 3.0);
         assert_eq!(even.spread(false).median, 3.5);
         assert_eq!(ValueHistogram::default().spread(false), Spread::default());
+    }
+
+    #[test]
+    fn width_moments_of_weighted_samples() {
+        let mut m = WidthMoments::default();
+        assert_eq!(m.summary(), None);
+        m.add(4, 3);
+        assert_eq!(m.summary(), Some((4, 4.0, 0.0)));
+        let mut other = WidthMoments::default();
+        other.add(1, 1);
+        m.merge(other);
+        // 4 4 4 1: mean 13/4, variance 153/16 - (13/4)^2 = 27/16.
+        let (max, mean, sd) = m.summary().expect("samples");
+        assert_eq!((max, mean), (4, 3.25));
+        assert!((sd - (27.0f64 / 16.0).sqrt()).abs() < 1e-12);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub struct ParallelismMetrics {
     pub barriers_hit: u64,
     pub instructions_to_barrier: Spread,
     pub instructions_per_work_item: Spread,
-    /// Not measured: the simulator does not report operand vector widths yet.
+    /// Components per operation and work-item (`None` when nothing executed).
     pub simd_width: Option<SimdWidth>,
     pub granularity: f64,
     pub barriers_per_instruction: f64,
@@ -127,7 +127,7 @@ pub(crate) fn summarise(
         barriers_hit,
         instructions_to_barrier: o.instructions_to_barrier.spread(compat),
         instructions_per_work_item: o.instructions_per_item.spread(compat),
-        simd_width: None,
+        simd_width: o.simd_width.summary().map(|(max, mean, sd)| SimdWidth { max, mean, sd }),
         granularity: ratio(1.0, o.work_items as f64),
         barriers_per_instruction: if compat {
             // AIWC counts the end of each work-item as a barrier.

@@ -6,7 +6,7 @@ use clmap_lang::Span;
 use crate::arith::{map1, map2, Arith, Prim};
 use crate::mask::{for_active, Mask};
 use crate::memory::{self, decode, read_bytes, region_base, write_bytes, SharedBuffer, Target};
-use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer, OpClass};
+use crate::observer::{AccessBatch, AccessKind, GroupInfo, InstructionBatch, Observer, OpClass};
 use crate::program::*;
 use crate::report::{InvalidAccess, Report, ReportKind, ReportSink};
 use crate::value::{from_memory, normalise, to_memory, with_scalar_type, Lane};
@@ -565,12 +565,19 @@ impl<'a, O: Observer> GroupExec<'a, O> {
 
     // ----- operations -------------------------------------------------------------------
 
+    /// Tells the observer an operation of `vector_width` components ran over `mask`.
+    #[inline(always)]
+    fn note_op(&mut self, class: OpClass, mask: &Mask, vector_width: u32) {
+        let batch = InstructionBatch { class, mask, vector_width, time: self.time };
+        self.observer.instruction(&batch);
+    }
+
     fn op(&mut self, op: &'a Op, mask: &Mask) {
         let lanes = self.lanes;
         let at = |s: Slot| s as usize * lanes;
         match op {
             Op::Copy { dst, src, len } => {
-                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.note_op(OpClass::Move, mask, *len);
                 let n = *len as usize;
                 for c in 0..n {
                     let d = at(*dst) + c * lanes;
@@ -587,7 +594,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 }
             }
             Op::Gather { dst, srcs } => {
-                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.note_op(OpClass::Move, mask, srcs.len() as u32);
                 // Sources may include the destination's own slots only for values that are
                 // never overwritten here (fresh destinations), so copy through scratch.
                 self.scratch.clear();
@@ -605,7 +612,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 }
             }
             Op::Scatter { dsts, src } => {
-                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.note_op(OpClass::Move, mask, dsts.len() as u32);
                 self.scratch.clear();
                 let s = at(*src);
                 if let Some(r) = self.regs.get(s..s + lanes * dsts.len()) {
@@ -627,7 +634,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 } else {
                     OpClass::IntegerArithmetic
                 };
-                self.observer.instruction(class, mask.count(), self.time);
+                self.note_op(class, mask, *len);
                 let n = *len as usize * lanes;
                 let Some((d, [x])) =
                     operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
@@ -643,7 +650,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 self.binary(*op, *ty, *dst, *a, *b, *len, *site, mask)
             }
             Op::Compare { op, ty, dst, a, b, len, vector } => {
-                self.observer.instruction(OpClass::Comparison, mask.count(), self.time);
+                self.note_op(OpClass::Comparison, mask, *len);
                 let n = *len as usize * lanes;
                 let truth = if *vector { u64::MAX } else { 1 };
                 let Some((d, [x, y])) =
@@ -654,7 +661,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 with_scalar_type!(ty, T => compare::<T>(*op, d, x, y, truth));
             }
             Op::LogicalVector { and, ty, dst, a, b, len } => {
-                self.observer.instruction(OpClass::Comparison, mask.count(), self.time);
+                self.note_op(OpClass::Comparison, mask, *len);
                 let n = *len as usize * lanes;
                 let Some((d, [x, y])) =
                     operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a), at(*b)])
@@ -674,7 +681,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 });
             }
             Op::Not { ty, dst, a, len, vector } => {
-                self.observer.instruction(OpClass::Comparison, mask.count(), self.time);
+                self.note_op(OpClass::Comparison, mask, *len);
                 let n = *len as usize * lanes;
                 let truth = if *vector { u64::MAX } else { 1 };
                 let Some((d, [x])) =
@@ -689,7 +696,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 });
             }
             Op::ToBool { ty, dst, a, len } => {
-                self.observer.instruction(OpClass::Conversion, mask.count(), self.time);
+                self.note_op(OpClass::Conversion, mask, *len);
                 let n = *len as usize * lanes;
                 let Some((d, [x])) =
                     operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
@@ -703,7 +710,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 });
             }
             Op::Convert { from, to, dst, a, len, saturate, rounding } => {
-                self.observer.instruction(OpClass::Conversion, mask.count(), self.time);
+                self.note_op(OpClass::Conversion, mask, *len);
                 let n = *len as usize * lanes;
                 let Some((d, [x])) =
                     operands(&mut self.regs, &mut self.scratch, at(*dst), n, [at(*a)])
@@ -713,11 +720,11 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 convert(*from, *to, d, x, *saturate, *rounding);
             }
             Op::Bitcast { from, to, dst, a, from_len, to_len } => {
-                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.note_op(OpClass::Move, mask, *from_len);
                 self.bitcast(*from, *to, *dst, *a, *from_len, *to_len);
             }
             Op::Select { cond_ty, msb, dst, cond, a, b, len } => {
-                self.observer.instruction(OpClass::Move, mask.count(), self.time);
+                self.note_op(OpClass::Move, mask, *len);
                 let n = *len as usize * lanes;
                 let bits = cond_ty.size() * 8;
                 let Some((d, [c, x, y])) = operands(
@@ -735,7 +742,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 }
             }
             Op::AddrIndex { dst, base, index, signed, scale, negate } => {
-                self.observer.instruction(OpClass::Address, mask.count(), self.time);
+                self.note_op(OpClass::Address, mask, 1);
                 let Some((d, [p, i])) = operands(
                     &mut self.regs,
                     &mut self.scratch,
@@ -760,7 +767,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 }
             }
             Op::AddrConst { dst, base, offset } => {
-                self.observer.instruction(OpClass::Address, mask.count(), self.time);
+                self.note_op(OpClass::Address, mask, 1);
                 let Some((d, [p])) =
                     operands(&mut self.regs, &mut self.scratch, at(*dst), lanes, [at(*base)])
                 else {
@@ -771,7 +778,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 }
             }
             Op::PtrDiff { dst, a, b, elem_size } => {
-                self.observer.instruction(OpClass::Address, mask.count(), self.time);
+                self.note_op(OpClass::Address, mask, 1);
                 let Some((d, [x, y])) =
                     operands(&mut self.regs, &mut self.scratch, at(*dst), lanes, [at(*a), at(*b)])
                 else {
@@ -804,26 +811,26 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 }
             }
             Op::Load { dst, addr, scalar, width, comps, site } => {
-                self.observer.instruction(OpClass::Load, mask.count(), self.time);
+                self.note_op(OpClass::Load, mask, *width);
                 self.load(*dst, *addr, *scalar, *width, comps.as_deref(), *site, mask);
             }
             Op::Store { addr, src, scalar, width, comps, site } => {
-                self.observer.instruction(OpClass::Store, mask.count(), self.time);
+                self.note_op(OpClass::Store, mask, *width);
                 self.store(*addr, *src, *scalar, *width, comps.as_deref(), *site, mask);
             }
             Op::MemCopy { dst, src, size, site } => {
-                self.observer.instruction(OpClass::Store, mask.count(), self.time);
+                self.note_op(OpClass::Store, mask, 1);
                 self.mem_copy(*dst, Some(*src), *size, *site, mask);
             }
             Op::MemZero { dst, size, site } => {
                 self.mem_copy(*dst, None, *size, *site, mask);
             }
             Op::WorkItem { func, dst, dim } => {
-                self.observer.instruction(OpClass::WorkItemQuery, mask.count(), self.time);
+                self.note_op(OpClass::WorkItemQuery, mask, 1);
                 self.work_item(*func, *dst, *dim);
             }
             Op::Builtin(call) => {
-                self.observer.instruction(OpClass::Builtin, mask.count(), self.time);
+                self.note_op(OpClass::Builtin, mask, call_width(call));
                 crate::builtins::run_builtin(self, call, mask);
             }
         }
@@ -844,7 +851,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let lanes = self.lanes;
         let class =
             if ty.is_float() { OpClass::FloatArithmetic } else { OpClass::IntegerArithmetic };
-        self.observer.instruction(class, mask.count(), self.time);
+        self.note_op(class, mask, len);
         let n = len as usize * lanes;
         if matches!(op, BinaryOp::Div | BinaryOp::Rem) && ty.is_integer() {
             // Report the first active lane dividing by zero.
@@ -1516,4 +1523,10 @@ fn int_range(s: Scalar) -> (i128, i128) {
     } else {
         (0, (1i128 << bits) - 1)
     }
+}
+
+/// The operand width of a built-in call: its widest argument or result (`dot(float4,
+/// float4)` works on four components though it returns one).
+fn call_width(call: &crate::program::BuiltinCall) -> u32 {
+    call.args.iter().map(|a| a.width).fold(call.width, u32::max).max(1)
 }

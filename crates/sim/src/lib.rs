@@ -58,7 +58,8 @@ pub use launch::{
 pub use mask::Mask;
 pub use memory::SharedBuffer;
 pub use observer::{
-    AccessBatch, AccessKind, GroupInfo, NoObserver, Observer, ObserverFactory, OpClass,
+    AccessBatch, AccessKind, GroupInfo, InstructionBatch, NoObserver, Observer, ObserverFactory,
+    OpClass,
 };
 pub use program::Program;
 pub use report::{InvalidAccess, Report, ReportKind};

@@ -98,14 +98,28 @@ pub struct AccessBatch<'a> {
     pub group: &'a GroupInfo,
 }
 
+/// One lock-step operation (arithmetic, comparison, conversion, move, address computation,
+/// memory instruction, built-in call) executed by the lanes of `mask`.
+#[derive(Clone, Copy, Debug)]
+pub struct InstructionBatch<'a> {
+    pub class: OpClass,
+    /// The lanes that executed it, so per-work-item counts are exact under divergence.
+    pub mask: &'a Mask,
+    /// Components each lane operates on: 1 for scalar operations, `n` for operations on
+    /// `n`-component vectors (for a built-in call, its widest argument or result).
+    pub vector_width: u32,
+    /// Logical time: the work-group's instruction counter.
+    pub time: u64,
+}
+
 /// Receives events of a run. Every method has an empty default.
 pub trait Observer: Send {
     fn group_start(&mut self, _group: &GroupInfo) {}
     fn group_end(&mut self, _group: &GroupInfo) {}
     /// A memory instruction executed over the lanes of `batch.mask`.
     fn memory_access(&mut self, _batch: &AccessBatch<'_>) {}
-    /// An operation executed over `active_lanes` lanes.
-    fn instruction(&mut self, _class: OpClass, _active_lanes: u32, _time: u64) {}
+    /// An operation executed over the lanes of `op.mask`.
+    fn instruction(&mut self, _op: &InstructionBatch<'_>) {}
     /// A branch (if, loop test, `?:`, `&&`, `||`, switch): `taken` holds, among `active`, the
     /// lanes that took the branch (entered the body, chose the first operand).
     fn branch(&mut self, _span: Span, _taken: &Mask, _active: &Mask, _time: u64) {}
@@ -160,9 +174,9 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.1.memory_access(batch);
     }
     #[inline]
-    fn instruction(&mut self, class: OpClass, active_lanes: u32, time: u64) {
-        self.0.instruction(class, active_lanes, time);
-        self.1.instruction(class, active_lanes, time);
+    fn instruction(&mut self, op: &InstructionBatch<'_>) {
+        self.0.instruction(op);
+        self.1.instruction(op);
     }
     #[inline]
     fn branch(&mut self, span: Span, taken: &Mask, active: &Mask, time: u64) {
@@ -206,9 +220,9 @@ impl<O: Observer> Observer for Option<O> {
         }
     }
     #[inline]
-    fn instruction(&mut self, class: OpClass, active_lanes: u32, time: u64) {
+    fn instruction(&mut self, op: &InstructionBatch<'_>) {
         if let Some(o) = self {
-            o.instruction(class, active_lanes, time)
+            o.instruction(op)
         }
     }
     #[inline]

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use clmap_lang::ir::AddressSpace;
 use clmap_sim::memory::{buffer_base, decode, Target};
 use clmap_sim::{
-    run_kernel, AccessBatch, AccessKind, ArgValue, GroupInfo, Mask, Observer, OpClass, SimOptions,
+    run_kernel, AccessBatch, AccessKind, ArgValue, GroupInfo, InstructionBatch, Mask, Observer,
+    SimOptions,
 };
 
 #[derive(Default, Debug, PartialEq)]
@@ -45,8 +46,8 @@ impl Observer for Counts {
             *self.loads_per_time.entry(batch.time).or_default() += u64::from(batch.mask.count());
         }
     }
-    fn instruction(&mut self, _class: OpClass, active: u32, _time: u64) {
-        self.instructions += u64::from(active);
+    fn instruction(&mut self, op: &InstructionBatch<'_>) {
+        self.instructions += u64::from(op.mask.count());
     }
     fn branch(&mut self, _span: clmap_lang::Span, taken: &Mask, _active: &Mask, _time: u64) {
         self.branches += 1;
