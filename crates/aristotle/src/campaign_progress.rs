@@ -38,6 +38,12 @@ impl CampaignProgress {
         ));
     }
 
+    /// Shows a count of finished units (for campaigns that report no unit details).
+    pub fn update_count(&self, done: usize, total: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -208,9 +208,159 @@ fn report(summary: &CampaignSummary, device: &str, device_id: i64, json: bool) {
 }
 
 /// Measure two-data-structure kernels (v0, v1, v2) and score the composing rules.
+///
+/// Each pair of MAPs is generated as one kernel in three versions: v0 reads both structures
+/// from global memory, v1 stages the first in local memory, v2 both. Step v0 → v1 tests the
+/// rules' prediction for the first MAP, v1 → v2 for the second; the prediction comes from the
+/// device's single-MAP records (run `clmap bench maps` on the same device first). The report is
+/// the share of steps predicted right per dataset (Table 6 of the Aristotle paper).
+///
+/// Example: clmap bench compose --device gpu --pairs 205:302,407:108 --sizes 1024
 #[derive(clap::Args, Debug)]
-pub struct ComposeArgs {}
+pub struct ComposeArgs {
+    /// The device, as for `clmap bench maps`.
+    #[arg(long, short, default_value = "default")]
+    pub device: String,
+    /// Pairs `MAP1:MAP2`, comma-separated.
+    #[arg(long, conflicts_with_all = ["sample", "all"])]
+    pub pairs: Option<String>,
+    /// A deterministic sample of K pairs spread over all 33 × 33.
+    #[arg(long, conflicts_with = "all")]
+    pub sample: Option<usize>,
+    /// All 1,089 ordered pairs.
+    #[arg(long)]
+    pub all: bool,
+    /// Dataset sides.
+    #[arg(long, value_delimiter = ',', default_values_t = CAMPAIGN_DATASETS.to_vec())]
+    pub sizes: Vec<usize>,
+    /// Runs per measurement, the first discarded as warm-up.
+    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..))]
+    pub reps: u32,
+    /// Work-group size, `XxY`.
+    #[arg(long, default_value = "16x16")]
+    pub work_group: String,
+    /// Do not flush the caches between runs.
+    #[arg(long)]
+    pub no_flush: bool,
+    /// The similarity threshold δ of the predictions.
+    #[arg(long, default_value_t = clmap_aristotle::query::DEFAULT_DELTA)]
+    pub delta: f64,
+    /// Start no new measurement after this many seconds.
+    #[arg(long)]
+    pub time_limit: Option<u64>,
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
 
-fn run_compose(_args: ComposeArgs) -> Result<Status, CliError> {
-    Err(CliError::BadInput("`clmap bench compose` is not available in this build yet".into()))
+fn parse_pairs(args: &ComposeArgs) -> Result<Vec<(u16, u16)>, CliError> {
+    let all = parse_maps("all")?;
+    let every: Vec<(u16, u16)> =
+        all.iter().flat_map(|&a| all.iter().map(move |&b| (a, b))).collect();
+    if let Some(text) = &args.pairs {
+        let mut out = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (a, b) = part
+                .split_once(':')
+                .ok_or_else(|| CliError::BadInput(format!("--pairs: `{part}` is not MAP1:MAP2")))?;
+            let a = parse_maps(a)?;
+            let b = parse_maps(b)?;
+            if let (Some(&a), Some(&b)) = (a.first(), b.first()) {
+                out.push((a, b));
+            }
+        }
+        if out.is_empty() {
+            return Err(CliError::BadInput("--pairs names no pair".into()));
+        }
+        return Ok(out);
+    }
+    if let Some(k) = args.sample {
+        if k == 0 {
+            return Err(CliError::BadInput("--sample needs at least one pair".into()));
+        }
+        // Evenly strided over the ordered pairs, so the sample covers every first MAP.
+        let k = k.min(every.len());
+        return Ok((0..k).filter_map(|i| every.get(i * every.len() / k).copied()).collect());
+    }
+    if args.all {
+        return Ok(every);
+    }
+    Err(CliError::BadInput("give --pairs, --sample K or --all".into()))
+}
+
+fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
+    use clmap_aristotle::compose_bench::{self, DevicePairMeasurer};
+    let pairs = parse_pairs(&args)?;
+    let work_group = parse_work_group(&args.work_group)?;
+    check_sizes(&args.sizes, work_group)?;
+    if !(args.delta >= 0.0 && args.delta < 1.0) {
+        return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
+    }
+    let mut db = open_db(args.db.as_deref())?;
+    let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
+    let identity = clmap_exec::device_identity(device.info());
+    let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let units = compose_bench::plan(&pairs, &args.sizes);
+    let mut measurer = DevicePairMeasurer {
+        device: &device,
+        work_group,
+        reps: args.reps,
+        flush_cache: !args.no_flush,
+    };
+    let bar =
+        clmap_aristotle::campaign_progress::CampaignProgress::new(units.len(), &device.info().name);
+    let summary = compose_bench::run(
+        &mut db,
+        device_id,
+        &units,
+        &mut measurer,
+        args.time_limit.map(Duration::from_secs),
+        &mut |done, total| {
+            bar.update_count(done, total);
+        },
+    )
+    .map_err(|e| CliError::BadInput(e.to_string()))?;
+    bar.finish();
+    let record = db
+        .devices()
+        .map_err(|e| CliError::BadInput(e.to_string()))?
+        .into_iter()
+        .find(|d| d.id == device_id)
+        .ok_or_else(|| CliError::BadInput("the device vanished from the database".into()))?;
+    let table = clmap_aristotle::query::map_table(
+        &db,
+        &record,
+        clmap_aristotle::query::DEFAULT_LOCAL_VARIANT,
+    )
+    .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let times =
+        compose_bench::mean_times(&db, device_id).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let accuracy = compose_bench::accuracy(&table, &times, args.delta);
+    if args.json {
+        let out = serde_json::json!({
+            "device": device.info().name,
+            "device_id": device_id,
+            "pairs": pairs.iter().map(|(a, b)| format!("{a}:{b}")).collect::<Vec<_>>(),
+            "campaign": summary,
+            "accuracy": accuracy,
+        });
+        println!("{out:#}");
+        return Ok(Status::Success);
+    }
+    report(&summary, &device.info().name, device_id, false);
+    if table.records.is_empty() {
+        println!(
+            "no single-MAP records on this device yet: run `clmap bench maps` to score the rules"
+        );
+    }
+    println!("rule prediction accuracy (δ = {}):", args.delta);
+    println!("{:>6} {:>6} {:>9} {:>9}", "N", "tests", "correct", "accuracy");
+    for row in &accuracy {
+        println!(
+            "{:>6} {:>6} {:>9} {:>8.1}%",
+            row.dataset, row.tests, row.successes, row.accuracy_percent
+        );
+    }
+    Ok(Status::Success)
 }
