@@ -13,6 +13,7 @@ pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
 pub use validate::{validate_on_simulator, ValidationError};
 
 // Campaigns, the performance database and the composing rules.
+pub mod bandwidth;
 pub mod campaign;
 pub mod campaign_device;
 pub mod campaign_progress;

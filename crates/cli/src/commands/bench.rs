@@ -62,6 +62,10 @@ pub struct MapsArgs {
     /// Do not flush the caches between runs (faster, but not the paper's method).
     #[arg(long)]
     pub no_flush: bool,
+    /// Also measure the device's copy bandwidth (clEnqueueCopyBuffer of one float per element
+    /// of the largest dataset) and record it, as the ceiling for the Single MAPs.
+    #[arg(long)]
+    pub copy_reference: bool,
     /// Start no new measurement after this many seconds (the campaign resumes on the next run).
     #[arg(long)]
     pub time_limit: Option<u64>,
@@ -176,16 +180,35 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
     )
     .map_err(|e| CliError::BadInput(e.to_string()))?;
     bar.finish();
-    report(&summary, &device.info().name, device_id, args.json);
+    let copy_gbs = if args.copy_reference && summary.left_for_later == 0 {
+        let largest = args.sizes.iter().copied().max().unwrap_or(0);
+        let bytes = clmap_aristotle::bandwidth::reference_bytes(largest);
+        Some(
+            clmap_aristotle::bandwidth::measure_and_record(
+                &db, &device, device_id, bytes, args.reps,
+            )
+            .map_err(|e| CliError::Environment(e.to_string()))?,
+        )
+    } else {
+        None
+    };
+    report(&summary, &device.info().name, device_id, args.json, copy_gbs);
     Ok(Status::Success)
 }
 
-fn report(summary: &CampaignSummary, device: &str, device_id: i64, json: bool) {
+fn report(
+    summary: &CampaignSummary,
+    device: &str,
+    device_id: i64,
+    json: bool,
+    copy_gbs: Option<f64>,
+) {
     if json {
         let mut value = serde_json::to_value(summary).unwrap_or_default();
         if let Some(map) = value.as_object_mut() {
             map.insert("device".into(), device.into());
             map.insert("device_id".into(), device_id.into());
+            map.insert("copy_bandwidth_gbs".into(), copy_gbs.into());
         }
         println!("{value:#}");
         return;
@@ -204,6 +227,9 @@ fn report(summary: &CampaignSummary, device: &str, device_id: i64, json: bool) {
     );
     for failure in &summary.failures {
         println!("  failed: {failure}");
+    }
+    if let Some(gbs) = copy_gbs {
+        println!("copy bandwidth (clEnqueueCopyBuffer, recorded): {gbs:.2} GB/s");
     }
 }
 
@@ -348,7 +374,7 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
         println!("{out:#}");
         return Ok(Status::Success);
     }
-    report(&summary, &device.info().name, device_id, false);
+    report(&summary, &device.info().name, device_id, false, None);
     if table.records.is_empty() {
         println!(
             "no single-MAP records on this device yet: run `clmap bench maps` to score the rules"

@@ -236,6 +236,17 @@ fn maps(args: MapsArgs) -> Result<Status, CliError> {
     for t in &tables {
         print_table(t, args.delta);
     }
+    for d in devices.iter().filter(|d| d.identity.kind != "historical") {
+        if let Some(copy) = clmap_aristotle::bandwidth::latest(&db, d.id).map_err(db_error)? {
+            println!(
+                "{}: copy bandwidth {:.2} GB/s ({} bytes, {})",
+                d.label(),
+                copy.bandwidth_gbs,
+                copy.bytes,
+                copy.recorded
+            );
+        }
+    }
     Ok(Status::Success)
 }
 
