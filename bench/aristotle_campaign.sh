@@ -11,7 +11,8 @@
 #
 # Environment: REPS (runs per measurement incl. the warm-up, default 21), TIME_LIMIT (seconds
 # of measuring per call, default 480), SIZES (default 128,...,4096), MAPS (default all),
-# VARIANTS (default nolocal,max,min,padded), CLMAP (the binary, default target/release/clmap,
+# VARIANTS (default nolocal,max,min,padded), COMPOSE_SAMPLE (K: after the MAPs, also measure
+# K composer pairs and score the composing rules; default 0 = none), CLMAP (the binary, default target/release/clmap,
 # built when missing), HISTORY (the 2014 CSV, imported for comparison when present).
 # Exit status: 0 complete, 75 more calls needed, other values are errors.
 set -euo pipefail
@@ -27,6 +28,7 @@ TIME_LIMIT=${TIME_LIMIT:-480}
 SIZES=${SIZES:-128,256,512,1024,2048,4096}
 MAPS=${MAPS:-all}
 VARIANTS=${VARIANTS:-nolocal,max,min,padded}
+COMPOSE_SAMPLE=${COMPOSE_SAMPLE:-0}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CLMAP=${CLMAP:-$ROOT/target/release/clmap}
 HISTORY=${HISTORY:-$ROOT/../shared/data/aristotle-pdb-2014.csv}
@@ -43,7 +45,8 @@ fi
 
 echo "campaign on '$DEVICE': maps $MAPS, sizes $SIZES, variants $VARIANTS, reps $REPS, db $DB"
 "$CLMAP" bench maps --device "$DEVICE" --maps "$MAPS" --sizes "$SIZES" --variants "$VARIANTS" \
-    --reps "$REPS" --time-limit "$TIME_LIMIT" --db "$DB" --json >"$OUTDIR/last-run.json"
+    --reps "$REPS" --time-limit "$TIME_LIMIT" --copy-reference --db "$DB" --json \
+    >"$OUTDIR/last-run.json"
 LEFT=$(sed -n 's/.*"left_for_later": *\([0-9]*\).*/\1/p' "$OUTDIR/last-run.json" | head -n1)
 FAILED=$(sed -n 's/.*"failed": *\([0-9]*\).*/\1/p' "$OUTDIR/last-run.json" | head -n1)
 echo "this call: $(tr -d '\n ' <"$OUTDIR/last-run.json" | head -c 400)"
@@ -56,7 +59,20 @@ if [ "${FAILED:-0}" != "0" ]; then
     echo "warning: $FAILED units failed in this call; a rerun retries them" >&2
 fi
 
-for table in devices aristotle_units aristotle_samples aristotle_validations; do
+if [ "$COMPOSE_SAMPLE" != "0" ]; then
+    echo "composer: $COMPOSE_SAMPLE pairs"
+    "$CLMAP" bench compose --device "$DEVICE" --sample "$COMPOSE_SAMPLE" --sizes "$SIZES" \
+        --reps "$REPS" --time-limit "$TIME_LIMIT" --db "$DB" --json >"$OUTDIR/compose.json"
+    if grep -q '"left_for_later": *[1-9]' "$OUTDIR/compose.json"; then
+        echo "composer pairs left: run the same command again to continue; elapsed: $(elapsed)"
+        exit 75
+    fi
+    "$CLMAP" db export --table aristotle_compose_units --csv \
+        --out "$OUTDIR/aristotle_compose_units.csv" --db "$DB"
+    "$CLMAP" db export --table aristotle_compose_samples --csv \
+        --out "$OUTDIR/aristotle_compose_samples.csv" --db "$DB"
+fi
+for table in devices aristotle_copy_bandwidth aristotle_units aristotle_samples aristotle_validations; do
     "$CLMAP" db export --table "$table" --csv --out "$OUTDIR/$table.csv" --db "$DB"
 done
 "$CLMAP" db maps --device "$DEVICE" --db "$DB" >"$OUTDIR/tables.txt" || true
