@@ -7,6 +7,7 @@ use crate::generate::{generate, BenchSpec, Microbenchmark, Variant};
 use crate::map::{map_by_id, MapId};
 use crate::store::{UnitKey, UnitResult, UnitSetup, Validation};
 use clmap_device::{Device, TimingOptions};
+use std::collections::HashMap;
 
 /// Times generated microbenchmarks on one device.
 pub struct DeviceMeasurer<'d> {
@@ -15,13 +16,22 @@ pub struct DeviceMeasurer<'d> {
     /// Repetitions including the warm-up (the paper's 21).
     reps: u32,
     flush_cache: bool,
+    /// Outputs of the reference variant per (MAP, dataset): every local variant of a MAP is
+    /// compared with the same run, so it is built and run once.
+    reference_outputs: HashMap<(u16, usize), clmap_workload::BufferSet>,
 }
 
 impl<'d> DeviceMeasurer<'d> {
     /// A measurer making `reps` runs per unit, the first discarded as warm-up, so `reps − 1`
     /// samples are stored (`reps` is at least 2).
     pub fn new(device: &'d Device, work_group: [usize; 2], reps: u32, flush_cache: bool) -> Self {
-        DeviceMeasurer { device, work_group, reps: reps.max(2), flush_cache }
+        DeviceMeasurer {
+            device,
+            work_group,
+            reps: reps.max(2),
+            flush_cache,
+            reference_outputs: HashMap::new(),
+        }
     }
 
     /// Samples stored per measured unit.
@@ -78,11 +88,18 @@ impl Measurer for DeviceMeasurer<'_> {
     fn validate(&mut self, map: u16, variant: &str, dataset: usize) -> Result<Validation, String> {
         let candidate = self.bench(map, variant, dataset)?;
         let reference = self.bench(map, REFERENCE_VARIANT, dataset)?;
-        let expected = clmap_exec::run_on_device(self.device, &reference.workload, 0)
-            .map_err(|e| format!("{REFERENCE_VARIANT}: {e}"))?;
+        let expected = match self.reference_outputs.get(&(map, dataset)) {
+            Some(outputs) => outputs.clone(),
+            None => {
+                let run = clmap_exec::run_on_device(self.device, &reference.workload, 0)
+                    .map_err(|e| format!("{REFERENCE_VARIANT}: {e}"))?;
+                self.reference_outputs.insert((map, dataset), run.buffers.clone());
+                run.buffers
+            }
+        };
         let actual = clmap_exec::run_on_device(self.device, &candidate.workload, 0)
             .map_err(|e| format!("{variant}: {e}"))?;
-        let comparisons = reference.workload.compare_outputs(&expected.buffers, &actual.buffers);
+        let comparisons = reference.workload.compare_outputs(&expected, &actual.buffers);
         let mut problems = Vec::new();
         for c in &comparisons {
             match &c.result {

@@ -56,15 +56,19 @@ pub struct ImportSummary {
 
 /// The identity of a 2014 platform, from the file's short key (Table 4 of seed 001).
 pub fn platform_identity(key: &str) -> DeviceIdentity {
-    let (name, vendor, driver, kind) = match key {
-        "c1060" => ("NVIDIA Tesla C1060", "NVIDIA", "CUDA 5.5", "gpu"),
-        "c2050" => ("NVIDIA Tesla C2050", "NVIDIA", "CUDA 5.5", "gpu"),
-        "k20m" => ("NVIDIA Tesla K20m", "NVIDIA", "CUDA 5.5", "gpu"),
-        "hd7970" => ("AMD HD7970", "AMD", "AMD APP 2.8", "gpu"),
-        "phi" => ("Intel Xeon Phi 5110P", "Intel", "Intel OpenCL SDK 3.0", "accelerator"),
-        "snb" => ("Intel Xeon E5-2620", "Intel", "Intel OpenCL SDK 3.0", "cpu"),
-        "x5650" => ("Intel Xeon X5650", "Intel", "Intel OpenCL SDK 3.0", "cpu"),
-        other => (other, "unknown", "unknown", "other"),
+    // Local memory per work-group as these devices' OpenCL drivers reported it (16 KiB of
+    // shared memory on the C1060, 48 KiB on Fermi and Kepler, 32 KiB elsewhere), so the
+    // composing rules' capacity check works on history too.
+    const KIB: u64 = 1024;
+    let (name, vendor, driver, kind, local) = match key {
+        "c1060" => ("NVIDIA Tesla C1060", "NVIDIA", "CUDA 5.5", "gpu", 16 * KIB),
+        "c2050" => ("NVIDIA Tesla C2050", "NVIDIA", "CUDA 5.5", "gpu", 48 * KIB),
+        "k20m" => ("NVIDIA Tesla K20m", "NVIDIA", "CUDA 5.5", "gpu", 48 * KIB),
+        "hd7970" => ("AMD HD7970", "AMD", "AMD APP 2.8", "gpu", 32 * KIB),
+        "phi" => ("Intel Xeon Phi 5110P", "Intel", "Intel OpenCL SDK 3.0", "accelerator", 32 * KIB),
+        "snb" => ("Intel Xeon E5-2620", "Intel", "Intel OpenCL SDK 3.0", "cpu", 32 * KIB),
+        "x5650" => ("Intel Xeon X5650", "Intel", "Intel OpenCL SDK 3.0", "cpu", 32 * KIB),
+        other => (other, "unknown", "unknown", "other", 0),
     };
     DeviceIdentity {
         kind: "historical".to_string(),
@@ -72,7 +76,11 @@ pub fn platform_identity(key: &str) -> DeviceIdentity {
         name: name.to_string(),
         vendor: vendor.to_string(),
         driver: driver.to_string(),
-        details: serde_json::json!({ "source": "Aristotle performance database, 2014", "class": kind }),
+        details: serde_json::json!({
+            "source": "Aristotle performance database, 2014",
+            "class": kind,
+            "local_mem_bytes": local,
+        }),
     }
 }
 

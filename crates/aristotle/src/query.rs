@@ -178,8 +178,9 @@ fn measured_records(
     device_id: i64,
     local_variant: &str,
 ) -> Result<Vec<MapRecord>, DbError> {
-    let mut by_key: BTreeMap<(u16, usize), (Option<(f64, f64)>, Option<(f64, f64)>)> =
-        BTreeMap::new();
+    // Per (MAP, dataset): the (mean, std) of b and of B as they are found.
+    type Pair = (Option<(f64, f64)>, Option<(f64, f64)>);
+    let mut by_key: BTreeMap<(u16, usize), Pair> = BTreeMap::new();
     for unit in store::units(db, device_id)? {
         if unit.status != "measured" || unit.samples == 0 {
             continue;
