@@ -240,7 +240,7 @@ pub fn gain_series(tables: &[MapTable], delta: f64) -> Vec<Series> {
     tables
         .iter()
         .map(|t| Series {
-            label: t.device.clone(),
+            label: short_label(&t.device),
             points: t
                 .distribution(delta)
                 .iter()
@@ -248,6 +248,18 @@ pub fn gain_series(tables: &[MapTable], delta: f64) -> Vec<Series> {
                 .collect(),
         })
         .collect()
+}
+
+/// A legend label that fits the chart's legend column.
+fn short_label(label: &str) -> String {
+    const MAX: usize = 30;
+    if label.chars().count() <= MAX {
+        label.to_string()
+    } else {
+        let mut short: String = label.chars().take(MAX - 1).collect();
+        short.push('…');
+        short
+    }
 }
 
 /// A file name from a device label.
