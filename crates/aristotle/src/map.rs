@@ -256,8 +256,17 @@ impl Map {
         let spread = emap_spread(self.emap);
         match self.imap {
             IMapKind::Single => format!("each work-item reads the element at {base}; {spread}"),
-            IMapKind::Row => format!("each work-item reads the whole row {base}; {spread}"),
-            IMapKind::Column => format!("each work-item reads the whole column {base}; {spread}"),
+            IMapKind::Row => {
+                let row = form_text(self.emap.row_coefficients());
+                format!("each work-item reads all of row {row}; {}", line_sharing(row, "rows"))
+            }
+            IMapKind::Column => {
+                let col = form_text(self.emap.col_coefficients());
+                format!(
+                    "each work-item reads all of column {col}; {}",
+                    line_sharing(col, "columns")
+                )
+            }
             IMapKind::Block => format!(
                 "each work-item reads the {0}x{0} block centred at {base}; {spread}",
                 2 * self.radius + 1
@@ -266,6 +275,27 @@ impl Map {
                 format!("each work-item reads {base} and its four neighbours; {spread}")
             }
         }
+    }
+}
+
+/// `ty`, `tx`, `ty+tx` or `0` for one row of an eMAP.
+fn form_text(coefficients: [u8; 2]) -> &'static str {
+    match coefficients {
+        [0, 0] => "0",
+        [1, 0] => "ty",
+        [0, 1] => "tx",
+        _ => "ty+tx",
+    }
+}
+
+/// Which work-items of a group share the row (column) of a Row (Column) MAP.
+fn line_sharing(form: &str, lines: &str) -> String {
+    match form {
+        "tx" => format!("work-items along x read different {lines}, those along y the same one"),
+        "ty" => format!("work-items along y read different {lines}, those along x the same one"),
+        _ => format!(
+            "work-items on one anti-diagonal of the group read the same one of 2·WG-1 {lines}"
+        ),
     }
 }
 
@@ -283,12 +313,10 @@ fn default_radius(imap: IMapKind) -> u32 {
     }
 }
 
-/// How the base indices of neighbouring work-items relate, in words.
+/// How the base indices of neighbouring work-items relate, in words (for the eMAPs valid
+/// with the Single, Block and Neighbor iMAPs).
 fn emap_spread(emap: EMap) -> &'static str {
     match emap.number() {
-        2 | 4 => "work-items along x spread along it, those along y share it",
-        3 | 5 => "work-items along y spread along it, those along x share it",
-        6 | 11 => "neighbours in x and in y both step along it, so diagonals of the group share it",
         7 => "work-items along x walk the diagonal, those along y share their element",
         8 => "the identity: x walks columns, y walks rows",
         9 => "work-items along y walk the diagonal, those along x share their element",
@@ -298,7 +326,7 @@ fn emap_spread(emap: EMap) -> &'static str {
         14 => "x walks along the row, y walks the diagonal",
         15 => "x walks the diagonal, y walks along the row",
         16 => "x and y both walk the diagonal, so anti-diagonals of the group share an element",
-        _ => "every work-item has the same base",
+        _ => "the base does not move with both coordinates",
     }
 }
 

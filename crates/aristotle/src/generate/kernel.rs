@@ -356,10 +356,18 @@ fn no_local_body(
     let n = problem.dataset;
     let (_, width) = geometry::input_shape(map, n);
     let radius = i64::from(map.radius);
-    let row = b
-        .declare_lin(&part.name("row"), &Lin::of_form(map.emap.row_coefficients(), ids.gy, ids.gx));
-    let col = b
-        .declare_lin(&part.name("col"), &Lin::of_form(map.emap.col_coefficients(), ids.gy, ids.gx));
+    // Row MAPs sweep the columns and Column MAPs the rows: the swept coordinate has no base
+    // (the unused alias is never read).
+    let row = Lin::of_form(map.emap.row_coefficients(), ids.gy, ids.gx);
+    let col = Lin::of_form(map.emap.col_coefficients(), ids.gy, ids.gx);
+    let row = match map.imap {
+        IMapKind::Column => ids.gy,
+        _ => b.declare_lin(&part.name("row"), &row),
+    };
+    let col = match map.imap {
+        IMapKind::Row => ids.gx,
+        _ => b.declare_lin(&part.name("col"), &col),
+    };
     match map.imap {
         IMapKind::Row => b.count("k", 0, n as i64, 1, |b, k| {
             let index = b.flat(&Lin::var(row), width, &Lin::var(k));
