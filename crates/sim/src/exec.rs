@@ -1513,6 +1513,14 @@ pub(crate) fn convert(
         }
         return;
     }
+    if let (Some(mode), Scalar::Float | Scalar::Double) = (rounding, to) {
+        for (d, x) in d.iter_mut().zip(x) {
+            if let Some(bits) = crate::rounding::to_float_rounded(from, to, *x, mode) {
+                *d = bits;
+            }
+        }
+        return;
+    }
     with_scalar_type!(from, F => with_scalar_type!(to, T => map1(d, x, |v: F| T::from_prim(v))));
 }
 

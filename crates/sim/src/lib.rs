@@ -45,6 +45,7 @@ pub mod memory;
 pub mod observer;
 mod printf;
 mod program;
+mod rounding;
 pub mod report;
 mod shadow;
 mod value;

@@ -493,3 +493,63 @@ fn half_and_double_values() {
     assert_eq!(d, 1.5f64 / 3.0 + 2f64.sqrt());
     assert_eq!(f32s(&fb)[1], d as f32);
 }
+
+#[test]
+fn explicit_rounding_modes_of_conversions_to_float() {
+    // 16777217 = 2^24 + 1 is a tie between the floats 2^24 and 2^24 + 2; 1/3 as a double lies
+    // strictly between two floats.
+    let src = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+    __kernel void k(__global float *out, __global int *ints, int big) {
+        out[0] = convert_float(big);
+        out[1] = convert_float_rte(big);
+        out[2] = convert_float_rtz(big);
+        out[3] = convert_float_rtp(big);
+        out[4] = convert_float_rtn(big);
+        out[5] = convert_float_rtz(-big);
+        out[6] = convert_float_rtn(-big);
+        double third = 1.0 / 3.0;
+        out[7] = convert_float_rtn(third);
+        out[8] = convert_float_rtp(third);
+        out[9] = convert_float_rtz(1e300);
+        float2 pair = convert_float2_rtp((int2)(big, 3));
+        out[10] = pair.x;
+        out[11] = pair.y;
+        ints[0] = convert_int_sat_rtp(2.5f);
+        ints[1] = convert_int_sat_rtn(-2.5f);
+        ints[2] = convert_int_sat_rte(3.0e10f);
+        ints[3] = convert_uchar_sat_rtz(300.7f);
+    }"#;
+    let out = buf_f32("out", &[0.0; 12]);
+    let ints = buf_i32("ints", &[0; 4]);
+    let run = run(
+        src,
+        "k",
+        &[1],
+        &[1],
+        &[ArgValue::Buffer(out.clone()), ArgValue::Buffer(ints.clone()), int(16_777_217)],
+    );
+    assert!(run.reports.is_empty(), "{:#?}", run.reports);
+    let (below, above) = (16_777_216.0f32, 16_777_218.0f32);
+    let third_down = 0.333_333_3_f32;
+    let third_up = third_down.next_up();
+    assert!(f64::from(third_down) < 1.0 / 3.0 && f64::from(third_up) > 1.0 / 3.0);
+    assert_eq!(
+        f32s(&out),
+        vec![
+            below,
+            below,
+            below,
+            above,
+            below,
+            -below,
+            -above,
+            third_down,
+            third_up,
+            f32::MAX,
+            above,
+            3.0
+        ]
+    );
+    assert_eq!(i32s(&ints), vec![3, -3, i32::MAX, 255]);
+}
