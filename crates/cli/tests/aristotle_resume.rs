@@ -120,3 +120,55 @@ fn killed_campaign_resumes_without_loss_or_duplication() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The database commands on the 2014 history: import twice, list, query, advise, export.
+#[test]
+fn history_import_query_advise_and_export_through_the_cli() {
+    let csv =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/aristotle-pdb-2014.csv");
+    if !csv.exists() {
+        eprintln!("skipped: {} is missing", csv.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("clmap-history-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let db = dir.join("history.db");
+    let clmap = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_clmap"))
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .expect("run clmap");
+        assert!(out.status.success(), "clmap {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let path = csv.to_string_lossy().into_owned();
+    assert!(clmap(&["db", "import-aristotle", &path]).contains("1386 new"));
+    assert!(clmap(&["db", "import-aristotle", &path]).contains("0 new"));
+    assert_eq!(clmap(&["db", "devices"]).lines().count(), 7);
+
+    let tables: serde_json::Value =
+        serde_json::from_str(&clmap(&["db", "maps", "--device", "k20m", "--json"])).expect("json");
+    let k20m = &tables[0];
+    assert_eq!(k20m["records"].as_array().map(Vec::len), Some(198));
+    assert_eq!(k20m["distribution"][0]["gain"], 20);
+    assert_eq!(k20m["distribution"][0]["similar"], 13);
+
+    let advice: serde_json::Value = serde_json::from_str(&clmap(&[
+        "advise", "--device", "k20m", "--maps", "205,108", "--sizes", "2048", "--json",
+    ]))
+    .expect("json");
+    assert_eq!(advice["advice"]["choices"][0]["use_local"], true);
+    assert_eq!(advice["advice"]["choices"][1]["use_local"], false);
+
+    let plots = dir.join("plots");
+    clmap(&["db", "maps", "--device", "c1060", "--plot", &plots.to_string_lossy()]);
+    assert!(plots.join("mbr-nvidia-tesla-c1060.svg").exists());
+    assert!(plots.join("gain-comparison.svg").exists());
+
+    let csv_out = clmap(&["db", "export", "--table", "aristotle_history", "--csv"]);
+    assert_eq!(csv_out.lines().count(), 1387, "a header and one line per record");
+    let _ = std::fs::remove_dir_all(&dir);
+}
