@@ -111,6 +111,7 @@ pub fn generate_pair(
         kernel_name: name,
         workload,
         bytes_moved,
+        bytes_written: crate::generate::output_bytes(dataset),
         local_cells,
         composition: Some(Composition { second: *b, version }),
     })

@@ -57,6 +57,12 @@ fn bytes_moved_is_items_times_elements_times_four() {
 }
 
 #[test]
+fn the_output_is_counted_apart() {
+    let bench = generate(&spec(108, Variant::NoLocal, 256, [16, 16])).unwrap();
+    assert_eq!(bench.bytes_written, 256 * 256 * 4);
+}
+
+#[test]
 fn bad_specs_are_errors() {
     assert!(generate(&spec(108, Variant::NoLocal, 100, [16, 16])).is_err());
     assert!(generate(&spec(108, Variant::NoLocal, 8, [8, 8])).is_err());

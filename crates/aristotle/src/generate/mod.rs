@@ -98,7 +98,11 @@ pub struct Microbenchmark {
     /// The launch: input buffer with random data, output buffer, `N × N` range.
     pub workload: clmap_workload::Workload,
     /// The numerator of §6.1's bandwidth: work-items × elements read per item × element size.
+    /// Reads only, as the paper counts them; see `bytes_written` for the output.
     pub bytes_moved: u64,
+    /// Bytes of the output the kernel writes (`N² × 4`), for comparisons with copy bandwidth,
+    /// which counts both directions.
+    pub bytes_written: u64,
     /// `__local` cells per work-group (0 without local memory).
     pub local_cells: usize,
     /// For the composer's kernels: the second data structure and the version (`spec` then
@@ -175,6 +179,11 @@ pub fn bytes_moved(spec: &BenchSpec) -> u64 {
     items * spec.map.elements_per_item(spec.dataset) * 4
 }
 
+/// Bytes of the `N × N` float output.
+pub fn output_bytes(dataset: usize) -> u64 {
+    (dataset as u64).pow(2) * 4
+}
+
 /// Generates the microbenchmark `spec` describes.
 pub fn generate(spec: &BenchSpec) -> Result<Microbenchmark, GenerateError> {
     check_spec(spec)?;
@@ -196,6 +205,7 @@ pub fn generate(spec: &BenchSpec) -> Result<Microbenchmark, GenerateError> {
         kernel_name,
         workload,
         bytes_moved,
+        bytes_written: output_bytes(spec.dataset),
         local_cells: local_cells(spec),
         composition: None,
     })
