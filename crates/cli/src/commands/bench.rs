@@ -11,6 +11,9 @@ use clmap_db::Database;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The most runs per measurement: every sample is kept in memory until its unit commits.
+const MAX_REPS: i64 = 100_000;
+
 /// Microbenchmark campaigns on real devices, recorded in the performance database.
 ///
 /// `clmap bench maps` measures the MAP microbenchmarks as Aristotle's performance database
@@ -54,7 +57,7 @@ pub struct MapsArgs {
     #[arg(long, value_delimiter = ',', default_values = ["nolocal", "max", "min", "padded"])]
     pub variants: Vec<String>,
     /// Runs per measurement, the first discarded as warm-up.
-    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..=MAX_REPS))]
     pub reps: u32,
     /// Work-group size, `XxY`.
     #[arg(long, default_value = "16x16")]
@@ -260,7 +263,7 @@ pub struct ComposeArgs {
     #[arg(long, value_delimiter = ',', default_values_t = CAMPAIGN_DATASETS.to_vec())]
     pub sizes: Vec<usize>,
     /// Runs per measurement, the first discarded as warm-up.
-    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..=MAX_REPS))]
     pub reps: u32,
     /// Work-group size, `XxY`.
     #[arg(long, default_value = "16x16")]
