@@ -190,10 +190,10 @@ impl FromStr for MapId {
 
     fn from_str(text: &str) -> Result<MapId, MapIdError> {
         let trimmed = text.trim();
-        let digits = if trimmed.len() > 4 && trimmed[..4].eq_ignore_ascii_case("map-") {
-            &trimmed[4..]
-        } else {
-            trimmed
+        // `get` rather than slicing: the text may hold multi-byte characters.
+        let digits = match (trimmed.get(..4), trimmed.get(4..)) {
+            (Some(prefix), Some(rest)) if prefix.eq_ignore_ascii_case("map-") => rest,
+            _ => trimmed,
         };
         if digits.len() != 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(MapIdError { text: text.to_string() });
@@ -377,6 +377,8 @@ mod tests {
         assert!("4070".parse::<MapId>().is_err());
         assert!("ab1".parse::<MapId>().is_err());
         assert!("".parse::<MapId>().is_err());
+        assert!("mé407".parse::<MapId>().is_err());
+        assert!("ééé".parse::<MapId>().is_err());
         assert!(map_by_id(MapId(101)).is_none());
         assert!(map_by_id(MapId(216)).is_none());
         assert!(map_by_id(MapId(999)).is_none());
