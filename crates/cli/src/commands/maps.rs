@@ -292,3 +292,51 @@ fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_group_sizes_parse_or_explain() {
+        assert_eq!(parse_work_group("16x16"), Ok([16, 16]));
+        assert_eq!(parse_work_group("8X4"), Ok([8, 4]));
+        assert!(parse_work_group("16").is_err());
+        assert!(parse_work_group("ax16").is_err());
+    }
+
+    #[test]
+    fn map_lists_resolve_with_the_radius_on_block_maps_only() {
+        let maps = parse_maps("407, MAP-205", 1).unwrap();
+        assert_eq!(maps.iter().map(|m| m.id().0).collect::<Vec<_>>(), [407, 205]);
+        assert_eq!((maps[0].radius, maps[1].radius), (1, 0));
+        assert_eq!(parse_maps("all", 3).unwrap().len(), 33);
+        assert!(parse_maps("101", 3).is_err());
+        assert!(parse_maps("407", 99).is_err());
+    }
+
+    #[test]
+    fn generated_files_load_as_workloads_and_run() {
+        let dir = std::env::temp_dir().join(format!("clmap-maps-test-{}", std::process::id()));
+        let shape = Shape { work_group: [8, 8], radius: 1 };
+        let status = generate_files(
+            &dir,
+            "407,302",
+            &[16],
+            &[Variant::NoLocal, Variant::LocalMin],
+            &shape,
+            true,
+        )
+        .unwrap();
+        assert_eq!(status, Status::Success);
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(manifest.as_array().map(Vec::len), Some(4));
+        let workload = clmap_workload::Workload::load(&dir.join("map407_min_n16.toml")).unwrap();
+        assert_eq!(workload.bytes_moved, Some(16 * 16 * 9 * 4));
+        let run = clmap_sim::run_workload(&workload, &clmap_sim::SimOptions::default()).unwrap();
+        assert!(run.reports.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
