@@ -1,0 +1,63 @@
+//! The generated workloads run on a real OpenCL implementation (PoCL in CI) and give what the
+//! simulator gives. Without a device the test says why and passes, unless
+//! CLMAP_REQUIRE_OPENCL=1 demands one; CLMAP_TEST_DEVICE picks the device.
+
+use clmap_aristotle::compose_kernels::{generate_pair, ComposeVersion};
+use clmap_aristotle::generate::{generate, BenchSpec, Microbenchmark, Variant};
+use clmap_aristotle::map::{map_by_id, MapId};
+use clmap_aristotle::validate::{output_of, validation_options};
+use clmap_device::{select_device, Device};
+
+fn test_device() -> Option<Device> {
+    let required = std::env::var("CLMAP_REQUIRE_OPENCL").is_ok_and(|value| value == "1");
+    let chosen = match std::env::var("CLMAP_TEST_DEVICE") {
+        Ok(selector) => select_device(&selector),
+        Err(_) => select_device("cpu").or_else(|_| select_device("")),
+    };
+    match chosen {
+        Ok(device) => Some(device),
+        Err(error) if required => panic!("CLMAP_REQUIRE_OPENCL=1 but no device: {error}"),
+        Err(error) => {
+            eprintln!("skipping: no OpenCL device ({error})");
+            None
+        }
+    }
+}
+
+fn device_output(device: &Device, bench: &Microbenchmark) -> Vec<f32> {
+    let run = clmap_exec::run_on_device(device, &bench.workload, 0)
+        .unwrap_or_else(|e| panic!("{} on the device: {e}", bench.kernel_name));
+    let out = run.buffers.get("out").expect("an output buffer");
+    out.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn agree(device: &Device, bench: &Microbenchmark) {
+    let expected = output_of(bench, &validation_options()).expect("runs on the simulator");
+    let actual = device_output(device, bench);
+    assert_eq!(actual.len(), expected.len());
+    for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
+        // The same additions in the same order: only a contracted or reassociated sum could
+        // differ, and by no more than a few ulps.
+        assert!(
+            (a - e).abs() <= 1e-5 * e.abs().max(1.0),
+            "{}: out[{i}] is {a} on the device, {e} on the simulator",
+            bench.kernel_name
+        );
+    }
+}
+
+#[test]
+fn generated_kernels_agree_with_the_simulator_on_a_device() {
+    let Some(device) = test_device() else { return };
+    for id in [107, 116, 205, 306, 407, 413, 509] {
+        let map = map_by_id(MapId(id)).unwrap();
+        for variant in Variant::ALL {
+            let spec = BenchSpec { map, variant, dataset: 64, work_group: [16, 16] };
+            agree(&device, &generate(&spec).unwrap());
+        }
+    }
+    let (a, b) = (map_by_id(MapId(407)).unwrap(), map_by_id(MapId(204)).unwrap());
+    for version in ComposeVersion::ALL {
+        agree(&device, &generate_pair(&a, &b, version, 64, [16, 16]).unwrap());
+    }
+}
