@@ -237,7 +237,7 @@ impl Part {
         format!("{base}{}", self.suffix)
     }
 
-    fn local_cells(&self, problem: Problem) -> usize {
+    pub(crate) fn local_cells(&self, problem: Problem) -> usize {
         match (self.variant, self.map.imap) {
             (Variant::NoLocal, _) => 0,
             (_, IMapKind::Row | IMapKind::Column) => {

@@ -163,14 +163,9 @@ pub(crate) fn check_spec(spec: &BenchSpec) -> Result<(), GenerateError> {
 
 /// `__local` cells per work-group of a spec (0 without local memory).
 pub fn local_cells(spec: &BenchSpec) -> usize {
-    use crate::map::IMapKind;
-    match (spec.variant, spec.map.imap) {
-        (Variant::NoLocal, _) => 0,
-        (_, IMapKind::Row | IMapKind::Column) => {
-            geometry::strip_tile(&spec.map, spec.variant, spec.work_group).cells()
-        }
-        _ => geometry::block_tile(&spec.map, spec.variant, spec.work_group).cells(),
-    }
+    let part =
+        kernel::Part { map: spec.map, variant: spec.variant, param: 0, suffix: String::new() };
+    part.local_cells(kernel::Problem { dataset: spec.dataset, work_group: spec.work_group })
 }
 
 /// §6.1's numerator: `W × H × N × size(float)`, work-items times elements read per item.
