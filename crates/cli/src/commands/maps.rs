@@ -23,17 +23,18 @@ use crate::exit::{CliError, Status};
 /// shape), `min` (a tile holding only the cells the group needs, e.g. a diagonal band), and
 /// `padded` (the `max` tile with one extra cell per row against bank conflicts). Staging loads
 /// the core of the tile first, then its halo.
-///
-/// Examples:
-///   clmap maps list
-///   clmap maps show MAP-407 --work-group 8x8 --radius 1
-///   clmap maps generate --out bench/maps --maps 407,205 --sizes 128,1024
-///   clmap time bench/maps/map407_max_n1024.toml --device gpu
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     #[command(subcommand)]
     pub command: MapsCommand,
 }
+
+const EXAMPLES: &str = "Examples:
+  clmap maps list
+  clmap maps show MAP-407 --work-group 8x8 --radius 1
+  clmap maps generate --out bench/maps --maps 407,205 --sizes 128,1024
+  clmap time bench/maps/map407_max_n1024.toml --device gpu --flush";
 
 #[derive(clap::Subcommand, Debug)]
 pub enum MapsCommand {
