@@ -159,6 +159,10 @@ struct RaceChecker {
     /// Addresses whose bytes are known to be read by several lanes and written by none in
     /// this interval: loads of them change nothing. Valid while the stamp matches.
     shared_reads: [(u64, u32); SHARED_READ_SLOTS],
+    /// The same knowledge per local x position (when the group's x size is a power of two):
+    /// in 2-D groups the work-items of one column often load one element, row after row, and
+    /// a direct slot cannot collide the way the hashed cache does.
+    columns: Vec<(u64, u32)>,
     stamp: u32,
     reports: ReportSink,
 }
@@ -261,6 +265,7 @@ impl RaceChecker {
             local: RegionShadow::new(local_bytes, false),
             buffers: buffer_bytes.iter().map(|len| RegionShadow::new(*len, true)).collect(),
             shared_reads: [(0, 0); SHARED_READ_SLOTS],
+            columns: Vec::new(),
             stamp: 1,
             reports: ReportSink::default(),
         }
@@ -325,6 +330,7 @@ impl RaceChecker {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.shared_reads = [(0, 0); SHARED_READ_SLOTS];
+            self.columns.iter_mut().for_each(|c| *c = (0, 0));
             self.stamp = 1;
         }
     }
@@ -362,6 +368,15 @@ impl RaceChecker {
                 .unwrap_or(0)
                 .min(MANY_GROUPS - 1)
         };
+        let width = usize::try_from(batch.group.local_size[0]).unwrap_or(0);
+        let column_mask = if is_load && width.is_power_of_two() && (2..=1024).contains(&width) {
+            if self.columns.len() != width {
+                self.columns = vec![(0, 0); width];
+            }
+            width - 1
+        } else {
+            usize::MAX
+        };
         let mut found: Option<(usize, &'static str, u16)> = None;
         // The last address found shared and read-only: neighbouring lanes often load the
         // same element, and comparing with it is cheaper than the hashed cache.
@@ -371,9 +386,17 @@ impl RaceChecker {
             if is_load && last_shared == Some(addr) {
                 continue;
             }
+            let column = self.columns.get_mut(lane & column_mask);
+            if column.as_deref() == Some(&(addr, stamp)) {
+                last_shared = Some(addr);
+                continue;
+            }
             let slot = slot_of(addr);
             if is_load && self.shared_reads[slot] == (addr, stamp) {
                 last_shared = Some(addr);
+                if let Some(c) = column {
+                    *c = (addr, stamp);
+                }
                 continue;
             }
             let region = match decode(addr) {
@@ -391,6 +414,9 @@ impl RaceChecker {
                     let c = check_cells(cells, batch.kind, me, epoch, group);
                     if is_load && c.is_none() && shared_read_only(cells, epoch) {
                         self.shared_reads[slot] = (addr, stamp);
+                        if let Some(c) = self.columns.get_mut(lane & column_mask) {
+                            *c = (addr, stamp);
+                        }
                         last_shared = Some(addr);
                     }
                     c
