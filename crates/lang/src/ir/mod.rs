@@ -35,8 +35,8 @@
 //! [`Binary`]: Expression::Binary
 
 mod arena;
-pub mod builtin;
 pub mod builder;
+pub mod builtin;
 mod types;
 
 pub use arena::{Arena, Handle, UniqueArena};
