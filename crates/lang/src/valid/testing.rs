@@ -25,18 +25,10 @@ impl<'m> FunctionBuilder<'m> {
         kind: FunctionKind,
         return_type: Option<Handle<Type>>,
     ) -> Self {
-        let function = Function {
-            name: name.to_string(),
-            kind,
-            params: Vec::new(),
-            return_type,
-            is_inline: false,
-            locals: Arena::new(),
-            expressions: Arena::new(),
-            expression_types: Vec::new(),
-            body: Block::new(),
-            span: Span::UNDEFINED,
-        };
+        // Start from the same empty function sema starts from, so a new field has one home.
+        let mut function = crate::sema::empty_function(name, Span::UNDEFINED);
+        function.kind = kind;
+        function.return_type = return_type;
         FunctionBuilder { module, function }
     }
 
