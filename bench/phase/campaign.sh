@@ -14,7 +14,7 @@
 # Environment: CLMAP (the clmap binary; default target/release/clmap), CLMAP_LLVM_BIN,
 # CLMAP_LIBCLC, CLMAP_CLC_INCLUDE (the toolchain, see docs/phase.md), PHASE_ARGS (extra
 # arguments for every search, e.g. "--strategy random --seed 3"), KERNELS (a subset), DEVICE
-# (default gpu).
+# (default gpu), MAX_SEARCH (cap on one kernel's search in seconds).
 set -u
 OUT=${1:?usage: bench/phase/campaign.sh OUTDIR [BUDGET]}
 BUDGET=${2:-1000}
@@ -24,6 +24,8 @@ SECONDS_LIMIT=${CAMPAIGN_SECONDS:-540}
 KERNELS=${KERNELS:-"2dconv 2mm 3dconv 3mm atax bicg corr covar fdtd2d gemm gesummv gramschm mvt syr2k syrk"}
 # A search needs time for its baselines and final round besides the exploration itself.
 FINAL_RESERVE=${FINAL_RESERVE:-90}
+# Caps one kernel's search (seconds; 0 = no cap), so one command spreads over several kernels.
+MAX_SEARCH=${MAX_SEARCH:-0}
 mkdir -p "$OUT"
 start=$(date +%s)
 pending=0
@@ -38,28 +40,45 @@ for k in $KERNELS; do
         echo "== $k: not started, the time of this command is spent (run the script again)"
         continue
     fi
-    # clmap gives minimisation a fifth of the search time on top (at least 30 s).
-    search_time=$(( (left - FINAL_RESERVE) * 5 / 6 - 30 ))
-    if [ "$search_time" -lt 30 ]; then search_time=30; fi
-    echo "== $k (budget $BUDGET, search for at most ${search_time}s)"
-    # shellcheck disable=SC2086
-    if "$CLMAP" phase "$ROOT/bench/phase/$k.toml" --small "$ROOT/tests/corpus/pb_$k.toml" \
-        --device "${DEVICE:-gpu}" --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
-        --pass-cache "$OUT/passes" \
-        --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2> "$OUT/$k.log"; then
-        # A search cut short by --time is resumed by the next command; only a search that
-        # spent its whole budget is final.
-        if grep -q '"stopped_by": "budget"' "$OUT/$k.json.part"; then
-            mv "$OUT/$k.json.part" "$report"
-        else
-            pending=1
-            echo "   stopped by time; rerun to continue"
+    # A kernel that breaks the device context (an illegal address on the GPU) stops its search;
+    # the culprit is stored as failed, so a fresh process resumes past it at once.
+    for attempt in 1 2 3 4 5 6 7 8; do
+        left=$(( SECONDS_LIMIT - ($(date +%s) - start) ))
+        if [ "$left" -le $(( FINAL_RESERVE + 30 )) ]; then
+            echo "   the time of this command is spent (run the script again)"
+            break
         fi
-    else
-        pending=1
-        echo "   failed (see $OUT/$k.log):"
-        tail -n 5 "$OUT/$k.log" | sed 's/^/   /'
-    fi
+        # clmap gives minimisation a fifth of the search time on top (at least 30 s).
+        search_time=$(( (left - FINAL_RESERVE) * 5 / 6 - 30 ))
+        if [ "$search_time" -lt 30 ]; then search_time=30; fi
+        if [ "$MAX_SEARCH" -gt 0 ] && [ "$search_time" -gt "$MAX_SEARCH" ]; then
+            search_time=$MAX_SEARCH
+        fi
+        echo "== $k (budget $BUDGET, search for at most ${search_time}s, attempt $attempt)"
+        # shellcheck disable=SC2086
+        if "$CLMAP" phase "$ROOT/bench/phase/$k.toml" --small "$ROOT/tests/corpus/pb_$k.toml" \
+            --device "${DEVICE:-gpu}" --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
+            --pass-cache "$OUT/passes" \
+            --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2>> "$OUT/$k.log"; then
+            # A search cut short by --time is resumed by the next command; only a search that
+            # spent its whole budget is final.
+            if grep -q '"stopped_by": "budget"' "$OUT/$k.json.part"; then
+                mv "$OUT/$k.json.part" "$report"
+            else
+                echo "   stopped by time; rerun to continue"
+            fi
+            break
+        elif tail -n 3 "$OUT/$k.log" | grep -q "resume in a fresh process"; then
+            echo "   a kernel broke the device; resuming in a fresh process"
+            continue
+        else
+            echo "   failed (see $OUT/$k.log):"
+            tail -n 5 "$OUT/$k.log" | sed 's/^/   /'
+            break
+        fi
+    done
+    # Only a kernel without its final report keeps the campaign open.
+    [ -s "$report" ] || pending=1
 done
 python3 "$ROOT/bench/phase/chart.py" "$OUT" || true
 if [ "$pending" -eq 0 ]; then

@@ -72,6 +72,29 @@ impl<'d> DeviceMeasurer<'d> {
     }
 }
 
+impl DeviceMeasurer<'_> {
+    /// Compiles a unit's kernel and runs one work-group of it, discarding the results. A
+    /// compiler that caches kernels on disk (PoCL) then finds it there when the unit is
+    /// measured; several processes doing this for different units in parallel take the
+    /// compilation off the measuring path. One work-group, because PoCL finishes compiling
+    /// only at the first launch, specialised for the work-group size. A unit the device cannot
+    /// run is not compiled.
+    pub fn build_only(&self, key: &UnitKey) -> Result<(), String> {
+        let mut bench = self.bench(key.map, &key.variant, key.dataset)?;
+        if self.does_not_fit(&bench).is_some() {
+            return Ok(());
+        }
+        for launch in &mut bench.workload.launches {
+            if let Some(local) = launch.range.local {
+                launch.range.global = local;
+            }
+        }
+        clmap_exec::run_on_device(self.device, &bench.workload, 0)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+}
+
 impl Measurer for DeviceMeasurer<'_> {
     fn setup(&self) -> UnitSetup {
         UnitSetup { work_group: self.work_group, warmup: 1, flush_cache: self.flush_cache }

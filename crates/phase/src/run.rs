@@ -3,7 +3,7 @@
 //! inputs and on random inputs before reporting it (seed 003 §2.3).
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
 use crate::evaluator::{median, relative_iqr, Evaluator, Verdict};
@@ -28,8 +28,10 @@ pub struct RunOptions {
     pub finalists: usize,
     /// Minimise the best sequence.
     pub minimise: bool,
-    /// Stop minimising at this instant (the result so far is kept).
-    pub minimise_deadline: Option<Instant>,
+    /// How long minimisation may take, counted from its start (the result so far is kept):
+    /// counting from the start of the run would let slow baselines and a search that used its
+    /// whole time leave nothing for it.
+    pub minimise_time: Option<Duration>,
     /// The smallest relative slowdown treated as noise when minimising.
     pub noise_floor: f64,
     /// Labels for the report.
@@ -264,7 +266,7 @@ fn minimise_chosen(
         &chosen.ptx_hash,
         search_ns,
         margin,
-        options.minimise_deadline,
+        options.minimise_time.map(|time| Instant::now() + time),
     )?;
     if minimised.ptx_hash == chosen.ptx_hash {
         minimised.validated = Some(true);

@@ -305,17 +305,35 @@ impl<'a> Engine<'a> {
                 samples: Vec::new(),
             });
         };
-        let verdict = self.evaluator.validate_small(&ptx)?;
+        let verdict = match self.evaluator.validate_small(&ptx) {
+            Ok(verdict) => verdict,
+            Err(broken) => return Err(self.blame(ptx_hash, broken)),
+        };
         let stored = if verdict.is_valid() {
-            match self.evaluator.time_ptx(&ptx, self.reps)? {
-                Ok(samples) => StoredPtx { verdict, samples },
-                Err(failure) => StoredPtx { verdict: failure, samples: Vec::new() },
+            match self.evaluator.time_ptx(&ptx, self.reps) {
+                Ok(Ok(samples)) => StoredPtx { verdict, samples },
+                Ok(Err(failure)) => StoredPtx { verdict: failure, samples: Vec::new() },
+                Err(broken) => return Err(self.blame(ptx_hash, broken)),
             }
         } else {
             StoredPtx { verdict, samples: Vec::new() }
         };
         self.store.record_ptx(ptx_hash, &stored)?;
         Ok(stored)
+    }
+
+    /// Stores a PTX whose run left the device unusable as failed before the search stops, so
+    /// the resumed search (a fresh process, a fresh context) never runs it again, even when a
+    /// new sequence compiles to the same PTX.
+    fn blame(&mut self, ptx_hash: &str, broken: EvaluatorError) -> SearchError {
+        let stored = StoredPtx {
+            verdict: Verdict::Failed(format!("the kernel broke the device: {broken}")),
+            samples: Vec::new(),
+        };
+        match self.store.record_ptx(ptx_hash, &stored) {
+            Ok(()) => SearchError::Device(broken),
+            Err(db) => db.into(),
+        }
     }
 
     /// Runs a strategy until the budget or the deadline; returns every evaluation of the run in

@@ -161,7 +161,7 @@ fn a_whole_search_on_the_device() {
         random_inputs: 2,
         finalists: 2,
         minimise: true,
-        minimise_deadline: None,
+        minimise_time: None,
         noise_floor: 0.05,
         workload_label: "pb_gemm.toml".into(),
         small_label: "pb_gemm.toml".into(),

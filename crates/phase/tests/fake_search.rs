@@ -107,6 +107,9 @@ fn code_in(ptx: &CompiledPtx) -> String {
 
 #[derive(Default)]
 struct FakeEvaluator {
+    /// The validation (counted from 1) whose run leaves the fake device unusable, as an
+    /// illegal address does on a GPU.
+    breaks_device_at: Option<usize>,
     validations: Mutex<Vec<String>>,
     timings: AtomicUsize,
     full_validations: AtomicUsize,
@@ -136,7 +139,11 @@ impl Evaluator for FakeEvaluator {
     }
     fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
         let code = code_in(ptx);
-        self.validations.lock().unwrap().push(code.clone());
+        let mut validations = self.validations.lock().unwrap();
+        validations.push(code.clone());
+        if self.breaks_device_at == Some(validations.len()) {
+            return Err(EvaluatorError("the device stopped working".into()));
+        }
         Ok(if code.contains("bad-pass") {
             Verdict::Wrong("output c differs at 3".into())
         } else {
@@ -253,6 +260,31 @@ fn a_rerun_resumes_and_a_larger_budget_continues() {
 }
 
 #[test]
+fn a_ptx_that_breaks_the_device_stops_the_search_and_is_never_run_again() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator { breaks_device_at: Some(3), ..FakeEvaluator::default() };
+    let opts = options(Strategy::Random, 40);
+    let error = Engine::new(&compiler, &mut evaluator, &store, &NoProgress, opts.reps)
+        .explore(&opts, &pool())
+        .err()
+        .expect("the broken device stops the search");
+    assert!(error.to_string().contains("stopped working"), "{error}");
+    let breaking = evaluator.validations.lock().unwrap()[2].clone();
+    let stored = store.ptx(&text_hash(&breaking)).unwrap().expect("the culprit is stored");
+    assert!(!stored.verdict.is_valid());
+    assert!(stored.verdict.reason().contains("broke the device"), "{:?}", stored.verdict);
+
+    // The resumed search (a fresh device) runs to its budget without running the culprit again.
+    evaluator.breaks_device_at = None;
+    let result = explore(&store, &compiler, &mut evaluator, &opts);
+    assert_eq!(result.counts.sequences, 40);
+    let runs_of_culprit =
+        evaluator.validations.lock().unwrap().iter().filter(|code| **code == breaking).count();
+    assert_eq!(runs_of_culprit, 1);
+}
+
+#[test]
 fn an_expired_deadline_stops_before_any_work() {
     let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
     let compiler = FakeCompiler::default();
@@ -276,7 +308,7 @@ fn a_whole_run_minimises_and_skips_a_finalist_that_fails_on_random_inputs() {
         random_inputs: 30,
         finalists: 6,
         minimise: true,
-        minimise_deadline: None,
+        minimise_time: None,
         noise_floor: 0.02,
         workload_label: "gemm.toml".into(),
         small_label: "gemm-small.toml".into(),

@@ -70,8 +70,19 @@ pub struct MapsArgs {
     #[arg(long)]
     pub copy_reference: bool,
     /// Start no new measurement after this many seconds (the campaign resumes on the next run).
+    /// Compiling ahead (--build-jobs) counts towards it.
     #[arg(long)]
     pub time_limit: Option<u64>,
+    /// Compile the kernels in this many processes before measuring; 0 (the default) means all
+    /// cores on a CPU device and no compiling ahead elsewhere. PoCL spends a second or two of
+    /// LLVM on every kernel and keeps the result in its on-disk kernel cache, so compiling
+    /// ahead in parallel removes most of a CPU campaign's time; GPU drivers compile fast.
+    #[arg(long, default_value_t = 0)]
+    pub build_jobs: usize,
+    /// Compile, without measuring, units I, I+N, I+2N, … of the plan (`I/N`); what the
+    /// processes started by --build-jobs do.
+    #[arg(long, hide = true)]
+    pub build_only_shard: Option<String>,
     /// The database file (default: $CLMAP_DB, else clmap.db).
     #[arg(long)]
     pub db: Option<PathBuf>,
@@ -85,6 +96,58 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         BenchCommand::Maps(a) => run_maps(a),
         BenchCommand::Compose(a) => run_compose(a),
     }
+}
+
+/// Parses `I/N` with I < N.
+fn parse_shard(text: &str) -> Result<(usize, usize), CliError> {
+    let bad = || CliError::BadInput(format!("--build-only-shard `{text}`: expected I/N, I < N"));
+    let (index, count) = text.split_once('/').ok_or_else(bad)?;
+    let index: usize = index.trim().parse().map_err(|_| bad())?;
+    let count: usize = count.trim().parse().map_err(|_| bad())?;
+    if index >= count {
+        return Err(bad());
+    }
+    Ok((index, count))
+}
+
+/// Compiles the campaign's kernels in `jobs` child processes of this program, each taking
+/// every `jobs`-th unit. Processes rather than threads: PoCL compiles one kernel at a time per
+/// process. The children only fill the compiler's cache; failures are left for the
+/// measurement to report.
+fn build_ahead(
+    args: &MapsArgs,
+    maps: &[u16],
+    variants: &[String],
+    pending: usize,
+    jobs: usize,
+) -> Result<(), CliError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Environment(format!("cannot find the clmap program: {e}")))?;
+    let join = |items: Vec<String>| items.join(",");
+    let maps = join(maps.iter().map(u16::to_string).collect());
+    let sizes = join(args.sizes.iter().map(usize::to_string).collect());
+    let variants = variants.join(",");
+    eprintln!("compiling the kernels of {pending} pending measurements ahead in {jobs} processes");
+    let started = std::time::Instant::now();
+    let mut children = Vec::with_capacity(jobs);
+    for index in 0..jobs {
+        let child = std::process::Command::new(&exe)
+            .args(["bench", "maps", "--device", &args.device, "--maps", &maps])
+            .args(["--sizes", &sizes, "--variants", &variants, "--work-group", &args.work_group])
+            .args(["--build-only-shard", &format!("{index}/{jobs}")])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| CliError::Environment(format!("cannot start {}: {e}", exe.display())))?;
+        children.push(child);
+    }
+    for mut child in children {
+        // A child that fails leaves its kernels to be compiled when they are measured.
+        let _ = child.wait();
+    }
+    eprintln!("compiled ahead in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
 }
 
 /// Opens the database given with `--db`, or the default one.
@@ -166,21 +229,45 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
     let work_group = parse_work_group(&args.work_group)?;
     check_sizes(&args.sizes, work_group)?;
     let variants = parse_variants(&args.variants)?;
-    let mut db = open_db(args.db.as_deref())?;
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
-    let identity = clmap_exec::device_identity(device.info());
-    let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
     let units = campaign::plan(&maps, &variants, &args.sizes);
     let mut measurer = DeviceMeasurer::new(&device, work_group, args.reps, !args.no_flush);
+    if let Some(shard) = &args.build_only_shard {
+        let (index, count) = parse_shard(shard)?;
+        for key in units.iter().skip(index).step_by(count) {
+            // A kernel that does not compile fails again, with its log, when it is measured.
+            let _ = measurer.build_only(key);
+        }
+        return Ok(Status::Success);
+    }
+    let mut db = open_db(args.db.as_deref())?;
+    let identity = clmap_exec::device_identity(device.info());
+    let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut pending = 0;
+    for key in &units {
+        if !clmap_aristotle::store::unit_done(&db, device_id, key)
+            .map_err(|e| CliError::BadInput(e.to_string()))?
+        {
+            pending += 1;
+        }
+    }
+    let jobs = match args.build_jobs {
+        0 if device.info().device_type == clmap_device::DeviceType::Cpu => {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+        0 => 1,
+        jobs => jobs,
+    };
+    let started = std::time::Instant::now();
+    if jobs > 1 && pending > 0 {
+        build_ahead(&args, &maps, &variants, pending, jobs)?;
+    }
+    let time_limit =
+        args.time_limit.map(|t| Duration::from_secs(t).saturating_sub(started.elapsed()));
     let bar = CampaignProgress::new(units.len(), &device.info().name);
-    let summary = campaign::run(
-        &mut db,
-        device_id,
-        &units,
-        &mut measurer,
-        args.time_limit.map(Duration::from_secs),
-        &mut |p| bar.update(p),
-    )
+    let summary = campaign::run(&mut db, device_id, &units, &mut measurer, time_limit, &mut |p| {
+        bar.update(p)
+    })
     .map_err(|e| CliError::BadInput(e.to_string()))?;
     bar.finish();
     let copy_gbs = if args.copy_reference && summary.left_for_later == 0 {

@@ -221,7 +221,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         finalists: args.finalists.max(1) as usize,
         minimise: !args.no_minimise,
         // Minimisation gets a fifth of the search's time on top (at least half a minute).
-        minimise_deadline: args.time.map(|t| started + t + (t / 5).max(Duration::from_secs(30))),
+        minimise_time: args.time.map(|t| (t / 5).max(Duration::from_secs(30))),
         noise_floor: args.noise.max(0.0),
         workload_label: args.workload.display().to_string(),
         small_label: small_path.display().to_string(),
