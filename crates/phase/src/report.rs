@@ -115,6 +115,9 @@ pub struct Finalist {
     pub final_median_ns: Option<f64>,
     /// Whether it passed the final validation (none when not reached).
     pub validated: Option<bool>,
+    /// Why it failed the final validation: which input and which output differed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// Everything a search reports.
@@ -222,6 +225,15 @@ impl PhaseReport {
         match &self.best {
             None => {
                 let _ = writeln!(out, "\nno sequence passed validation");
+                for finalist in self.finalists.iter().filter(|f| f.failure.is_some()) {
+                    let _ = writeln!(
+                        out,
+                        "  finalist {} ({} passes): {}",
+                        short_hash(&finalist.ptx_hash),
+                        finalist.passes,
+                        finalist.failure.as_deref().unwrap_or_default()
+                    );
+                }
             }
             Some(best) => {
                 let s = &best.speedups;
@@ -308,4 +320,9 @@ impl PhaseReport {
 
 fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+}
+
+/// The first 12 hex digits of a hash, enough to tell finalists apart.
+fn short_hash(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
 }

@@ -177,6 +177,7 @@ pub fn run_phase(
             search_median_ns: *search_ns,
             final_median_ns: final_median,
             validated: None,
+            failure: None,
         };
         if best.is_none() {
             if let (Some(Some(ptx)), Some(time), Some(samples)) =
@@ -185,6 +186,7 @@ pub fn run_phase(
                 let validation =
                     validate_finally(&mut *engine.evaluator, ptx, options.random_inputs)?;
                 entry.validated = Some(validation.passed());
+                entry.failure = validation.first_failure.clone();
                 if validation.passed() {
                     best = Some(BestSequence {
                         passes: passes.clone(),

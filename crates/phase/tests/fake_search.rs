@@ -319,7 +319,8 @@ fn a_whole_run_minimises_and_skips_a_finalist_that_fails_on_random_inputs() {
     assert!(!best.passes.iter().any(|p| p == "fragile-pass"), "{:?}", best.passes);
     assert!(best.validation.passed());
     assert_eq!(best.validation.random_passed, 30);
-    assert!(report.finalists.iter().any(|f| f.validated == Some(false)));
+    let rejected = report.finalists.iter().find(|f| f.validated == Some(false)).expect("rejected");
+    assert_eq!(rejected.failure.as_deref(), Some("random input 7: differs on input 7"));
     assert_eq!(best.median_ns, 630.0);
     let s = &best.speedups;
     assert!((s.vs_source.unwrap() - 1000.0 / 630.0).abs() < 1e-9);
