@@ -9,6 +9,8 @@ bench/aristotle_campaign.sh (`clmap db export`). Prints, per measured device, th
 table per MAP and dataset, and the gain/loss/similar distribution (Table 5 of the Aristotle
 paper) next to the 2014 platforms when the history file is given. The statistics are the same
 as `clmap db maps`: mean and sample standard deviation of each unit's bandwidth samples.
+With aristotle_copy_bandwidth.csv present, it also compares the Single MAPs without local
+memory at the largest dataset with the device's copy bandwidth.
 """
 
 import argparse
@@ -117,6 +119,38 @@ def print_distributions(tables, delta):
     print()
 
 
+def print_copy_check(export_dir):
+    """Single MAPs without local memory at the largest dataset against the device's copy
+    bandwidth. §6.1's bandwidth counts the bytes read; the kernels also write one float per
+    work-item, so reads + writes (2 b) is what compares with a copy's read + write."""
+    path = os.path.join(export_dir, "aristotle_copy_bandwidth.csv")
+    if not os.path.exists(path):
+        return
+    copies = {row["device_id"]: float(row["bandwidth_gbs"]) for row in read_csv(path)}
+    devices = {row["id"]: row for row in read_csv(os.path.join(export_dir, "devices.csv"))}
+    units = read_csv(os.path.join(export_dir, "aristotle_units.csv"))
+    samples = defaultdict(list)
+    for row in read_csv(os.path.join(export_dir, "aristotle_samples.csv")):
+        samples[row["unit_id"]].append(float(row["bandwidth_gbs"]))
+    for device, copy in copies.items():
+        singles = [u for u in units if u["device_id"] == device and u["variant"] == "nolocal"
+                   and u["status"] == "measured" and 100 < int(u["map"]) < 200]
+        if not singles:
+            continue
+        largest = max(int(u["dataset"]) for u in singles)
+        name = devices.get(device, {}).get("name", f"device {device}")
+        print(f"### Copy bandwidth check: {name}, N = {largest}\n")
+        print(f"Copy bandwidth (clEnqueueCopyBuffer, read + write): {copy:.0f} GB/s.\n")
+        print("| MAP | b (reads, §6.1) GB/s | reads + writes GB/s | of copy |")
+        print("|---|---:|---:|---:|")
+        for u in sorted(singles, key=lambda u: int(u["map"])):
+            if int(u["dataset"]) != largest:
+                continue
+            b, _ = mean_std(samples[u["id"]])
+            print(f"| MAP-{u['map']} | {b:.0f} | {2 * b:.0f} | {200 * b / copy:.0f} % |")
+        print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("export_dir")
@@ -135,6 +169,7 @@ def main():
         everything.update(history_tables(args.history))
     if everything:
         print_distributions(everything, args.delta)
+    print_copy_check(args.export_dir)
 
 
 if __name__ == "__main__":
