@@ -222,13 +222,72 @@ pub fn accuracy(table: &MapTable, times: &BTreeMap<PairUnit, f64>, delta: f64) -
         .collect()
 }
 
-/// Times pair kernels on an OpenCL device, with the campaign's method.
+/// Times pair kernels on an OpenCL device, with the campaign's method. Before a v1 or v2
+/// kernel is timed, it runs once beside v0 on the same inputs and must produce the same
+/// outputs; one that does not is recorded as skipped with the difference, never timed.
 pub struct DevicePairMeasurer<'d> {
-    pub device: &'d Device,
-    pub work_group: [usize; 2],
+    device: &'d Device,
+    work_group: [usize; 2],
     /// Runs including the warm-up.
-    pub reps: u32,
-    pub flush_cache: bool,
+    reps: u32,
+    flush_cache: bool,
+    /// v0's outputs for the last (pair, dataset) checked: the plan runs v0, v1 and v2 of one
+    /// pair in a row, so one entry is all the reuse there is.
+    reference: Option<((u16, u16, usize), clmap_workload::BufferSet)>,
+}
+
+impl<'d> DevicePairMeasurer<'d> {
+    /// A measurer making `reps` runs per unit (the first discarded as warm-up).
+    pub fn new(device: &'d Device, work_group: [usize; 2], reps: u32, flush_cache: bool) -> Self {
+        DevicePairMeasurer { device, work_group, reps, flush_cache, reference: None }
+    }
+
+    /// Runs `candidate` and v0 of the same pair once each on the device and compares outputs:
+    /// `Ok(None)` when they agree, `Ok(Some(difference))` when they do not.
+    fn check_against_v0(
+        &mut self,
+        u: &PairUnit,
+        candidate: &clmap_workload::Workload,
+        a: &crate::map::Map,
+        b: &crate::map::Map,
+    ) -> Result<Option<String>, String> {
+        let key = (u.map1, u.map2, u.dataset);
+        let v0 = generate_pair(a, b, ComposeVersion::V0, u.dataset, self.work_group)
+            .map_err(|e| format!("v0 not generated: {e}"))?;
+        let expected = match &self.reference {
+            Some((known, outputs)) if *known == key => outputs.clone(),
+            _ => {
+                let run = clmap_exec::run_on_device(self.device, &v0.workload, 0)
+                    .map_err(|e| format!("v0: {e}"))?;
+                self.reference = Some((key, run.buffers.clone()));
+                run.buffers
+            }
+        };
+        let actual = clmap_exec::run_on_device(self.device, candidate, 0)
+            .map_err(|e| format!("{}: {e}", u.version))?;
+        Ok(output_differences(&v0.workload, &expected, &actual.buffers))
+    }
+}
+
+/// How `actual` differs from `expected` over `workload`'s outputs (its tolerances), or `None`
+/// when every output agrees.
+pub fn output_differences(
+    workload: &clmap_workload::Workload,
+    expected: &clmap_workload::BufferSet,
+    actual: &clmap_workload::BufferSet,
+) -> Option<String> {
+    let mut problems = Vec::new();
+    for c in workload.compare_outputs(expected, actual) {
+        match &c.result {
+            Ok(result) if result.passed() => {}
+            Ok(result) => problems.push(format!(
+                "{}: {} of {} values differ",
+                c.name, result.mismatches, result.compared
+            )),
+            Err(e) => problems.push(format!("{}: {e}", c.name)),
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
 }
 
 impl PairMeasurer for DevicePairMeasurer<'_> {
@@ -250,6 +309,19 @@ impl PairMeasurer for DevicePairMeasurer<'_> {
                     info.local_mem_bytes
                 ),
             };
+        }
+        if u.version != ComposeVersion::V0 {
+            match self.check_against_v0(u, &bench.workload, &a, &b) {
+                Ok(None) => {}
+                Ok(Some(difference)) => {
+                    return UnitResult::Skipped {
+                        reason: format!("outputs differ from v0 on this device: {difference}"),
+                    }
+                }
+                Err(reason) => {
+                    return UnitResult::Failed { reason: format!("validation: {reason}") }
+                }
+            }
         }
         let options =
             TimingOptions { warmup: 1, reps: self.reps.max(2) - 1, flush_cache: self.flush_cache };

@@ -61,3 +61,49 @@ fn generated_kernels_agree_with_the_simulator_on_a_device() {
         agree(&device, &generate_pair(&a, &b, version, 64, [16, 16]).unwrap());
     }
 }
+
+#[test]
+fn compose_units_are_checked_against_v0_on_the_device_then_timed() {
+    use clmap_aristotle::compose_bench::{self, DevicePairMeasurer};
+    use clmap_db::Database;
+    let Some(device) = test_device() else { return };
+    if !device.info().profiling {
+        eprintln!("skipping: the device does not profile");
+        return;
+    }
+    let mut db = Database::in_memory().unwrap();
+    let device_id = db.device_id(&clmap_exec::device_identity(device.info())).unwrap();
+    let units = compose_bench::plan(&[(407, 204), (108, 302)], &[32]);
+    let mut measurer = DevicePairMeasurer::new(&device, [16, 16], 3, true);
+    let summary =
+        compose_bench::run(&mut db, device_id, &units, &mut measurer, None, &mut |_, _| {})
+            .unwrap();
+    assert_eq!(summary.failures, Vec::<String>::new());
+    // Every version of both pairs agreed with v0 on the device and was timed.
+    assert_eq!((summary.measured, summary.skipped), (6, 0), "{summary:?}");
+    assert_eq!(summary.samples, 6 * 2);
+}
+
+#[test]
+fn a_pair_kernel_that_computes_something_else_is_told_apart_from_v0() {
+    use clmap_aristotle::compose_bench::output_differences;
+    let Some(device) = test_device() else { return };
+    let (a, b) = (map_by_id(MapId(407)).unwrap(), map_by_id(MapId(204)).unwrap());
+    let v0 = generate_pair(&a, &b, ComposeVersion::V0, 32, [16, 16]).unwrap();
+    let mut wrong = generate_pair(&a, &b, ComposeVersion::V2, 32, [16, 16]).unwrap();
+    assert!(wrong.workload.source.contains("] = acc1 + acc2;"), "{}", wrong.workload.source);
+    wrong.workload.source =
+        wrong.workload.source.replace("] = acc1 + acc2;", "] = acc1 + acc2 + 1.0f;");
+    let expected = clmap_exec::run_on_device(&device, &v0.workload, 0).unwrap().buffers;
+    let right = clmap_exec::run_on_device(
+        &device,
+        &generate_pair(&a, &b, ComposeVersion::V2, 32, [16, 16]).unwrap().workload,
+        0,
+    )
+    .unwrap()
+    .buffers;
+    assert_eq!(output_differences(&v0.workload, &expected, &right), None);
+    let got = clmap_exec::run_on_device(&device, &wrong.workload, 0).unwrap().buffers;
+    let difference = output_differences(&v0.workload, &expected, &got).expect("told apart");
+    assert!(difference.contains("1024 of 1024 values differ"), "{difference}");
+}

@@ -418,12 +418,7 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
     let identity = clmap_exec::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
     let units = compose_bench::plan(&pairs, &args.sizes);
-    let mut measurer = DevicePairMeasurer {
-        device: &device,
-        work_group,
-        reps: args.reps,
-        flush_cache: !args.no_flush,
-    };
+    let mut measurer = DevicePairMeasurer::new(&device, work_group, args.reps, !args.no_flush);
     let bar =
         clmap_aristotle::campaign_progress::CampaignProgress::new(units.len(), &device.info().name);
     let summary = compose_bench::run(
