@@ -50,7 +50,7 @@ pub fn run_program(
     for data in &initial.buffers {
         table.push(data.bytes.clone(), true);
     }
-    let launches = sequence(workload)?;
+    let launches = device_launches(workload)?;
     let outcome = program.run_sequence(&launches, &mut table)?;
     let mut storage = initial;
     for (data, shared) in storage.buffers.iter_mut().zip(table.buffers) {
@@ -153,8 +153,9 @@ fn local_bytes(elem_size: u64, len: u64) -> Result<usize, ExecError> {
         .ok_or_else(|| ExecError::Invalid(format!("local memory of {len} elements is too large")))
 }
 
-/// The workload's schedule as device launches over the table of initial buffers.
-fn sequence(workload: &Workload) -> Result<Vec<SequenceLaunch>, ExecError> {
+/// The workload's schedule as device launches over the table of its initial buffers (in the
+/// workload's buffer order), for callers that keep one buffer table across many runs.
+pub fn device_launches(workload: &Workload) -> Result<Vec<SequenceLaunch>, ExecError> {
     let mut launches = Vec::new();
     for step in workload.schedule() {
         let launch = &workload.launches[step.launch];

@@ -8,10 +8,10 @@
 
 use std::collections::HashMap;
 
-use clmap_device::{BufferTable, Device, LaunchSpec, Program, SequenceArg, SequenceLaunch};
-use clmap_exec::on_device::{build, run_program};
+use clmap_device::{BufferTable, Device, Program, SequenceLaunch};
+use clmap_exec::on_device::{build, device_launches, run_program};
 use clmap_workload::number::Number;
-use clmap_workload::{compare_buffers, BufferSet, LaunchArg, NdRange, Tolerance, Workload};
+use clmap_workload::{compare_buffers, BufferSet, Tolerance, Workload};
 
 use crate::compiler::CompiledPtx;
 use crate::evaluator::{Evaluator, EvaluatorError, Verdict};
@@ -61,7 +61,7 @@ impl DeviceEvaluator {
         let source_program = build(&device, &full).map_err(device_failure)?;
         let small_reference =
             run_program(&source_program, &small, 0).map_err(device_failure)?.buffers;
-        let full_launches = launches(&full).map_err(EvaluatorError)?;
+        let full_launches = device_launches(&full).map_err(|e| EvaluatorError(e.to_string()))?;
         let mut full_table = BufferTable::default();
         for data in full.initial_data(0).map_err(device_failure)?.buffers {
             // Timing needs no results back: the outputs are checked by validation.
@@ -276,50 +276,4 @@ fn largest_magnitude(ty: clmap_workload::ScalarType, bytes: &[u8]) -> f64 {
         .map(|n| n.as_f64().abs())
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max)
-}
-
-/// The workload's schedule as device launches over its buffers (the same walk the workload
-/// runner makes, kept here so timing can reuse one buffer table for every run).
-fn launches(workload: &Workload) -> Result<Vec<SequenceLaunch>, String> {
-    let mut out = Vec::new();
-    for step in workload.schedule() {
-        let launch = workload
-            .launches
-            .get(step.launch)
-            .ok_or_else(|| "the schedule names a launch that does not exist".to_string())?;
-        let mut args = Vec::with_capacity(launch.args.len());
-        for (arg, slot) in launch.args.iter().zip(&step.arg_slots) {
-            args.push(match arg {
-                LaunchArg::Buffer { buffer } => SequenceArg::Shared(
-                    slot.ok_or_else(|| format!("launch names unknown buffer `{buffer}`"))?,
-                ),
-                LaunchArg::Scalar { .. } => match arg.scalar_bytes() {
-                    Some(Ok(bytes)) => SequenceArg::Scalar(bytes),
-                    Some(Err(error)) => return Err(error.to_string()),
-                    None => return Err(format!("argument `{}` is not a scalar", arg.name())),
-                },
-                LaunchArg::Local { elem, len, .. } => {
-                    let bytes = elem
-                        .size()
-                        .checked_mul(*len)
-                        .and_then(|b| usize::try_from(b).ok())
-                        .ok_or_else(|| format!("local memory of {len} elements is too large"))?;
-                    SequenceArg::Local(bytes)
-                }
-                LaunchArg::Null { .. } => SequenceArg::Null,
-            });
-        }
-        out.push(SequenceLaunch { launch: launch_spec(&launch.kernel, &launch.range), args });
-    }
-    Ok(out)
-}
-
-fn launch_spec(kernel: &str, range: &NdRange) -> LaunchSpec {
-    let dims = usize::from(range.dims.clamp(1, 3));
-    let sizes = |v: &[u64; 3]| v.iter().take(dims).map(|&x| x as usize).collect::<Vec<_>>();
-    let mut spec = LaunchSpec::new(kernel, sizes(&range.global)).with_offset(sizes(&range.offset));
-    if let Some(local) = &range.local {
-        spec = spec.with_local(sizes(local));
-    }
-    spec
 }
