@@ -79,10 +79,10 @@ pub struct MapsArgs {
     /// ahead in parallel removes most of a CPU campaign's time; GPU drivers compile fast.
     #[arg(long, default_value_t = 0)]
     pub build_jobs: usize,
-    /// Compile, without measuring, units I, I+N, I+2N, … of the plan (`I/N`); what the
-    /// processes started by --build-jobs do.
-    #[arg(long, hide = true)]
-    pub build_only_shard: Option<String>,
+    /// Compile, without measuring, these units of the plan (comma-separated positions); what
+    /// the processes started by --build-jobs do.
+    #[arg(long, hide = true, value_delimiter = ',')]
+    pub build_only: Option<Vec<usize>>,
     /// The database file (default: $CLMAP_DB, else clmap.db).
     #[arg(long)]
     pub db: Option<PathBuf>,
@@ -98,27 +98,15 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
 }
 
-/// Parses `I/N` with I < N.
-fn parse_shard(text: &str) -> Result<(usize, usize), CliError> {
-    let bad = || CliError::BadInput(format!("--build-only-shard `{text}`: expected I/N, I < N"));
-    let (index, count) = text.split_once('/').ok_or_else(bad)?;
-    let index: usize = index.trim().parse().map_err(|_| bad())?;
-    let count: usize = count.trim().parse().map_err(|_| bad())?;
-    if index >= count {
-        return Err(bad());
-    }
-    Ok((index, count))
-}
-
-/// Compiles the campaign's kernels in `jobs` child processes of this program, each taking
-/// every `jobs`-th unit. Processes rather than threads: PoCL compiles one kernel at a time per
-/// process. The children only fill the compiler's cache; failures are left for the
-/// measurement to report.
+/// Compiles the kernels of the pending units (positions in the plan) in `jobs` child
+/// processes of this program, dealt out in turn. Processes rather than threads: PoCL compiles
+/// one kernel at a time per process. The children only fill the compiler's cache; failures
+/// are left for the measurement to report.
 fn build_ahead(
     args: &MapsArgs,
     maps: &[u16],
     variants: &[String],
-    pending: usize,
+    pending: &[usize],
     jobs: usize,
 ) -> Result<(), CliError> {
     let exe = std::env::current_exe()
@@ -127,14 +115,20 @@ fn build_ahead(
     let maps = join(maps.iter().map(u16::to_string).collect());
     let sizes = join(args.sizes.iter().map(usize::to_string).collect());
     let variants = variants.join(",");
-    eprintln!("compiling the kernels of {pending} pending measurements ahead in {jobs} processes");
+    let jobs = jobs.min(pending.len());
+    eprintln!(
+        "compiling the kernels of {} pending measurements ahead in {jobs} processes",
+        pending.len()
+    );
     let started = std::time::Instant::now();
     let mut children = Vec::with_capacity(jobs);
     for index in 0..jobs {
+        let share: Vec<String> =
+            pending.iter().skip(index).step_by(jobs).map(usize::to_string).collect();
         let child = std::process::Command::new(&exe)
             .args(["bench", "maps", "--device", &args.device, "--maps", &maps])
             .args(["--sizes", &sizes, "--variants", &variants, "--work-group", &args.work_group])
-            .args(["--build-only-shard", &format!("{index}/{jobs}")])
+            .args(["--build-only", &share.join(",")])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -232,9 +226,8 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
     let units = campaign::plan(&maps, &variants, &args.sizes);
     let mut measurer = DeviceMeasurer::new(&device, work_group, args.reps, !args.no_flush);
-    if let Some(shard) = &args.build_only_shard {
-        let (index, count) = parse_shard(shard)?;
-        for key in units.iter().skip(index).step_by(count) {
+    if let Some(positions) = &args.build_only {
+        for key in positions.iter().filter_map(|&position| units.get(position)) {
             // A kernel that does not compile fails again, with its log, when it is measured.
             let _ = measurer.build_only(key);
         }
@@ -243,12 +236,12 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
     let mut db = open_db(args.db.as_deref())?;
     let identity = clmap_exec::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let mut pending = 0;
-    for key in &units {
+    let mut pending = Vec::new();
+    for (position, key) in units.iter().enumerate() {
         if !clmap_aristotle::store::unit_done(&db, device_id, key)
             .map_err(|e| CliError::BadInput(e.to_string()))?
         {
-            pending += 1;
+            pending.push(position);
         }
     }
     let jobs = match args.build_jobs {
@@ -259,8 +252,8 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
         jobs => jobs,
     };
     let started = std::time::Instant::now();
-    if jobs > 1 && pending > 0 {
-        build_ahead(&args, &maps, &variants, pending, jobs)?;
+    if jobs > 1 && !pending.is_empty() {
+        build_ahead(&args, &maps, &variants, &pending, jobs)?;
     }
     let time_limit =
         args.time_limit.map(|t| Duration::from_secs(t).saturating_sub(started.elapsed()));
