@@ -95,7 +95,10 @@ pub fn select_device(selector: &str) -> Result<Device, DeviceError> {
 
 /// The OpenCL objects behind an open device, shared by the programs built on it.
 pub(crate) struct DeviceContext {
-    // Field order is drop order: the queue must go before the context it belongs to.
+    // Field order is drop order: the flusher's kernel and buffers, then the queue, must go
+    // before the context they belong to.
+    /// The cache flusher, made on the first flush (see [`crate::flush`]).
+    pub(crate) flusher: std::sync::Mutex<Option<crate::flush::CacheFlusher>>,
     pub(crate) queue: CommandQueue,
     pub(crate) context: Context,
     /// The device handle; `opencl3`'s wrapper is Send and Sync (OpenCL handles may be used
@@ -127,7 +130,9 @@ impl Device {
         let queue = create_queue(&context, id, properties)?;
         let profiling = info.profiling;
         let handle = ClDevice::new(id);
-        Ok(Device { shared: Arc::new(DeviceContext { queue, context, handle, info, profiling }) })
+        let flusher = std::sync::Mutex::new(None);
+        let shared = DeviceContext { flusher, queue, context, handle, info, profiling };
+        Ok(Device { shared: Arc::new(shared) })
     }
 
     /// What the device is and its limits.

@@ -19,6 +19,7 @@
 mod cl_codes;
 mod device;
 mod error;
+mod flush;
 mod info;
 mod launch;
 mod program;

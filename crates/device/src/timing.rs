@@ -1,21 +1,11 @@
 //! Timing kernels with profiling events, and the device's own copy bandwidth as a reference.
 
-use opencl3::event::Event;
 use opencl3::memory::Buffer;
 
 use crate::device::Device;
 use crate::error::{ClResultExt, DeviceError};
 use crate::launch::{KernelArg, LaunchSpec};
-use crate::program::{bindings, ArgBinding, Program};
-
-/// Smallest cache-flush buffer: larger than the last-level cache of current CPUs and GPUs even
-/// when a device under-reports its cache (NVIDIA reports 4 MiB for the H100, whose L2 holds
-/// 50 MB).
-const MIN_FLUSH_BYTES: u64 = 128 << 20;
-
-/// The flush reads this many times the reported cache size: twice evicts an LRU-like cache,
-/// and more only costs time (PoCL reports 300 MiB on the GPU machine's Xeon).
-const FLUSH_CACHE_FACTOR: u64 = 2;
+use crate::program::{bindings, Program};
 
 /// How to time a kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,89 +77,6 @@ impl Timing {
     }
 }
 
-/// Evicts the caches between timed runs by *reading* a buffer larger than the last-level
-/// cache with a small kernel of its own.
-///
-/// Reading, not writing: a flush that fills a buffer leaves the cache full of dirty lines,
-/// and the next timed kernel pays for writing them back (on an H100, whose 50 MB L2 held a
-/// 64 MiB fill, the identity MAP then reached 75 % of the copy bandwidth instead of the
-/// copy's own rate). After a read the cache holds clean lines of the flush buffer only, and
-/// the timed kernel's dirty lines were written back during the flush.
-struct CacheFlusher {
-    // Field order is drop order: the kernel refers to the buffers and the program.
-    kernel: opencl3::kernel::Kernel,
-    _data: Buffer<u8>,
-    _sink: Buffer<u8>,
-    launch: LaunchSpec,
-    program: Program,
-}
-
-/// XORs the buffer together; the store happens only if the result equals a constant the
-/// buffer's contents never produce, so no compiler can drop the loads.
-const FLUSH_SOURCE: &str = "__kernel void clmap_flush(__global const uint4 *data, \
-    __global uint *sink, uint count) {
-    uint4 acc = (uint4)(0u);
-    for (uint i = get_global_id(0); i < count; i += get_global_size(0)) { acc ^= data[i]; }
-    uint all = acc.x ^ acc.y ^ acc.z ^ acc.w;
-    if (all == 0x9E3779B9u) { sink[0] = all; }
-}
-";
-
-/// Work-items of the flush: enough to keep every compute unit of a GPU streaming, few enough
-/// for a CPU device.
-const FLUSH_WORK_ITEMS: usize = 1 << 16;
-
-impl CacheFlusher {
-    fn new(program: &Program) -> Result<Self, DeviceError> {
-        let info = &program.device.info;
-        let wanted =
-            info.global_mem_cache_bytes.saturating_mul(FLUSH_CACHE_FACTOR).max(MIN_FLUSH_BYTES);
-        let bytes = wanted.min(info.max_mem_alloc_bytes).max(16);
-        let count = usize::try_from(bytes / 16).unwrap_or(usize::MAX / 16).min(u32::MAX as usize);
-        let device = Device { shared: std::sync::Arc::clone(&program.device) };
-        let flush_program = device.build(FLUSH_SOURCE, "")?;
-        let create = |size: usize| {
-            // SAFETY: no host pointer is passed.
-            unsafe {
-                Buffer::<u8>::create(
-                    &program.device.context,
-                    cl3::memory::CL_MEM_READ_WRITE,
-                    size,
-                    std::ptr::null_mut(),
-                )
-            }
-            .during(&format!("clCreateBuffer (cache flush buffer, {size} bytes)"))
-        };
-        let mut data = create(count * 16)?;
-        let sink = create(4)?;
-        // Filled once on the device (a non-zero pattern, whose XOR is not the sentinel); the
-        // dirty lines this leaves are written back during the warm-up runs.
-        // SAFETY: the fill covers exactly the buffer and the pattern is one byte.
-        unsafe {
-            program.device.queue.enqueue_fill_buffer(&mut data, &[0x5Bu8], 0, count * 16, &[])
-        }
-        .during("clEnqueueFillBuffer (cache flush buffer)")?
-        .wait()
-        .during("clWaitForEvents (cache flush buffer)")?;
-        let count_bytes = (count as u32).to_le_bytes();
-        let launch = LaunchSpec::new("clmap_flush", vec![FLUSH_WORK_ITEMS]);
-        let kernel = flush_program.prepare_kernel(
-            &launch,
-            &[
-                ArgBinding::Buffer(&data),
-                ArgBinding::Buffer(&sink),
-                ArgBinding::Scalar(&count_bytes),
-            ],
-        )?;
-        Ok(CacheFlusher { kernel, _data: data, _sink: sink, launch, program: flush_program })
-    }
-
-    /// Enqueues the flush kernel; the in-order queue runs it before the next kernel.
-    fn flush(&mut self) -> Result<Event, DeviceError> {
-        self.program.enqueue(&self.kernel, &self.launch)
-    }
-}
-
 impl Program {
     /// Times one launch with profiling events: `warmup` runs (at least one) discarded, then
     /// `reps` runs, each
@@ -195,14 +102,13 @@ impl Program {
         }
         let buffers = self.create_argument_buffers(args)?;
         let kernel = self.prepare_kernel(launch, &bindings(args, &buffers))?;
-        let mut flusher = if options.flush_cache { Some(CacheFlusher::new(self)?) } else { None };
         for _ in 0..options.warmup.max(1) {
             self.enqueue(&kernel, launch)?.wait().during("clWaitForEvents (warm-up)")?;
         }
         let mut samples = Vec::with_capacity(options.reps as usize);
         for _ in 0..options.reps {
-            if let Some(flusher) = flusher.as_mut() {
-                flusher.flush()?.wait().during("clWaitForEvents (cache flush)")?;
+            if options.flush_cache {
+                crate::flush::flush_caches(&self.device)?;
             }
             let event = self.enqueue(&kernel, launch)?;
             event.wait().during("clWaitForEvents")?;
