@@ -46,6 +46,27 @@ impl<'d> DeviceMeasurer<'d> {
             .map_err(|e| e.to_string())
     }
 
+    /// Compiles a unit's kernel and runs one work-group of it, discarding the results. A
+    /// compiler that caches kernels on disk (PoCL) then finds it there when the unit is
+    /// measured; several processes doing this for different units in parallel take the
+    /// compilation off the measuring path. One work-group, because PoCL finishes compiling
+    /// only at the first launch, specialised for the work-group size. A unit the device cannot
+    /// run is not compiled.
+    pub fn build_only(&self, key: &UnitKey) -> Result<(), String> {
+        let mut bench = self.bench(key.map, &key.variant, key.dataset)?;
+        if self.does_not_fit(&bench).is_some() {
+            return Ok(());
+        }
+        for launch in &mut bench.workload.launches {
+            if let Some(local) = launch.range.local {
+                launch.range.global = local;
+            }
+        }
+        clmap_exec::run_on_device(self.device, &bench.workload, 0)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+
     /// Why the device cannot run a microbenchmark with this work-group and local memory.
     fn does_not_fit(&self, bench: &Microbenchmark) -> Option<String> {
         let info = self.device.info();
@@ -69,29 +90,6 @@ impl<'d> DeviceMeasurer<'d> {
             ));
         }
         None
-    }
-}
-
-impl DeviceMeasurer<'_> {
-    /// Compiles a unit's kernel and runs one work-group of it, discarding the results. A
-    /// compiler that caches kernels on disk (PoCL) then finds it there when the unit is
-    /// measured; several processes doing this for different units in parallel take the
-    /// compilation off the measuring path. One work-group, because PoCL finishes compiling
-    /// only at the first launch, specialised for the work-group size. A unit the device cannot
-    /// run is not compiled.
-    pub fn build_only(&self, key: &UnitKey) -> Result<(), String> {
-        let mut bench = self.bench(key.map, &key.variant, key.dataset)?;
-        if self.does_not_fit(&bench).is_some() {
-            return Ok(());
-        }
-        for launch in &mut bench.workload.launches {
-            if let Some(local) = launch.range.local {
-                launch.range.global = local;
-            }
-        }
-        clmap_exec::run_on_device(self.device, &bench.workload, 0)
-            .map(drop)
-            .map_err(|e| e.to_string())
     }
 }
 
@@ -122,29 +120,16 @@ impl Measurer for DeviceMeasurer<'_> {
         };
         let actual = clmap_exec::run_on_device(self.device, &candidate.workload, 0)
             .map_err(|e| format!("{variant}: {e}"))?;
-        let comparisons = reference.workload.compare_outputs(&expected, &actual.buffers);
-        let mut problems = Vec::new();
-        for c in &comparisons {
-            match &c.result {
-                Ok(result) if result.passed() => {}
-                Ok(result) => problems.push(format!(
-                    "{}: {} of {} values differ",
-                    c.name, result.mismatches, result.compared
-                )),
-                Err(e) => problems.push(format!("{}: {e}", c.name)),
-            }
-        }
-        if comparisons.is_empty() {
-            problems.push("the workload declares no outputs to compare".to_string());
-        }
+        let outputs = reference.workload.outputs.len();
+        let problems = if outputs == 0 {
+            Some("the workload declares no outputs to compare".to_string())
+        } else {
+            output_differences(&reference.workload, &expected, &actual.buffers)
+        };
         Ok(Validation {
-            equal: problems.is_empty(),
+            equal: problems.is_none(),
             dataset,
-            detail: if problems.is_empty() {
-                format!("{} output(s) equal", comparisons.len())
-            } else {
-                problems.join("; ")
-            },
+            detail: problems.unwrap_or_else(|| format!("{outputs} output(s) equal")),
         })
     }
 
@@ -166,4 +151,25 @@ impl Measurer for DeviceMeasurer<'_> {
             Err(e) => UnitResult::Failed { reason: e.to_string() },
         }
     }
+}
+
+/// How `actual` differs from `expected` over `workload`'s outputs (its tolerances), or `None`
+/// when every output agrees.
+pub fn output_differences(
+    workload: &clmap_workload::Workload,
+    expected: &clmap_workload::BufferSet,
+    actual: &clmap_workload::BufferSet,
+) -> Option<String> {
+    let mut problems = Vec::new();
+    for c in workload.compare_outputs(expected, actual) {
+        match &c.result {
+            Ok(result) if result.passed() => {}
+            Ok(result) => problems.push(format!(
+                "{}: {} of {} values differ",
+                c.name, result.mismatches, result.compared
+            )),
+            Err(e) => problems.push(format!("{}: {e}", c.name)),
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
 }

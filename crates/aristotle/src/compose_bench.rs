@@ -265,29 +265,8 @@ impl<'d> DevicePairMeasurer<'d> {
         };
         let actual = clmap_exec::run_on_device(self.device, candidate, 0)
             .map_err(|e| format!("{}: {e}", u.version))?;
-        Ok(output_differences(&v0.workload, &expected, &actual.buffers))
+        Ok(crate::campaign_device::output_differences(&v0.workload, &expected, &actual.buffers))
     }
-}
-
-/// How `actual` differs from `expected` over `workload`'s outputs (its tolerances), or `None`
-/// when every output agrees.
-pub fn output_differences(
-    workload: &clmap_workload::Workload,
-    expected: &clmap_workload::BufferSet,
-    actual: &clmap_workload::BufferSet,
-) -> Option<String> {
-    let mut problems = Vec::new();
-    for c in workload.compare_outputs(expected, actual) {
-        match &c.result {
-            Ok(result) if result.passed() => {}
-            Ok(result) => problems.push(format!(
-                "{}: {} of {} values differ",
-                c.name, result.mismatches, result.compared
-            )),
-            Err(e) => problems.push(format!("{}: {e}", c.name)),
-        }
-    }
-    (!problems.is_empty()).then(|| problems.join("; "))
 }
 
 impl PairMeasurer for DevicePairMeasurer<'_> {

@@ -86,7 +86,7 @@ fn compose_units_are_checked_against_v0_on_the_device_then_timed() {
 
 #[test]
 fn a_pair_kernel_that_computes_something_else_is_told_apart_from_v0() {
-    use clmap_aristotle::compose_bench::output_differences;
+    use clmap_aristotle::campaign_device::output_differences;
     let Some(device) = test_device() else { return };
     let (a, b) = (map_by_id(MapId(407)).unwrap(), map_by_id(MapId(204)).unwrap());
     let v0 = generate_pair(&a, &b, ComposeVersion::V0, 32, [16, 16]).unwrap();

@@ -109,6 +109,27 @@ pub(crate) struct DeviceContext {
     pub(crate) profiling: bool,
 }
 
+impl DeviceContext {
+    /// An uninitialised read-write buffer of `bytes` bytes for clmap's own commands (the cache
+    /// flush, the copy-bandwidth reference); `what` names it in errors.
+    pub(crate) fn scratch_buffer(
+        &self,
+        bytes: usize,
+        what: &str,
+    ) -> Result<opencl3::memory::Buffer<u8>, DeviceError> {
+        // SAFETY: no host pointer is passed.
+        unsafe {
+            opencl3::memory::Buffer::<u8>::create(
+                &self.context,
+                cl3::memory::CL_MEM_READ_WRITE,
+                bytes,
+                std::ptr::null_mut(),
+            )
+        }
+        .during(&format!("clCreateBuffer ({what}, {bytes} bytes)"))
+    }
+}
+
 /// An open OpenCL device: a context and an in-order command queue that records profiling
 /// timestamps when the device supports them.
 #[derive(Clone)]

@@ -11,7 +11,6 @@
 //! kernel and allocating and filling hundreds of MiB for every timed workload cost more than
 //! the flushes themselves on a CPU device.
 
-use cl3::memory::CL_MEM_READ_WRITE;
 use opencl3::kernel::Kernel;
 use opencl3::memory::Buffer;
 use opencl3::memory::ClMem;
@@ -56,10 +55,10 @@ pub(crate) struct CacheFlusher {
 /// earlier command by then. The flusher is made on the first call.
 pub(crate) fn flush_caches(device: &DeviceContext) -> Result<(), DeviceError> {
     let mut slot = device.flusher.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if slot.is_none() {
-        *slot = Some(CacheFlusher::new(device)?);
-    }
-    let Some(flusher) = slot.as_ref() else { return Ok(()) };
+    let flusher = match &mut *slot {
+        Some(flusher) => flusher,
+        empty => empty.insert(CacheFlusher::new(device)?),
+    };
     let global = [FLUSH_WORK_ITEMS];
     // SAFETY: the kernel's three arguments are bound, one dimension with a global size and no
     // offset or local size is a valid launch of it, and `global` outlives the call.
@@ -88,15 +87,8 @@ impl CacheFlusher {
         let mut program = ClProgram::create_from_source(&device.context, FLUSH_SOURCE)
             .during("clCreateProgramWithSource (cache flush)")?;
         program.build(&[device.handle.id()], "").during("clBuildProgram (cache flush)")?;
-        let create = |size: usize| {
-            // SAFETY: no host pointer is passed.
-            unsafe {
-                Buffer::<u8>::create(&device.context, CL_MEM_READ_WRITE, size, std::ptr::null_mut())
-            }
-            .during(&format!("clCreateBuffer (cache flush buffer, {size} bytes)"))
-        };
-        let mut data = create(count * 16)?;
-        let sink = create(4)?;
+        let mut data = device.scratch_buffer(count * 16, "cache flush buffer")?;
+        let sink = device.scratch_buffer(4, "cache flush sink")?;
         // Filled once on the device with a non-zero pattern whose XOR is not the sentinel; the
         // dirty lines this leaves are written back by the first flush.
         // SAFETY: the fill covers exactly the buffer and the pattern is one byte.

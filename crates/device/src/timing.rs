@@ -1,7 +1,5 @@
 //! Timing kernels with profiling events, and the device's own copy bandwidth as a reference.
 
-use opencl3::memory::Buffer;
-
 use crate::device::Device;
 use crate::error::{ClResultExt, DeviceError};
 use crate::launch::{KernelArg, LaunchSpec};
@@ -140,20 +138,8 @@ pub fn copy_bandwidth(device: &Device, bytes: usize, reps: u32) -> Result<f64, D
         return Err(invalid("the copy needs a positive size and at least one repetition"));
     }
     crate::launch::check_allocation(info, "for the copy".to_string(), bytes)?;
-    let create = || {
-        // SAFETY: no host pointer is passed.
-        unsafe {
-            Buffer::<u8>::create(
-                &shared.context,
-                cl3::memory::CL_MEM_READ_WRITE,
-                bytes,
-                std::ptr::null_mut(),
-            )
-        }
-        .during(&format!("clCreateBuffer (copy bandwidth, {bytes} bytes)"))
-    };
-    let mut source = create()?;
-    let mut destination = create()?;
+    let mut source = shared.scratch_buffer(bytes, "copy bandwidth")?;
+    let mut destination = shared.scratch_buffer(bytes, "copy bandwidth")?;
     // Touch the source so the copies read committed memory, not lazily allocated pages.
     // SAFETY: the fill covers exactly the buffer.
     unsafe { shared.queue.enqueue_fill_buffer(&mut source, &[0x5Au8], 0, bytes, &[]) }
