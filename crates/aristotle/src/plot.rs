@@ -66,11 +66,19 @@ fn grid(table: &MapTable) -> Grid {
     Grid { maps, datasets, cells }
 }
 
-fn size(g: &Grid) -> (f64, f64) {
-    (
-        MARGIN_LEFT + CELL_W * g.datasets.len().max(1) as f64 + 20.0,
-        MARGIN_TOP + CELL_H * g.maps.len().max(1) as f64 + MARGIN_BOTTOM,
-    )
+/// Width of a character of the device line, generous for DejaVu Sans at 12 px: OpenCL device
+/// names run to 80 characters, far wider than a six-dataset grid.
+const TITLE_CHAR_W: f64 = 7.5;
+
+fn size(g: &Grid, device: &str) -> (f64, f64) {
+    let grid_w = MARGIN_LEFT + CELL_W * g.datasets.len().max(1) as f64 + 20.0;
+    let title_w = TITLE_CHAR_W * device.chars().count() as f64 + 20.0;
+    (grid_w.max(title_w).ceil(), MARGIN_TOP + CELL_H * g.maps.len().max(1) as f64 + MARGIN_BOTTOM)
+}
+
+/// The two title lines: what the colours show, then the device.
+fn title_lines(table: &MapTable) -> [String; 2] {
+    [format!("mbr = B/b (B: the {} variant)", table.local_variant), table.device.clone()]
 }
 
 fn escape(text: &str) -> String {
@@ -80,7 +88,8 @@ fn escape(text: &str) -> String {
 /// The heatmap of one device as SVG.
 pub fn heatmap_svg(table: &MapTable) -> String {
     let g = grid(table);
-    let (w, h) = size(&g);
+    let (w, h) = size(&g, &table.device);
+    let [what, device] = title_lines(table);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -89,10 +98,15 @@ pub fn heatmap_svg(table: &MapTable) -> String {
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="24" font-size="14" text-anchor="middle">mbr = B/b on {} (B: {})</text>"#,
+        r#"<text x="{}" y="20" font-size="14" text-anchor="middle">{}</text>"#,
         w / 2.0,
-        escape(&table.device),
-        escape(&table.local_variant)
+        escape(&what)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="36" font-size="12" text-anchor="middle">{}</text>"#,
+        w / 2.0,
+        escape(&device)
     );
     for (i, n) in g.datasets.iter().enumerate() {
         let x = MARGIN_LEFT + CELL_W * (i as f64 + 0.5);
@@ -140,7 +154,7 @@ pub fn heatmap_png(table: &MapTable, font: &[u8]) -> Result<Vec<u8>, PlotError> 
     let font = fontdue::Font::from_bytes(font, fontdue::FontSettings::default())
         .map_err(|e| PlotError::Png(format!("the font cannot be read: {e}")))?;
     let g = grid(table);
-    let (w, h) = size(&g);
+    let (w, h) = size(&g, &table.device);
     let mut canvas = Canvas::new(w as usize, h as usize);
     for &(col, row, mbr) in &g.cells {
         let x = MARGIN_LEFT + CELL_W * col as f64;
@@ -148,8 +162,9 @@ pub fn heatmap_png(table: &MapTable, font: &[u8]) -> Result<Vec<u8>, PlotError> 
         canvas.fill(x + 1.0, y + 1.0, CELL_W - 2.0, CELL_H - 2.0, mbr_colour(mbr));
         canvas.text(&font, x + CELL_W / 2.0, y + CELL_H * 0.7, &format!("{mbr:.2}"), 10.0, 0.5);
     }
-    let title = format!("mbr = B/b on {} (B: {})", table.device, table.local_variant);
-    canvas.text(&font, w / 2.0, 24.0, &title, 14.0, 0.5);
+    let [what, device] = title_lines(table);
+    canvas.text(&font, w / 2.0, 20.0, &what, 14.0, 0.5);
+    canvas.text(&font, w / 2.0, 36.0, &device, 12.0, 0.5);
     for (i, n) in g.datasets.iter().enumerate() {
         let x = MARGIN_LEFT + CELL_W * (i as f64 + 0.5);
         canvas.text(&font, x, MARGIN_TOP - 6.0, &n.to_string(), 11.0, 0.5);
@@ -356,6 +371,22 @@ mod tests {
         assert_eq!(svg.matches("<rect x=").count(), 3);
         assert!(svg.contains("Test &lt;GPU&gt;"));
         assert!(svg.contains(">2.00<") && svg.contains(">0.50<"));
+    }
+
+    #[test]
+    fn a_long_device_name_widens_the_heatmap_instead_of_being_cut() {
+        let mut long = table();
+        long.device =
+            "cpu-skylake-avx512-Intel(R) Xeon(R) Processor (Portable Computing Language)".into();
+        let width = |svg: &str| -> f64 {
+            let start = svg.find("width=\"").expect("width") + 7;
+            let end = start + svg[start..].find('"').expect("closing quote");
+            svg[start..end].parse().expect("number")
+        };
+        let (short_w, long_w) = (width(&heatmap_svg(&table())), width(&heatmap_svg(&long)));
+        assert!(long_w >= TITLE_CHAR_W * long.device.len() as f64, "{long_w}");
+        assert!(long_w > short_w);
+        assert!(heatmap_svg(&long).contains(">cpu-skylake-avx512-Intel(R) Xeon(R) Processor"));
     }
 
     #[test]
