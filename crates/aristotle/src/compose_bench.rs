@@ -32,6 +32,27 @@ pub trait PairMeasurer {
     fn measure(&mut self, unit: &PairUnit) -> UnitResult;
 }
 
+/// Multiplier of the second MAP's position in [`sample_pairs`]: coprime with 33, and so is one
+/// less than it, so the first 33 pairs put every MAP once first and once second.
+const SAMPLE_MULTIPLIER: usize = 10;
+
+/// A deterministic sample of `k` ordered pairs of `maps` (at most all of them), spread so
+/// that both structures vary: pair `i` takes `maps[i mod n]` first and
+/// `maps[(10·i + ⌊i/n⌋) mod n]` second, n = 33 for the valid MAPs. Each round of n pairs uses
+/// every MAP once first and once second, a later round shifts the second by one, so no pair
+/// repeats before all n² are taken, and a smaller sample is a prefix of a larger one: growing
+/// `k` later reuses everything already measured.
+pub fn sample_pairs(maps: &[u16], k: usize) -> Vec<(u16, u16)> {
+    let n = maps.len();
+    (0..k.min(n * n))
+        .filter_map(|i| {
+            let first = maps.get(i % n)?;
+            let second = maps.get((SAMPLE_MULTIPLIER * i + i / n) % n)?;
+            Some((*first, *second))
+        })
+        .collect()
+}
+
 /// The units of `pairs` × `datasets` × the three versions, by dataset first.
 pub fn plan(pairs: &[(u16, u16)], datasets: &[usize]) -> Vec<PairUnit> {
     let mut out = Vec::new();
@@ -345,6 +366,22 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].tests, rows[0].successes), (2, 1));
         assert_eq!(rows[0].accuracy_percent, 50.0);
+    }
+
+    #[test]
+    fn pair_samples_vary_both_structures_and_grow_by_prefix() {
+        let maps: Vec<u16> = crate::map::valid_maps().iter().map(|m| m.id().0).collect();
+        let round = sample_pairs(&maps, 33);
+        let firsts: std::collections::BTreeSet<u16> = round.iter().map(|p| p.0).collect();
+        let seconds: std::collections::BTreeSet<u16> = round.iter().map(|p| p.1).collect();
+        assert_eq!((firsts.len(), seconds.len()), (33, 33), "{round:?}");
+        let all = sample_pairs(&maps, 5000);
+        assert_eq!(all.len(), 1089);
+        let distinct: std::collections::BTreeSet<(u16, u16)> = all.iter().copied().collect();
+        assert_eq!(distinct.len(), 1089, "every ordered pair exactly once");
+        assert_eq!(&sample_pairs(&maps, 99)[..33], &round[..]);
+        assert_eq!(&all[..99], &sample_pairs(&maps, 99)[..]);
+        assert!(sample_pairs(&maps, 0).is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A MAP campaign killed with SIGKILL part-way and rerun must end with every unit recorded
 //! exactly once and every measured unit holding exactly its samples: nothing lost, nothing
-//! duplicated.
+//! duplicated. Beside it, the database commands that read campaigns back: the 2014 history, and
+//! the composer's rule accuracy scored again from stored measurements.
 
 use clmap_db::Database;
 use std::path::Path;
@@ -170,5 +171,63 @@ fn history_import_query_advise_and_export_through_the_cli() {
 
     let csv_out = clmap(&["db", "export", "--table", "aristotle_history", "--csv"]);
     assert_eq!(csv_out.lines().count(), 1387, "a header and one line per record");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `clmap bench compose` on PoCL, then `clmap db compose` on the same database: the accuracy
+/// scored from the stored measurements must be the one the campaign reported, and a database
+/// without composer measurements is an error that says what to run.
+#[test]
+fn compose_accuracy_is_scored_again_from_the_database() {
+    if !opencl_or_skip() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("clmap-compose-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let db = dir.join("compose.db");
+    let clmap = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_clmap"))
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run clmap")
+    };
+    let json = |out: std::process::Output| -> serde_json::Value {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+
+    let empty = clmap(&["db", "compose", "--device", "cpu"]);
+    assert!(!empty.status.success());
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("clmap bench"));
+
+    assert!(campaign(&db).status().expect("MAP campaign").success());
+    let measured = json(clmap(&[
+        "bench",
+        "compose",
+        "--device",
+        "cpu",
+        "--pairs",
+        "107:205,205:107",
+        "--sizes",
+        SIZES,
+        "--reps",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(measured["campaign"]["measured"], 6, "{measured:#}");
+    let scored = json(clmap(&["db", "compose", "--device", "cpu", "--json"]));
+    let device = &scored[0];
+    assert_eq!(device["pairs"], 2);
+    assert_eq!(device["measured_units"], 6);
+    assert_eq!(device["accuracy"], measured["accuracy"]);
+    assert_eq!(device["accuracy"][0]["tests"], 4, "two steps per pair: {device:#}");
+
+    let text = clmap(&["db", "compose"]);
+    assert!(text.status.success());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("rule prediction accuracy"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -333,7 +333,8 @@ pub struct ComposeArgs {
     /// Pairs `MAP1:MAP2`, comma-separated.
     #[arg(long, conflicts_with_all = ["sample", "all"])]
     pub pairs: Option<String>,
-    /// A deterministic sample of K pairs spread over all 33 × 33.
+    /// A deterministic sample of K pairs: the first 33 put every MAP once first and once
+    /// second, and a larger K extends a smaller one (measurements already made are reused).
     #[arg(long, conflicts_with = "all")]
     pub sample: Option<usize>,
     /// All 1,089 ordered pairs.
@@ -388,9 +389,7 @@ fn parse_pairs(args: &ComposeArgs) -> Result<Vec<(u16, u16)>, CliError> {
         if k == 0 {
             return Err(CliError::BadInput("--sample needs at least one pair".into()));
         }
-        // Evenly strided over the ordered pairs, so the sample covers every first MAP.
-        let k = k.min(every.len());
-        return Ok((0..k).filter_map(|i| every.get(i * every.len() / k).copied()).collect());
+        return Ok(clmap_aristotle::compose_bench::sample_pairs(&all, k));
     }
     if args.all {
         return Ok(every);
@@ -458,13 +457,6 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
             "no single-MAP records on this device yet: run `clmap bench maps` to score the rules"
         );
     }
-    println!("rule prediction accuracy (δ = {}):", args.delta);
-    println!("{:>6} {:>6} {:>9} {:>9}", "N", "tests", "correct", "accuracy");
-    for row in &accuracy {
-        println!(
-            "{:>6} {:>6} {:>9} {:>8.1}%",
-            row.dataset, row.tests, row.successes, row.accuracy_percent
-        );
-    }
+    crate::commands::db::print_accuracy(args.delta, &accuracy);
     Ok(Status::Success)
 }

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 /// Every measurement clmap makes on a device lands in one SQLite file (`--db`, default
 /// $CLMAP_DB or clmap.db). `clmap db devices` lists who measured; `clmap db maps` shows the
 /// Aristotle record (b, B, mbr) per MAP and dataset; `clmap db export` writes any table as CSV
-/// or JSON; `clmap db import-aristotle` loads the 2014 database as seven historical platforms.
+/// or JSON; `clmap db import-aristotle` loads the 2014 database as seven historical platforms;
+/// `clmap db compose` scores the composing rules on the stored composer measurements.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(subcommand)]
@@ -24,6 +25,7 @@ pub enum DbCommand {
     Devices(DevicesArgs),
     Export(ExportArgs),
     Maps(MapsArgs),
+    Compose(ComposeArgs),
 }
 
 /// Load the 2014 Aristotle database (CSV) as historical platforms; importing twice is harmless.
@@ -91,12 +93,38 @@ pub struct MapsArgs {
     pub json: bool,
 }
 
+/// The composing rules' prediction accuracy per dataset (Table 6 of the Aristotle paper), from
+/// the composer measurements a device already has in the database: no device is needed.
+///
+/// `clmap bench compose` measures kernels with two data structures in versions v0 (no local
+/// memory), v1 (local memory on the first) and v2 (on both). Step v0 → v1 tests the rules'
+/// prediction for the first MAP and v1 → v2 the one for the second, each prediction taken from
+/// the same device's single-MAP records; a step fails when a structure predicted to gain
+/// slows the kernel, or one predicted not to gain speeds it up, by more than δ.
+///
+/// Example: clmap db compose --device gpu --db campaign.db
+#[derive(clap::Args, Debug)]
+pub struct ComposeArgs {
+    /// The device, as for `clmap db maps`; an empty selector means every device with composer
+    /// measurements.
+    #[arg(long, short, default_value = "")]
+    pub device: String,
+    /// The similarity threshold δ.
+    #[arg(long, default_value_t = query::DEFAULT_DELTA)]
+    pub delta: f64,
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
 pub fn run(args: Args) -> Result<Status, CliError> {
     match args.command {
         DbCommand::ImportAristotle(a) => import(a),
         DbCommand::Devices(a) => devices(a),
         DbCommand::Export(a) => export(a),
         DbCommand::Maps(a) => maps(a),
+        DbCommand::Compose(a) => compose(a),
     }
 }
 
@@ -281,4 +309,74 @@ fn print_table(t: &MapTable, delta: f64) {
         );
     }
     println!();
+}
+
+fn compose(args: ComposeArgs) -> Result<Status, CliError> {
+    use clmap_aristotle::compose_bench;
+    if !(args.delta >= 0.0 && args.delta < 1.0) {
+        return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
+    }
+    let db = open_db(args.db.as_deref())?;
+    let mut reports = Vec::new();
+    for d in select(&db, &args.device)? {
+        let times = compose_bench::mean_times(&db, d.id).map_err(db_error)?;
+        if times.is_empty() {
+            continue;
+        }
+        let table = query::map_table(&db, &d, query::DEFAULT_LOCAL_VARIANT).map_err(db_error)?;
+        let pairs: std::collections::BTreeSet<(u16, u16)> =
+            times.keys().map(|u| (u.map1, u.map2)).collect();
+        let accuracy = compose_bench::accuracy(&table, &times, args.delta);
+        reports.push((d, pairs.len(), times.len(), table.records.is_empty(), accuracy));
+    }
+    if reports.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "no device{} has composer measurements in the database: run `clmap bench compose` \
+             first",
+            if args.device.trim().is_empty() {
+                String::new()
+            } else {
+                format!(" matching `{}`", args.device)
+            }
+        )));
+    }
+    if args.json {
+        let out: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|(d, pairs, units, _, accuracy)| {
+                serde_json::json!({
+                    "device": d.label(),
+                    "device_id": d.id,
+                    "pairs": pairs,
+                    "measured_units": units,
+                    "delta": args.delta,
+                    "accuracy": accuracy,
+                })
+            })
+            .collect();
+        println!("{:#}", serde_json::Value::Array(out));
+        return Ok(Status::Success);
+    }
+    for (d, pairs, units, no_single_map_records, accuracy) in &reports {
+        println!("#{} {}: {pairs} pairs, {units} measured versions", d.id, d.label());
+        if *no_single_map_records {
+            println!(
+                "no single-MAP records on this device: run `clmap bench maps` to score the rules"
+            );
+        }
+        print_accuracy(args.delta, accuracy);
+    }
+    Ok(Status::Success)
+}
+
+/// The accuracy table as `clmap bench compose` and `clmap db compose` print it.
+pub(crate) fn print_accuracy(delta: f64, rows: &[clmap_aristotle::compose_bench::AccuracyRow]) {
+    println!("rule prediction accuracy (δ = {delta}):");
+    println!("{:>6} {:>6} {:>9} {:>9}", "N", "tests", "correct", "accuracy");
+    for row in rows {
+        println!(
+            "{:>6} {:>6} {:>9} {:>8.1}%",
+            row.dataset, row.tests, row.successes, row.accuracy_percent
+        );
+    }
 }
