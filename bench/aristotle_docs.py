@@ -10,7 +10,13 @@ table per MAP and dataset, and the gain/loss/similar distribution (Table 5 of th
 paper) next to the 2014 platforms when the history file is given. The statistics are the same
 as `clmap db maps`: mean and sample standard deviation of each unit's bandwidth samples.
 With aristotle_copy_bandwidth.csv present, it also compares the Single MAPs without local
-memory at the largest dataset with the device's copy bandwidth.
+memory at the largest dataset with the device's copy bandwidth. With the composer's export
+(aristotle_compose_units.csv, aristotle_compose_samples.csv) it scores the composing rules per
+dataset (Table 6) as `clmap db compose` does: step v0 -> v1 tests the prediction for the first
+MAP, v1 -> v2 the one for the second; a structure is predicted to gain when its mbr on the same
+device and dataset exceeds 1 + delta, and a step fails when a predicted gain slows the kernel or
+a predicted non-gain speeds it up beyond delta (kernel times are the means of each version's
+samples).
 """
 
 import argparse
@@ -151,6 +157,51 @@ def print_copy_check(export_dir):
         print()
 
 
+def print_compose(export_dir, tables, delta):
+    """Table 6 from the composer's export, with each step's share apart."""
+    units_path = os.path.join(export_dir, "aristotle_compose_units.csv")
+    if not os.path.exists(units_path):
+        return
+    devices = {row["id"]: row for row in read_csv(os.path.join(export_dir, "devices.csv"))}
+    kernel_ns = defaultdict(list)
+    for row in read_csv(os.path.join(export_dir, "aristotle_compose_samples.csv")):
+        kernel_ns[row["unit_id"]].append(float(row["kernel_ns"]))
+    times = defaultdict(dict)
+    for u in read_csv(units_path):
+        if u["status"] == "measured" and kernel_ns[u["id"]]:
+            key = (u["device_id"], int(u["map1"]), int(u["map2"]), int(u["dataset"]))
+            times[key][u["version"]] = mean_std(kernel_ns[u["id"]])[0]
+    # Per dataset: tests and successes of step 1, of step 2, of the steps predicted to gain.
+    by_device = defaultdict(lambda: defaultdict(lambda: [0, 0, 0, 0, 0, 0]))
+    pairs = defaultdict(set)
+    for (device, m1, m2, n), t in sorted(times.items()):
+        name = devices.get(device, {}).get("name", f"device {device}")
+        mbr = {m: r for m, rn, *_rest, r in tables.get(name, []) if rn == n}
+        if not all(v in t for v in ("v0", "v1", "v2")) or m1 not in mbr or m2 not in mbr:
+            continue
+        pairs[name].add((m1, m2))
+        row = by_device[name][n]
+        for step, (m, before, after) in enumerate(((m1, "v0", "v1"), (m2, "v1", "v2"))):
+            predicted = impact(mbr[m], delta) == "gain"
+            measured = impact(t[before] / t[after], delta)
+            holds = measured != "loss" if predicted else measured != "gain"
+            row[2 * step] += 1
+            row[2 * step + 1] += int(holds)
+            if predicted:
+                row[4] += 1
+                row[5] += int(holds)
+    for name, rows in by_device.items():
+        print(f"### Composing rules: {name}, {len(pairs[name])} pairs (δ = {delta})\n")
+        print("| N | tests | correct | accuracy | v0→v1 (MAP1) | v1→v2 (MAP2) "
+              "| predicted to gain |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for n, (t1, c1, t2, c2, tg, cg) in sorted(rows.items()):
+            tests, correct = t1 + t2, c1 + c2
+            print(f"| {n} | {tests} | {correct} | {100 * correct / tests:.1f} % "
+                  f"| {c1}/{t1} | {c2}/{t2} | {cg}/{tg} |")
+        print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("export_dir")
@@ -170,6 +221,7 @@ def main():
     if everything:
         print_distributions(everything, args.delta)
     print_copy_check(args.export_dir)
+    print_compose(args.export_dir, tables, args.delta)
 
 
 if __name__ == "__main__":
