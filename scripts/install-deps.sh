@@ -13,7 +13,8 @@ packages=(
   oclgrind              # the reference simulator the benchmarks compare against
   fonts-dejavu-core     # the font clmap analyze --plot draws PNG labels with
   llvm-16               # opt, llvm-link and llc: the phase-order search compiles through them
-  libclc-16-dev         # OpenCL C headers and NVPTX built-ins (libclc-16) for that pipeline
+  libclc-16-dev         # libclc's OpenCL C headers for that pipeline
+  libclc-16             # libclc's NVPTX bitcode (nvptx64--nvidiacl.bc): the -dev package does not pull it in
 )
 
 missing=()
