@@ -4,7 +4,7 @@
 //! the composer's rule accuracy scored again from stored measurements.
 
 use clmap_db::Database;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,6 +37,14 @@ fn campaign(db: &Path) -> Command {
     cmd
 }
 
+/// An empty scratch directory of this test process, named after the test.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
 fn count(db: &Path, sql: &str) -> i64 {
     // The campaign may hold the write lock; reads under WAL never wait for it.
     let Ok(db) = Database::open(db) else { return 0 };
@@ -48,9 +56,7 @@ fn killed_campaign_resumes_without_loss_or_duplication() {
     if !opencl_or_skip() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("clmap-resume-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let dir = fresh_dir("clmap-resume");
     let db = dir.join("campaign.db");
 
     let mut child = campaign(&db).spawn().expect("start the campaign");
@@ -131,9 +137,7 @@ fn history_import_query_advise_and_export_through_the_cli() {
         eprintln!("skipped: {} is missing", csv.display());
         return;
     }
-    let dir = std::env::temp_dir().join(format!("clmap-history-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let dir = fresh_dir("clmap-history");
     let db = dir.join("history.db");
     let clmap = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_clmap"))
@@ -182,9 +186,7 @@ fn compose_accuracy_is_scored_again_from_the_database() {
     if !opencl_or_skip() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("clmap-compose-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let dir = fresh_dir("clmap-compose");
     let db = dir.join("compose.db");
     let clmap = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_clmap"))
