@@ -243,6 +243,39 @@ pub fn accuracy(table: &MapTable, times: &BTreeMap<PairUnit, f64>, delta: f64) -
         .collect()
 }
 
+/// What a device's stored composer measurements say of the composing rules.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleScore {
+    /// Distinct (MAP1, MAP2) pairs with at least one measured version.
+    pub pairs: usize,
+    /// Measured (pair, version, dataset) units.
+    pub measured_versions: usize,
+    /// Whether the device has single-MAP records to predict from; without them no step can be
+    /// scored.
+    pub has_map_records: bool,
+    /// Table 6 of the device.
+    pub accuracy: Vec<AccuracyRow>,
+}
+
+/// Scores the rules on everything a device has stored: its single-MAP table (the `max`
+/// variant) predicts, its composer measurements test ([`accuracy`]).
+pub fn score(
+    db: &Database,
+    device: &clmap_db::DeviceRecord,
+    delta: f64,
+) -> Result<RuleScore, DbError> {
+    let table = crate::query::map_table(db, device, crate::query::DEFAULT_LOCAL_VARIANT)?;
+    let times = mean_times(db, device.id)?;
+    let pairs: std::collections::BTreeSet<(u16, u16)> =
+        times.keys().map(|u| (u.map1, u.map2)).collect();
+    Ok(RuleScore {
+        pairs: pairs.len(),
+        measured_versions: times.len(),
+        has_map_records: !table.records.is_empty(),
+        accuracy: accuracy(&table, &times, delta),
+    })
+}
+
 /// Times pair kernels on an OpenCL device, with the campaign's method. Before a v1 or v2
 /// kernel is timed, it runs once beside v0 on the same inputs and must produce the same
 /// outputs; one that does not is recorded as skipped with the difference, never timed.

@@ -431,32 +431,20 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
         .into_iter()
         .find(|d| d.id == device_id)
         .ok_or_else(|| CliError::BadInput("the device vanished from the database".into()))?;
-    let table = clmap_aristotle::query::map_table(
-        &db,
-        &record,
-        clmap_aristotle::query::DEFAULT_LOCAL_VARIANT,
-    )
-    .map_err(|e| CliError::BadInput(e.to_string()))?;
-    let times =
-        compose_bench::mean_times(&db, device_id).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let accuracy = compose_bench::accuracy(&table, &times, args.delta);
+    let score = compose_bench::score(&db, &record, args.delta)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
     if args.json {
         let out = serde_json::json!({
             "device": device.info().name,
             "device_id": device_id,
             "pairs": pairs.iter().map(|(a, b)| format!("{a}:{b}")).collect::<Vec<_>>(),
             "campaign": summary,
-            "accuracy": accuracy,
+            "accuracy": score.accuracy,
         });
         println!("{out:#}");
         return Ok(Status::Success);
     }
     report(&summary, &device.info().name, device_id, false, None);
-    if table.records.is_empty() {
-        println!(
-            "no single-MAP records on this device yet: run `clmap bench maps` to score the rules"
-        );
-    }
-    crate::commands::db::print_accuracy(args.delta, &accuracy);
+    crate::commands::db::print_score(args.delta, &score);
     Ok(Status::Success)
 }

@@ -319,15 +319,10 @@ fn compose(args: ComposeArgs) -> Result<Status, CliError> {
     let db = open_db(args.db.as_deref())?;
     let mut reports = Vec::new();
     for d in select(&db, &args.device)? {
-        let times = compose_bench::mean_times(&db, d.id).map_err(db_error)?;
-        if times.is_empty() {
-            continue;
+        let score = compose_bench::score(&db, &d, args.delta).map_err(db_error)?;
+        if score.measured_versions > 0 {
+            reports.push((d, score));
         }
-        let table = query::map_table(&db, &d, query::DEFAULT_LOCAL_VARIANT).map_err(db_error)?;
-        let pairs: std::collections::BTreeSet<(u16, u16)> =
-            times.keys().map(|u| (u.map1, u.map2)).collect();
-        let accuracy = compose_bench::accuracy(&table, &times, args.delta);
-        reports.push((d, pairs.len(), times.len(), table.records.is_empty(), accuracy));
     }
     if reports.is_empty() {
         return Err(CliError::BadInput(format!(
@@ -343,37 +338,43 @@ fn compose(args: ComposeArgs) -> Result<Status, CliError> {
     if args.json {
         let out: Vec<serde_json::Value> = reports
             .iter()
-            .map(|(d, pairs, units, _, accuracy)| {
+            .map(|(d, score)| {
                 serde_json::json!({
                     "device": d.label(),
                     "device_id": d.id,
-                    "pairs": pairs,
-                    "measured_units": units,
+                    "pairs": score.pairs,
+                    "measured_units": score.measured_versions,
                     "delta": args.delta,
-                    "accuracy": accuracy,
+                    "accuracy": score.accuracy,
                 })
             })
             .collect();
         println!("{:#}", serde_json::Value::Array(out));
         return Ok(Status::Success);
     }
-    for (d, pairs, units, no_single_map_records, accuracy) in &reports {
-        println!("#{} {}: {pairs} pairs, {units} measured versions", d.id, d.label());
-        if *no_single_map_records {
-            println!(
-                "no single-MAP records on this device: run `clmap bench maps` to score the rules"
-            );
-        }
-        print_accuracy(args.delta, accuracy);
+    for (d, score) in &reports {
+        println!(
+            "#{} {}: {} pairs, {} measured versions",
+            d.id,
+            d.label(),
+            score.pairs,
+            score.measured_versions
+        );
+        print_score(args.delta, score);
     }
     Ok(Status::Success)
 }
 
-/// The accuracy table as `clmap bench compose` and `clmap db compose` print it.
-pub(crate) fn print_accuracy(delta: f64, rows: &[clmap_aristotle::compose_bench::AccuracyRow]) {
+/// The rules' score as `clmap bench compose` and `clmap db compose` print it.
+pub(crate) fn print_score(delta: f64, score: &clmap_aristotle::compose_bench::RuleScore) {
+    if !score.has_map_records {
+        println!(
+            "no single-MAP records on this device yet: run `clmap bench maps` to score the rules"
+        );
+    }
     println!("rule prediction accuracy (δ = {delta}):");
     println!("{:>6} {:>6} {:>9} {:>9}", "N", "tests", "correct", "accuracy");
-    for row in rows {
+    for row in &score.accuracy {
         println!(
             "{:>6} {:>6} {:>9} {:>8.1}%",
             row.dataset, row.tests, row.successes, row.accuracy_percent
