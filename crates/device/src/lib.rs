@@ -33,7 +33,8 @@ pub use error::{ClStatus, DeviceError};
 pub use info::{DeviceInfo, DeviceType, LocalMemoryKind};
 pub use launch::{KernelArg, LaunchSpec};
 pub use program::{
-    BufferTable, Program, RunOutcome, SequenceArg, SequenceLaunch, SequenceOutcome, SharedBuffer,
+    BufferTable, Program, RunOutcome, SequenceArg, SequenceLaunch, SequenceOutcome, SequenceWrite,
+    SharedBuffer,
 };
 pub use runtime::{
     missing_nvidia_icd_hint, nvidia_driver_present, nvidia_icd_instructions, runtime_available,

@@ -81,6 +81,25 @@ pub struct SequenceLaunch {
     pub launch: LaunchSpec,
     /// Arguments, one per kernel parameter.
     pub args: Vec<SequenceArg>,
+    /// Host writes into shared buffers, enqueued before the launch (the queue is in order).
+    pub writes_before: Vec<SequenceWrite>,
+}
+
+impl SequenceLaunch {
+    /// A launch with no host writes before it.
+    pub fn new(launch: LaunchSpec, args: Vec<SequenceArg>) -> SequenceLaunch {
+        SequenceLaunch { launch, args, writes_before: Vec::new() }
+    }
+}
+
+/// The host writing bytes into a shared buffer between launches (`clEnqueueWriteBuffer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceWrite {
+    /// The table index of the buffer written.
+    pub buffer: usize,
+    /// Byte offset of the first byte written.
+    pub offset: usize,
+    pub bytes: Vec<u8>,
 }
 
 /// What a sequence reports besides the buffers it read back.
@@ -156,15 +175,36 @@ impl Program {
         let info = &self.device.info;
         for (launch_index, launch) in launches.iter().enumerate() {
             check_launch_shape(info, &launch.launch)?;
-            for arg in &launch.args {
-                if let SequenceArg::Shared(index) = arg {
-                    if *index >= table.buffers.len() {
-                        return Err(DeviceError::UnknownSharedBuffer {
-                            launch: launch_index,
-                            index: *index,
-                            count: table.buffers.len(),
-                        });
-                    }
+            let shared = launch.args.iter().filter_map(|arg| match arg {
+                SequenceArg::Shared(index) => Some(*index),
+                _ => None,
+            });
+            for index in shared.chain(launch.writes_before.iter().map(|w| w.buffer)) {
+                if index >= table.buffers.len() {
+                    return Err(DeviceError::UnknownSharedBuffer {
+                        launch: launch_index,
+                        index,
+                        count: table.buffers.len(),
+                    });
+                }
+            }
+            for write in &launch.writes_before {
+                let fits = write
+                    .offset
+                    .checked_add(write.bytes.len())
+                    .is_some_and(|end| end <= table.buffers[write.buffer].bytes.len());
+                if !fits {
+                    return Err(DeviceError::InvalidLaunch {
+                        kernel: launch.launch.kernel.clone(),
+                        reason: format!(
+                        "a host write of {} bytes at offset {} before launch {launch_index} does \
+                         not fit in table entry {} of {} bytes",
+                        write.bytes.len(),
+                        write.offset,
+                        write.buffer,
+                        table.buffers[write.buffer].bytes.len()
+                    ),
+                    });
                 }
             }
         }
@@ -174,6 +214,23 @@ impl Program {
         }
         let mut events = Vec::with_capacity(launches.len());
         for launch in launches {
+            for write in &launch.writes_before {
+                if write.bytes.is_empty() {
+                    continue;
+                }
+                // SAFETY: the write is blocking, so `write.bytes` outlives the transfer; the
+                // range was checked against the buffer's size above.
+                unsafe {
+                    self.device.queue.enqueue_write_buffer(
+                        &mut device_buffers[write.buffer],
+                        CL_BLOCKING,
+                        write.offset,
+                        &write.bytes,
+                        &[],
+                    )
+                }
+                .during("clEnqueueWriteBuffer")?;
+            }
             let mut arg_bindings = Vec::with_capacity(launch.args.len());
             for arg in &launch.args {
                 arg_bindings.push(match arg {

@@ -4,7 +4,7 @@
 
 use clmap_device::{
     copy_bandwidth, list_devices, select_device, BufferTable, Device, DeviceError, KernelArg,
-    LaunchSpec, LocalMemoryKind, SequenceArg, SequenceLaunch, TimingOptions,
+    LaunchSpec, LocalMemoryKind, SequenceArg, SequenceLaunch, SequenceWrite, TimingOptions,
 };
 
 /// The device to test on, or `None` (after saying why) when the machine has none.
@@ -352,27 +352,44 @@ fn sequence_of_launches_shares_buffers() {
                 SequenceArg::Shared(middle),
                 SequenceArg::Scalar(3i32.to_le_bytes().to_vec()),
             ],
+            writes_before: Vec::new(),
         },
+        // The host overwrites one element between the launches.
         SequenceLaunch {
             launch: LaunchSpec::new("add_one", vec![n]),
             args: vec![SequenceArg::Shared(middle)],
+            writes_before: vec![SequenceWrite {
+                buffer: middle,
+                offset: 4,
+                bytes: 100i32.to_le_bytes().to_vec(),
+            }],
         },
     ];
     let outcome = program.run_sequence(&launches, &mut table).expect("sequence");
     assert_eq!(outcome.kernel_ns.len(), 2);
     let result = bytes_to_ints(&table.buffers[middle].bytes);
-    let expected: Vec<i32> = input.iter().map(|value| value * 3 + 1).collect();
+    let mut expected: Vec<i32> = input.iter().map(|value| value * 3 + 1).collect();
+    expected[1] = 101;
     assert_eq!(result, expected);
     // The input was not marked for read-back and keeps its host contents.
     assert_eq!(bytes_to_ints(&table.buffers[source_buffer].bytes), input);
 
-    let bad = vec![SequenceLaunch {
-        launch: LaunchSpec::new("add_one", vec![n]),
-        args: vec![SequenceArg::Shared(9)],
-    }];
+    let bad = vec![SequenceLaunch::new(
+        LaunchSpec::new("add_one", vec![n]),
+        vec![SequenceArg::Shared(9)],
+    )];
     assert!(matches!(
         program.run_sequence(&bad, &mut table),
         Err(DeviceError::UnknownSharedBuffer { index: 9, count: 2, .. })
+    ));
+    let past_the_end = vec![SequenceLaunch {
+        launch: LaunchSpec::new("add_one", vec![n]),
+        args: vec![SequenceArg::Shared(middle)],
+        writes_before: vec![SequenceWrite { buffer: middle, offset: 4 * n, bytes: vec![1] }],
+    }];
+    assert!(matches!(
+        program.run_sequence(&past_the_end, &mut table),
+        Err(DeviceError::InvalidLaunch { .. })
     ));
 }
 

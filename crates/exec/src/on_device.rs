@@ -2,10 +2,10 @@
 //! device buffers, outputs read back once at the end.
 
 use clmap_device::{
-    BufferTable, Device, DeviceError, LaunchSpec, Program, SequenceArg, SequenceLaunch, Timing,
-    TimingOptions,
+    BufferTable, Device, DeviceError, KernelArg, LaunchSpec, Program, SequenceArg, SequenceLaunch,
+    SequenceWrite, Timing, TimingOptions,
 };
-use clmap_workload::{BufferSet, LaunchArg, NdRange, Workload, WorkloadError};
+use clmap_workload::{BufferSet, NdRange, StepArg, Workload, WorkloadError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
@@ -75,20 +75,22 @@ pub fn time_on_device(
     if single {
         let launch = &workload.launches[0];
         let initial = workload.initial_data(0)?;
-        let mut args = Vec::with_capacity(launch.args.len());
-        for arg in &launch.args {
+        let step = workload
+            .schedule()
+            .next()
+            .ok_or_else(|| ExecError::Invalid("the workload has no launch".to_string()))??;
+        let mut args = Vec::with_capacity(step.args.len());
+        for arg in step.args {
             args.push(match arg {
-                LaunchArg::Buffer { buffer } => {
-                    let data = initial.get(buffer).ok_or_else(|| {
-                        ExecError::Invalid(format!("launch names unknown buffer `{buffer}`"))
+                StepArg::Buffer { slot } => {
+                    let data = initial.buffers.get(slot).ok_or_else(|| {
+                        ExecError::Invalid(format!("unknown storage slot {slot}"))
                     })?;
-                    clmap_device::KernelArg::Buffer { bytes: data.bytes.clone(), read_back: false }
+                    KernelArg::Buffer { bytes: data.bytes.clone(), read_back: false }
                 }
-                LaunchArg::Scalar { .. } => clmap_device::KernelArg::Scalar(scalar_bytes(arg)?),
-                LaunchArg::Local { elem, len, .. } => {
-                    clmap_device::KernelArg::Local(local_bytes(elem.size(), *len)?)
-                }
-                LaunchArg::Null { .. } => clmap_device::KernelArg::Null,
+                StepArg::Scalar { bytes } => KernelArg::Scalar(bytes),
+                StepArg::Local { bytes } => KernelArg::Local(to_usize(bytes)?),
+                StepArg::Null => KernelArg::Null,
             });
         }
         return Ok(program.time(
@@ -139,40 +141,42 @@ fn launch_spec(kernel: &str, range: &NdRange) -> LaunchSpec {
     spec
 }
 
-fn scalar_bytes(arg: &LaunchArg) -> Result<Vec<u8>, ExecError> {
-    match arg.scalar_bytes() {
-        Some(bytes) => Ok(bytes?),
-        None => Err(ExecError::Invalid(format!("argument `{}` is not a scalar", arg.name()))),
-    }
-}
-
-fn local_bytes(elem_size: u64, len: u64) -> Result<usize, ExecError> {
-    elem_size
-        .checked_mul(len)
-        .and_then(|b| usize::try_from(b).ok())
-        .ok_or_else(|| ExecError::Invalid(format!("local memory of {len} elements is too large")))
-}
-
 /// The workload's schedule as device launches over the table of its initial buffers (in the
 /// workload's buffer order), for callers that keep one buffer table across many runs.
 pub fn device_launches(workload: &Workload) -> Result<Vec<SequenceLaunch>, ExecError> {
     let mut launches = Vec::new();
     for step in workload.schedule() {
+        let step = step?;
         let launch = &workload.launches[step.launch];
-        let mut args = Vec::with_capacity(launch.args.len());
-        for (arg, slot) in launch.args.iter().zip(&step.arg_slots) {
-            args.push(match arg {
-                LaunchArg::Buffer { buffer } => SequenceArg::Shared(slot.ok_or_else(|| {
-                    ExecError::Invalid(format!("launch names unknown buffer `{buffer}`"))
-                })?),
-                LaunchArg::Scalar { .. } => SequenceArg::Scalar(scalar_bytes(arg)?),
-                LaunchArg::Local { elem, len, .. } => {
-                    SequenceArg::Local(local_bytes(elem.size(), *len)?)
-                }
-                LaunchArg::Null { .. } => SequenceArg::Null,
-            });
-        }
-        launches.push(SequenceLaunch { launch: launch_spec(&launch.kernel, &launch.range), args });
+        let args = step.args.into_iter().map(sequence_arg).collect::<Result<_, _>>()?;
+        let writes_before = step
+            .host_writes
+            .into_iter()
+            .map(|w| {
+                Ok(SequenceWrite { buffer: w.slot, offset: to_usize(w.offset)?, bytes: w.bytes })
+            })
+            .collect::<Result<_, ExecError>>()?;
+        launches.push(SequenceLaunch {
+            launch: launch_spec(&launch.kernel, &launch.range),
+            args,
+            writes_before,
+        });
     }
     Ok(launches)
+}
+
+/// A resolved workload argument as the device runtime takes it.
+fn sequence_arg(arg: StepArg) -> Result<SequenceArg, ExecError> {
+    Ok(match arg {
+        StepArg::Buffer { slot } => SequenceArg::Shared(slot),
+        StepArg::Scalar { bytes } => SequenceArg::Scalar(bytes),
+        StepArg::Local { bytes } => SequenceArg::Local(to_usize(bytes)?),
+        StepArg::Null => SequenceArg::Null,
+    })
+}
+
+fn to_usize(bytes: u64) -> Result<usize, ExecError> {
+    usize::try_from(bytes).map_err(|_| {
+        ExecError::Invalid(format!("{bytes} bytes do not fit in this machine's sizes"))
+    })
 }

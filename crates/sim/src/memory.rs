@@ -72,6 +72,23 @@ impl SharedBuffer {
     pub fn is_empty(&self) -> bool {
         self.storage.len == 0
     }
+
+    /// Copies `bytes` into the buffer at byte `offset`, as the host's `clEnqueueWriteBuffer`
+    /// between launches does; a range past the end is an error and writes nothing.
+    pub fn write_bytes(&self, offset: u64, bytes: &[u8]) -> Result<(), String> {
+        if !self.storage.in_bounds(offset, bytes.len() as u64) {
+            return Err(format!(
+                "{} bytes at offset {offset} do not fit in buffer `{}` of {} bytes",
+                bytes.len(),
+                self.name,
+                self.storage.len
+            ));
+        }
+        for (i, byte) in bytes.iter().enumerate() {
+            self.storage.write(offset + i as u64, 1, u64::from(*byte));
+        }
+        Ok(())
+    }
 }
 
 const LOCK_STRIPES: usize = 64;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use clmap_lang::frontend::{self, Compiled};
 use clmap_lang::preprocess::{BuildOptions, FsLoader};
 use clmap_lang::{SourceFile, SourceMap};
-use clmap_workload::{BufferSet, LaunchArg, Workload};
+use clmap_workload::{BufferSet, StepArg, Workload};
 
 use crate::compile::compile_kernel;
 use crate::error::SimError;
@@ -104,7 +104,16 @@ pub fn run_workload_with<F: ObserverFactory>(
     let mut observed = Vec::new();
     let mut launches = 0u64;
     for step in workload.schedule() {
+        let step = step?;
         let launch = &workload.launches[step.launch];
+        for write in &step.host_writes {
+            let buffer = storage.get(write.slot).ok_or_else(|| SimError::BadArguments {
+                message: format!("host write into unknown storage slot {}", write.slot),
+            })?;
+            buffer.write_bytes(write.offset, &write.bytes).map_err(|message| {
+                SimError::BadArguments { message: format!("host write: {message}") }
+            })?;
+        }
         if !programs.contains_key(&launch.kernel) {
             let p = compile_kernel(&compiled.module, &launch.kernel)?;
             programs.insert(launch.kernel.clone(), p);
@@ -112,21 +121,17 @@ pub fn run_workload_with<F: ObserverFactory>(
         let program = programs
             .get(&launch.kernel)
             .ok_or_else(|| SimError::UnknownKernel { name: launch.kernel.clone() })?;
-        let mut args = Vec::with_capacity(launch.args.len());
-        for (arg, slot) in launch.args.iter().zip(&step.arg_slots) {
+        let mut args = Vec::with_capacity(step.args.len());
+        for arg in &step.args {
             args.push(match arg {
-                LaunchArg::Buffer { buffer } => {
-                    ArgValue::Buffer(slot.and_then(|s| storage.get(s)).cloned().ok_or_else(
-                        || SimError::BadArguments { message: format!("unknown buffer `{buffer}`") },
-                    )?)
+                StepArg::Buffer { slot } => {
+                    ArgValue::Buffer(storage.get(*slot).cloned().ok_or_else(|| {
+                        SimError::BadArguments { message: format!("unknown storage slot {slot}") }
+                    })?)
                 }
-                LaunchArg::Scalar { .. } => ArgValue::Bytes(
-                    arg.scalar_bytes().unwrap_or(Ok(Vec::new())).map_err(SimError::Workload)?,
-                ),
-                LaunchArg::Local { elem, len, .. } => {
-                    ArgValue::Local(len.saturating_mul(elem.size()))
-                }
-                LaunchArg::Null { .. } => ArgValue::Null,
+                StepArg::Scalar { bytes } => ArgValue::Bytes(bytes.clone()),
+                StepArg::Local { bytes } => ArgValue::Local(*bytes),
+                StepArg::Null => ArgValue::Null,
             });
         }
         let run = run_program(program, &launch.range, &args, options, observers)?;

@@ -34,7 +34,7 @@ pub use output::{
     compare_buffers, format_oclgrind_dump, write_binary, write_csv, write_output_files,
     CompareError, Comparison, Mismatch, OutputComparison,
 };
-pub use schedule::{Schedule, Step};
+pub use schedule::{HostWrite, Schedule, Step, StepArg};
 pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
 pub use sim_writer::SimExport;
 pub use types::{ElemType, ScalarType};

@@ -1,8 +1,12 @@
-//! The order in which a pipeline runs, with buffer swaps applied. The simulator and the
-//! device runner both walk this, so swap semantics are defined once: after each repetition
-//! of a launch, the names of each `swap` pair exchange their storage.
+//! The order in which a pipeline runs, with buffer swaps applied and every argument resolved.
+//! The simulator and the device runner both walk this, so swap semantics and the conversion
+//! of workload arguments into what a kernel receives are defined once: after each repetition
+//! of a launch, the names of each `swap` pair exchange their storage, and a scalar's bytes, a
+//! local allocation's size and a buffer's storage slot are computed here, with an error (never
+//! a silent saturation) when a value does not fit.
 
-use crate::model::{BufferData, BufferSet, LaunchArg, Workload};
+use crate::error::WorkloadError;
+use crate::model::{invalid, BufferData, BufferSet, LaunchArg, Workload};
 
 /// One kernel execution of a pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,14 +15,54 @@ pub struct Step {
     pub launch: usize,
     /// Which repetition of that launch, from 0.
     pub repetition: u32,
-    /// For each argument of the launch: the storage slot (an index into
-    /// [`Workload::buffers`] and into the [`crate::BufferSet`] of
-    /// [`Workload::initial_data`]) that a buffer argument uses in this step; `None` for
-    /// scalars, local memory and NULL.
-    pub arg_slots: Vec<Option<usize>>,
+    /// What each argument of the launch is in this step, in parameter order.
+    pub args: Vec<StepArg>,
+    /// Host writes into buffers that happen before this step runs, in order.
+    pub host_writes: Vec<HostWrite>,
 }
 
-/// Iterator over the [`Step`]s of a workload, in execution order.
+impl Step {
+    /// For each argument: the storage slot a buffer argument uses in this step (an index into
+    /// [`Workload::buffers`] and into the [`crate::BufferSet`] of [`Workload::initial_data`]),
+    /// `None` for scalars, local memory and NULL.
+    pub fn arg_slots(&self) -> Vec<Option<usize>> {
+        self.args
+            .iter()
+            .map(|a| match a {
+                StepArg::Buffer { slot } => Some(*slot),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// One kernel argument as the kernel receives it in one step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepArg {
+    /// A global or constant pointer to the storage in `slot`.
+    Buffer { slot: usize },
+    /// A by-value argument: the bytes `clSetKernelArg` passes (a 3-component vector padded to 4).
+    Scalar { bytes: Vec<u8> },
+    /// A `__local` pointer to this many bytes per work-group.
+    Local { bytes: u64 },
+    /// A NULL pointer.
+    Null,
+}
+
+/// The host writing bytes into a buffer's storage between launches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostWrite {
+    /// The storage slot written (as in [`StepArg::Buffer`]).
+    pub slot: usize,
+    /// Byte offset of the first byte written.
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Iterator over the [`Step`]s of a workload, in execution order. An argument that cannot be
+/// converted (an unknown buffer, a scalar that does not fit its type, a local size that
+/// overflows) ends the iteration with an error; [`Workload::validate`] rules these out for
+/// loaded workloads.
 #[derive(Clone, Debug)]
 pub struct Schedule<'a> {
     workload: &'a Workload,
@@ -26,26 +70,41 @@ pub struct Schedule<'a> {
     repetition: u32,
     /// `slots[i]` is the storage currently named by buffer `i`.
     slots: Vec<usize>,
+    failed: bool,
 }
 
 impl Workload {
-    /// The steps of the pipeline in execution order. A workload that passed validation names
-    /// only known buffers; an unknown name yields `None` in [`Step::arg_slots`].
+    /// The steps of the pipeline in execution order, each with its arguments resolved.
     pub fn schedule(&self) -> Schedule<'_> {
         Schedule {
             workload: self,
             launch: 0,
             repetition: 0,
             slots: (0..self.buffers.len()).collect(),
+            failed: false,
         }
+    }
+
+    /// Every step of the pipeline, or the first argument that cannot be converted.
+    pub fn steps(&self) -> Result<Vec<Step>, WorkloadError> {
+        self.schedule().collect()
     }
 
     /// After the whole pipeline, the storage slot each buffer name refers to (indexed like
     /// [`Workload::buffers`]). Outputs are read from these slots.
     pub fn final_slots(&self) -> Vec<usize> {
-        let mut schedule = self.schedule();
-        for _ in schedule.by_ref() {}
-        schedule.slots
+        // Swaps do not depend on argument values, so the walk goes on past a bad argument.
+        let mut slots: Vec<usize> = (0..self.buffers.len()).collect();
+        for launch in &self.launches {
+            for _ in 0..launch.repeat.max(1) {
+                for (a, b) in &launch.swap {
+                    if let (Some(i), Some(j)) = (self.buffer_index(a), self.buffer_index(b)) {
+                        slots.swap(i, j);
+                    }
+                }
+            }
+        }
+        slots
     }
 
     /// Turns the storage after a run (slots in the order of [`Workload::buffers`], as
@@ -71,22 +130,53 @@ impl Workload {
     }
 }
 
-impl Iterator for Schedule<'_> {
-    type Item = Step;
+impl Schedule<'_> {
+    fn resolve(&self, arg: &LaunchArg) -> Result<StepArg, WorkloadError> {
+        match arg {
+            LaunchArg::Buffer { buffer } => self
+                .workload
+                .buffer_index(buffer)
+                .and_then(|i| self.slots.get(i).copied())
+                .map(|slot| StepArg::Buffer { slot })
+                .ok_or_else(|| invalid(format!("argument names unknown buffer `{buffer}`"))),
+            LaunchArg::Scalar { .. } => match arg.scalar_bytes() {
+                Some(bytes) => Ok(StepArg::Scalar { bytes: bytes? }),
+                None => Err(invalid(format!("argument `{}` is not a scalar", arg.name()))),
+            },
+            LaunchArg::Local { name, elem, len } => {
+                len.checked_mul(elem.size()).map(|bytes| StepArg::Local { bytes }).ok_or_else(
+                    || invalid(format!("local `{name}` of {len} x {elem} does not fit in 64 bits")),
+                )
+            }
+            LaunchArg::Null { .. } => Ok(StepArg::Null),
+        }
+    }
+}
 
-    fn next(&mut self) -> Option<Step> {
+impl Iterator for Schedule<'_> {
+    type Item = Result<Step, WorkloadError>;
+
+    fn next(&mut self) -> Option<Result<Step, WorkloadError>> {
+        if self.failed {
+            return None;
+        }
         let launch = self.workload.launches.get(self.launch)?;
-        let arg_slots = launch
-            .args
-            .iter()
-            .map(|arg| match arg {
-                LaunchArg::Buffer { buffer } => {
-                    self.workload.buffer_index(buffer).and_then(|i| self.slots.get(i).copied())
-                }
-                _ => None,
-            })
-            .collect();
-        let step = Step { launch: self.launch, repetition: self.repetition, arg_slots };
+        let args: Result<Vec<StepArg>, WorkloadError> =
+            launch.args.iter().map(|arg| self.resolve(arg)).collect();
+        let args = match args {
+            Ok(args) => args,
+            Err(e) => {
+                self.failed = true;
+                let at = format!("launch {} (`{}`)", self.launch + 1, launch.kernel);
+                return Some(Err(invalid(format!("{at}: {e}"))));
+            }
+        };
+        let step = Step {
+            launch: self.launch,
+            repetition: self.repetition,
+            args,
+            host_writes: Vec::new(),
+        };
         for (a, b) in &launch.swap {
             if let (Some(i), Some(j)) =
                 (self.workload.buffer_index(a), self.workload.buffer_index(b))
@@ -99,7 +189,7 @@ impl Iterator for Schedule<'_> {
             self.launch += 1;
             self.repetition = 0;
         }
-        Some(step)
+        Some(Ok(step))
     }
 }
 
@@ -137,9 +227,9 @@ args = ["a", "c"]
     #[test]
     fn swaps_apply_after_each_repetition() {
         let w = pipeline(3);
-        let steps: Vec<Step> = w.schedule().collect();
+        let steps: Vec<Step> = w.steps().expect("valid steps");
         let summary: Vec<(usize, u32, Vec<Option<usize>>)> =
-            steps.into_iter().map(|s| (s.launch, s.repetition, s.arg_slots)).collect();
+            steps.into_iter().map(|s| (s.launch, s.repetition, s.arg_slots())).collect();
         assert_eq!(
             summary,
             vec![
@@ -165,5 +255,27 @@ args = ["a", "c"]
         let firsts: Vec<(String, u8)> =
             named.buffers.iter().map(|b| (b.name.clone(), b.bytes[0])).collect();
         assert_eq!(firsts, vec![("a".into(), 1), ("b".into(), 0), ("c".into(), 2)]);
+    }
+
+    #[test]
+    fn arguments_are_converted_once_with_errors_not_saturation() {
+        let w = pipeline(1);
+        let first = w.schedule().next().expect("a step").expect("valid");
+        assert_eq!(first.args[2], StepArg::Scalar { bytes: 1i32.to_le_bytes().to_vec() });
+        let mut huge = pipeline(1);
+        huge.launches[0].args[2] = LaunchArg::Local {
+            name: "tile".into(),
+            elem: crate::types::ElemType::scalar(crate::types::ScalarType::Double),
+            len: u64::MAX / 2,
+        };
+        let err = huge.steps().expect_err("overflow is an error").to_string();
+        assert!(err.contains("launch 1 (`step`)") && err.contains("64 bits"), "{err}");
+        // The schedule stops at the error instead of going on with a wrong argument.
+        assert_eq!(huge.schedule().count(), 1);
+        let mut unknown = pipeline(1);
+        unknown.launches[1].args[0] = LaunchArg::Buffer { buffer: "nope".into() };
+        assert!(unknown.steps().expect_err("unknown").to_string().contains("`nope`"));
+        // Swaps are still followed, so outputs keep their final names.
+        assert_eq!(unknown.final_slots(), vec![1, 0, 2]);
     }
 }
