@@ -154,22 +154,11 @@ impl Measurer for DeviceMeasurer<'_> {
 }
 
 /// How `actual` differs from `expected` over `workload`'s outputs (its tolerances), or `None`
-/// when every output agrees.
+/// when every output agrees: the exec layer's comparison, against a reference run kept once.
 pub fn output_differences(
     workload: &clmap_workload::Workload,
     expected: &clmap_workload::BufferSet,
     actual: &clmap_workload::BufferSet,
 ) -> Option<String> {
-    let mut problems = Vec::new();
-    for c in workload.compare_outputs(expected, actual) {
-        match &c.result {
-            Ok(result) if result.passed() => {}
-            Ok(result) => problems.push(format!(
-                "{}: {} of {} values differ",
-                c.name, result.mismatches, result.compared
-            )),
-            Err(e) => problems.push(format!("{}: {e}", c.name)),
-        }
-    }
-    (!problems.is_empty()).then(|| problems.join("; "))
+    clmap_exec::differential::compare_buffers(workload, 0, expected, actual).differences()
 }

@@ -100,9 +100,12 @@ pub fn output_of(
     options: &SimOptions,
 ) -> Result<Vec<f32>, ValidationError> {
     let kernel = bench.kernel_name.clone();
-    let run = clmap_sim::run_workload(&bench.workload, options).map_err(|e| {
-        ValidationError::Simulation { kernel: kernel.clone(), message: e.to_string() }
-    })?;
+    let simulation_error =
+        |message: String| ValidationError::Simulation { kernel: kernel.clone(), message };
+    let prepared = clmap_exec::PreparedWorkload::new(bench.workload.clone())
+        .map_err(|e| simulation_error(e.to_string()))?;
+    let run = clmap_sim::run_workload(prepared.module(), prepared.workload(), options)
+        .map_err(|e| simulation_error(e.to_string()))?;
     if let Some(finding) = run.reports.first() {
         return Err(ValidationError::Finding {
             kernel,

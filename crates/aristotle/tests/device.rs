@@ -72,7 +72,16 @@ fn compose_units_are_checked_against_v0_on_the_device_then_timed() {
         return;
     }
     let mut db = Database::in_memory().unwrap();
-    let device_id = db.device_id(&clmap_exec::device_identity(device.info())).unwrap();
+    let info = device.info();
+    let identity = clmap_db::DeviceIdentity {
+        kind: info.device_type.as_str().to_string(),
+        platform: info.platform_name.clone(),
+        name: info.name.clone(),
+        vendor: info.vendor.clone(),
+        driver: info.driver_version.clone(),
+        details: serde_json::json!({}),
+    };
+    let device_id = db.device_id(&identity).unwrap();
     let units = compose_bench::plan(&[(407, 204), (108, 302)], &[32]);
     let mut measurer = DevicePairMeasurer::new(&device, [16, 16], 3, true);
     let summary =

@@ -4,6 +4,7 @@
 //! line and maps outcomes to exit codes (see [`exit`]).
 
 mod commands;
+mod device_identity;
 mod exit;
 mod report;
 mod run_report;

@@ -19,17 +19,11 @@ pub fn exec_error(error: ExecError) -> CliError {
     }
 }
 
-/// The program's sources as the simulator compiled them, for excerpts under findings.
-fn sources_of(workload: &Workload) -> Option<SourceMap> {
-    clmap_sim::compile_workload_source(workload).ok().map(|c| c.sources)
-}
-
 /// Findings rendered compiler-style, one block each, with the work-item that first hit them.
-pub fn render_reports(workload: &Workload, reports: &[LaunchReport]) -> String {
+pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport]) -> String {
     if reports.is_empty() {
         return String::new();
     }
-    let sources = sources_of(workload).unwrap_or_default();
     let mut out = String::new();
     for r in reports {
         let rep = &r.report;
@@ -47,14 +41,13 @@ pub fn render_reports(workload: &Workload, reports: &[LaunchReport]) -> String {
         if rep.occurrences > 1 {
             let _ = write!(help, "; {} occurrences in this launch", rep.occurrences);
         }
-        out.push_str(&Diagnostic::error(rep.span, message).with_help(help).render(&sources));
+        out.push_str(&Diagnostic::error(rep.span, message).with_help(help).render(sources));
     }
     out
 }
 
 /// Findings in the layout `oclgrind-kernel` prints on standard error.
-pub fn oclgrind_errors(workload: &Workload, reports: &[LaunchReport]) -> String {
-    let sources = sources_of(workload).unwrap_or_default();
+pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String {
     let mut out = String::new();
     for r in reports {
         let rep = &r.report;
@@ -128,7 +121,7 @@ pub fn summary(
     run: &TargetRun,
 ) -> String {
     let mut out = String::new();
-    let launches: u32 = workload.launches.iter().map(|l| l.repeat.max(1)).sum();
+    let launches = run.launches;
     let kernels: Vec<&str> = {
         let mut k: Vec<&str> = workload.launches.iter().map(|l| l.kernel.as_str()).collect();
         k.dedup();

@@ -1,13 +1,18 @@
 //! Running workloads on a target and comparing what comes out.
 //!
 //! The workload crate describes *what* to run, the simulator and the device crate know *how* to
-//! run one launch; this crate walks a workload's schedule (pipelines, repeats, swaps) on either,
-//! so the CLI, rewrite validation and benchmark campaigns all run workloads the same way.
+//! run one launch; this crate is the one layer in between. A [`PreparedWorkload`] is a workload
+//! with its program compiled once; [`run_on`] walks its schedule (pipelines, repeats, swaps,
+//! host writes) on the simulator or a device; [`differential`] runs two sides on the same
+//! inputs and compares their outputs. The CLI, rewrite validation and benchmark campaigns all
+//! run and compare workloads through it.
 
-pub mod identity;
+pub mod differential;
 pub mod on_device;
+pub mod prepared;
 pub mod target;
 
-pub use identity::device_identity;
+pub use differential::{differential, differential_on, Differential, Disagreement, Side, StopAt};
 pub use on_device::{run_on_device, time_on_device, DeviceRun, ExecError};
-pub use target::{run_on, Target, TargetRun};
+pub use prepared::{compile_source, front_end_runs, kernel_params, PreparedWorkload};
+pub use target::{run_on, Runner, Target, TargetRun};

@@ -15,6 +15,9 @@ pub enum ExecError {
     Device(#[from] DeviceError),
     #[error(transparent)]
     Simulator(#[from] clmap_sim::SimError),
+    /// The program does not compile; `message` is the front end's rendered diagnostics.
+    #[error("the program does not compile:\n{message}")]
+    Frontend { message: String },
     #[error("{0}")]
     Invalid(String),
 }

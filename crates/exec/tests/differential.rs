@@ -5,9 +5,8 @@
 //! `CLMAP_TEST_DEVICE` picks another device (e.g. `gpu`); without any device the test says why
 //! and passes, unless `CLMAP_REQUIRE_OPENCL=1`.
 
-use clmap_exec::{run_on, Target};
+use clmap_exec::{differential, run_on, PreparedWorkload, Side, StopAt, Target};
 use clmap_sim::SimOptions;
-use clmap_workload::Workload;
 use std::path::Path;
 
 #[test]
@@ -24,6 +23,44 @@ fn simulator_and_device_agree_on_every_corpus_workload() {
         }
     };
     let simulator = Target::Simulator(SimOptions::default());
+    let paths = corpus();
+    assert!(paths.len() >= 40, "the corpus has {} workloads", paths.len());
+    let mut failures = Vec::new();
+    for path in &paths {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let prepared = PreparedWorkload::load(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let answer = match differential(
+            Side::new(&prepared, &simulator),
+            Side::new(&prepared, &device),
+            1,
+            StopAt::Never,
+        ) {
+            Ok(answer) => answer,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        if !answer.outputs_agree() {
+            failures.push(answer.render(&name));
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The simulator's own findings on the corpus: none (the corpus kernels are correct).
+#[test]
+fn the_corpus_runs_clean_on_the_simulator() {
+    let simulator = Target::Simulator(SimOptions::default());
+    for path in corpus() {
+        let prepared = PreparedWorkload::load(&path).expect("corpus workload");
+        let run = run_on(&simulator, &prepared, 0).expect("simulates");
+        assert!(run.reports.is_empty(), "{}: {:?}", path.display(), run.reports);
+        assert_eq!(run.launches, prepared.launch_count(), "{}", path.display());
+    }
+}
+
+fn corpus() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/corpus exists")
@@ -31,42 +68,5 @@ fn simulator_and_device_agree_on_every_corpus_workload() {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     paths.sort();
-    assert!(paths.len() >= 40, "the corpus has {} workloads", paths.len());
-    let mut failures = Vec::new();
-    for path in &paths {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let workload = Workload::load(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let on_sim = match run_on(&simulator, &workload, 0) {
-            Ok(r) => r,
-            Err(e) => {
-                failures.push(format!("{name}: simulator: {e}"));
-                continue;
-            }
-        };
-        if !on_sim.reports.is_empty() {
-            failures.push(format!("{name}: the simulator reports {:?}", on_sim.reports));
-        }
-        let on_device = match run_on(&device, &workload, 0) {
-            Ok(r) => r,
-            Err(e) => {
-                failures.push(format!("{name}: {}: {e}", device.name()));
-                continue;
-            }
-        };
-        for c in workload.compare_outputs(&on_sim.buffers, &on_device.buffers) {
-            match &c.result {
-                Ok(r) if r.passed() => {}
-                Ok(r) => failures.push(format!(
-                    "{name}: output `{}` differs in {} of {} values (max rel {:e}), first {:?}",
-                    c.name,
-                    r.mismatches,
-                    r.compared,
-                    r.max_rel,
-                    r.first_mismatches.first()
-                )),
-                Err(e) => failures.push(format!("{name}: output `{}`: {e}", c.name)),
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    paths
 }

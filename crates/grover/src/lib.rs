@@ -14,11 +14,13 @@
 //! ```
 //!
 //! [`unlocal`] is the whole transform; [`validate::validate`] runs the result against the
-//! original on the simulator before it is reported as done.
+//! original on the simulator before it is reported as done, and [`measure::measure`] times
+//! both on a device (seed 000's normalised performance np).
 
 pub mod candidate;
 pub mod explain;
 pub mod index_expr;
+pub mod measure;
 pub mod poly;
 pub mod refusal;
 pub mod render;

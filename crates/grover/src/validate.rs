@@ -1,22 +1,23 @@
 //! Validation before success: the rewritten kernel runs against the original on the
 //! simulator with several input seeds, every output must agree within the workload's
-//! tolerance, and the race and bounds checkers must be clean on the rewritten kernel.
+//! tolerance, and the race and bounds checkers must be clean on the rewritten kernel. The
+//! comparison itself is the exec layer's differential answer, the one every rewrite uses; the
+//! rewrite is compiled once, here, and the prepared result is handed on to device checks and
+//! timing.
 
-use clmap_sim::{SimError, SimOptions};
-use clmap_workload::{BufferSet, Workload};
+use clmap_exec::{differential, Disagreement, ExecError, PreparedWorkload, Side, StopAt, Target};
+use clmap_sim::SimOptions;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ValidationError {
     #[error("the rewritten kernel does not compile:\n{0}")]
     DoesNotCompile(String),
-    #[error("simulating the {which} kernel failed: {error}")]
-    Simulation { which: &'static str, error: SimError },
+    #[error("running the kernels failed: {0}")]
+    Run(ExecError),
     #[error("the rewritten kernel has a finding with input seed shift {seed}: {finding}")]
     Finding { seed: u64, finding: String },
     #[error("output `{buffer}` differs with input seed shift {seed}: {detail}")]
     Mismatch { seed: u64, buffer: String, detail: String },
-    #[error("the workload's inputs cannot be built: {0}")]
-    Inputs(String),
 }
 
 /// What was checked.
@@ -28,83 +29,59 @@ pub struct Validation {
     pub max_abs: f64,
 }
 
-/// The workload with its source replaced.
-pub fn with_source(workload: &Workload, source: &str) -> Workload {
-    let mut w = workload.clone();
-    w.source = source.to_string();
-    w
+/// A rewrite that passed validation, compiled, ready for device checks and timing.
+#[derive(Debug)]
+pub struct ValidatedRewrite {
+    pub rewrite: PreparedWorkload,
+    pub validation: Validation,
 }
 
-/// Runs original and rewritten on `seeds` input sets (seed shifts `0..seeds`).
+/// Compiles `rewritten_source` in place of the original's and runs both on the simulator with
+/// `seeds` input sets (seed shifts `0..seeds`), the checkers on for the rewrite.
 pub fn validate(
-    original: &Workload,
+    original: &PreparedWorkload,
     rewritten_source: &str,
     seeds: u64,
-) -> Result<Validation, ValidationError> {
-    let rewritten = with_source(original, rewritten_source);
-    clmap_sim::compile_workload_source(&rewritten).map_err(|e| match e {
-        SimError::Frontend { message } => ValidationError::DoesNotCompile(message),
+) -> Result<ValidatedRewrite, ValidationError> {
+    let rewrite = original.with_source(rewritten_source).map_err(|e| match e {
+        ExecError::Frontend { message } => ValidationError::DoesNotCompile(message),
         other => ValidationError::DoesNotCompile(other.to_string()),
     })?;
-    let plain = SimOptions::default();
-    let checked = SimOptions { check_races: true, ..SimOptions::default() };
-    let mut max_abs: f64 = 0.0;
-    for seed in 0..seeds.max(1) {
-        let expected = run(original, seed, &plain)
-            .map_err(|error| ValidationError::Simulation { which: "original", error })?;
-        let (actual, findings) = run_with_findings(&rewritten, seed, &checked)
-            .map_err(|error| ValidationError::Simulation { which: "rewritten", error })?;
-        if let Some(finding) = findings.first() {
-            return Err(ValidationError::Finding { seed, finding: finding.clone() });
+    let plain = Target::Simulator(SimOptions::default());
+    let checked = Target::Simulator(SimOptions { check_races: true, ..SimOptions::default() });
+    let validation = compare(Side::new(original, &plain), Side::new(&rewrite, &checked), seeds)?;
+    Ok(ValidatedRewrite { rewrite, validation })
+}
+
+/// Runs original and rewrite on `target` (a device, say) with `seeds` input sets; both must
+/// give the same outputs.
+pub fn validate_on(
+    original: &PreparedWorkload,
+    rewrite: &PreparedWorkload,
+    seeds: u64,
+    target: &Target,
+) -> Result<Validation, ValidationError> {
+    compare(Side::new(original, target), Side::new(rewrite, target), seeds)
+}
+
+fn compare(
+    expected: Side<'_>,
+    actual: Side<'_>,
+    seeds: u64,
+) -> Result<Validation, ValidationError> {
+    let answer = differential(expected, actual, seeds, StopAt::FirstDisagreement)
+        .map_err(ValidationError::Run)?;
+    match answer.first_disagreement() {
+        Some(Disagreement::Output { seed, buffer, detail }) => {
+            Err(ValidationError::Mismatch { seed, buffer, detail })
         }
-        for comparison in original.compare_outputs(&expected, &actual) {
-            match comparison.result {
-                Ok(c) if c.passed() => max_abs = max_abs.max(c.max_abs),
-                Ok(c) => {
-                    let first = c
-                        .first_mismatches
-                        .first()
-                        .map(|m| {
-                            format!(
-                                "component {}: expected {:?}, got {:?}",
-                                m.index, m.expected, m.actual
-                            )
-                        })
-                        .unwrap_or_default();
-                    return Err(ValidationError::Mismatch {
-                        seed,
-                        buffer: comparison.name,
-                        detail: format!(
-                            "{} of {} components differ; {first}",
-                            c.mismatches, c.compared
-                        ),
-                    });
-                }
-                Err(e) => {
-                    return Err(ValidationError::Mismatch {
-                        seed,
-                        buffer: comparison.name,
-                        detail: e.to_string(),
-                    })
-                }
-            }
+        Some(Disagreement::Finding { seed, finding }) => {
+            Err(ValidationError::Finding { seed, finding })
         }
+        None => Ok(Validation {
+            seeds: answer.seed_count(),
+            outputs: answer.output_names(),
+            max_abs: answer.max_abs(),
+        }),
     }
-    Ok(Validation { seeds: seeds.max(1), outputs: original.outputs.clone(), max_abs })
-}
-
-fn run(workload: &Workload, seed: u64, options: &SimOptions) -> Result<BufferSet, SimError> {
-    run_with_findings(workload, seed, options).map(|(b, _)| b)
-}
-
-/// The workload's pipeline on the simulator with inputs from seed shift `seed`, and its
-/// checker findings as text.
-fn run_with_findings(
-    workload: &Workload,
-    seed: u64,
-    options: &SimOptions,
-) -> Result<(BufferSet, Vec<String>), SimError> {
-    let run = clmap_sim::run_workload_seeded(workload, options, seed)?;
-    let findings = run.reports.iter().map(|r| r.report.to_string()).collect();
-    Ok((run.buffers, findings))
 }

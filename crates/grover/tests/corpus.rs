@@ -5,6 +5,7 @@
 //! Snapshots live in `tests/grover/*.out` (diff, then explanation). Set `CLMAP_BLESS=1` to
 //! rewrite them after an intended change.
 
+use clmap_exec::{front_end_runs, PreparedWorkload};
 use clmap_grover::{explain::explain, unlocal, validate::validate, UnlocalOptions};
 use clmap_workload::Workload;
 use std::path::{Path, PathBuf};
@@ -23,27 +24,33 @@ struct Case {
 
 fn run_case(case: &Case) -> String {
     let path = root().join(case.workload);
-    let workload = Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let compiled = clmap_sim::compile_workload_source(&workload).expect("the corpus compiles");
+    let runs_before = front_end_runs();
+    let prepared =
+        PreparedWorkload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let workload = prepared.workload();
+    let compiled = prepared.compiled();
     let kernel = workload.launches.first().map(|l| l.kernel.clone());
     let options = UnlocalOptions {
         kernel,
         buffers: case.buffers.iter().map(|s| s.to_string()).collect(),
         comment_out: false,
     };
-    let outcome = unlocal(&compiled, &options).expect("grover runs");
-    let explanation = explain(&compiled, &outcome);
+    let outcome = unlocal(compiled, &options).expect("grover runs");
+    let explanation = explain(compiled, &outcome);
     let mut removed = outcome.removed();
     removed.sort();
     let mut want: Vec<String> = case.removed.iter().map(|s| s.to_string()).collect();
     want.sort();
     assert_eq!(removed, want, "{}:\n{explanation}", case.snapshot);
     if outcome.changed() {
-        let v = validate(&workload, &outcome.text, 3).unwrap_or_else(|e| {
+        let v = validate(&prepared, &outcome.text, 3).unwrap_or_else(|e| {
             panic!("{}: validation failed: {e}\n{}", case.snapshot, outcome.text)
         });
-        assert_eq!(v.seeds, 3);
-        clang_accepts(&workload, &outcome.text, case.snapshot);
+        assert_eq!(v.validation.seeds, 3);
+        // The front end ran once for the original and once for the rewrite: analysis,
+        // rewriting and three input sets on both kernels reuse the compiled programs.
+        assert_eq!(front_end_runs() - runs_before, 2, "{}", case.snapshot);
+        clang_accepts(workload, &outcome.text, case.snapshot);
     }
     let name = Path::new(case.workload).file_name().and_then(|n| n.to_str()).unwrap_or("");
     // Paths in explanations are relative to the repository, whatever the checkout.

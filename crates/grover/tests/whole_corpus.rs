@@ -2,8 +2,8 @@
 //! rewrites must compute the same outputs as the original on several inputs (the guarantee
 //! `clmap unlocal` gives before printing a kernel).
 
+use clmap_exec::PreparedWorkload;
 use clmap_grover::{unlocal, validate::validate, UnlocalOptions};
-use clmap_workload::Workload;
 use std::path::Path;
 
 /// Every rewritten workload is simulated four times (original and rewrite, several seeds):
@@ -20,18 +20,19 @@ fn every_rewrite_of_the_corpus_validates() {
     entries.sort();
     let mut rewritten = Vec::new();
     for path in entries {
-        let Ok(workload) = Workload::load(&path) else { continue };
-        let Ok(compiled) = clmap_sim::compile_workload_source(&workload) else { continue };
-        let mut kernels: Vec<String> = workload.launches.iter().map(|l| l.kernel.clone()).collect();
+        let Ok(prepared) = PreparedWorkload::load(&path) else { continue };
+        let compiled = prepared.compiled();
+        let mut kernels: Vec<String> =
+            prepared.workload().launches.iter().map(|l| l.kernel.clone()).collect();
         kernels.dedup();
         // Pipelines run several kernels; rewriting one at a time keeps the others as they are.
         for kernel in kernels {
             let options = UnlocalOptions { kernel: Some(kernel.clone()), ..Default::default() };
-            let outcome = unlocal(&compiled, &options).expect("grover runs on corpus kernels");
+            let outcome = unlocal(compiled, &options).expect("grover runs on corpus kernels");
             if !outcome.changed() {
                 continue;
             }
-            if let Err(e) = validate(&workload, &outcome.text, 2) {
+            if let Err(e) = validate(&prepared, &outcome.text, 2) {
                 panic!(
                     "{} ({kernel}): the rewrite does not validate: {e}\n{}",
                     path.display(),

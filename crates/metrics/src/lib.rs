@@ -49,15 +49,17 @@ pub enum Mode {
     AiwcCompat,
 }
 
-/// Runs every launch of `workload` on the simulator and returns the metrics of each launch
-/// (repetitions included), in launch order.
+/// Runs every launch of `workload` on the simulator over its compiled program `module` and
+/// returns the metrics of each launch (repetitions included), in launch order.
 pub fn analyze_workload(
+    module: &clmap_lang::ir::Module,
     workload: &clmap_workload::Workload,
     options: &clmap_sim::SimOptions,
     mode: Mode,
 ) -> Result<Vec<KernelMetrics>, clmap_sim::SimError> {
-    let (_run, observers) =
-        clmap_sim::run_workload_observed(workload, options, &|| MetricsObserver::new(mode))?;
+    let (_run, observers) = clmap_sim::run_workload_observed(module, workload, options, &|| {
+        MetricsObserver::new(mode)
+    })?;
     let kernels = workload
         .launches
         .iter()

@@ -27,9 +27,11 @@ fn psl_area(m: &KernelMetrics) -> f64 {
 }
 
 fn metrics(name: &str, mode: Mode, threads: usize) -> KernelMetrics {
-    let workload = clmap_workload::Workload::load(&corpus(name)).expect("corpus workload loads");
+    let prepared =
+        clmap_exec::PreparedWorkload::load(&corpus(name)).expect("corpus workload loads");
     let options = SimOptions { threads, ..SimOptions::default() };
-    let mut launches = analyze_workload(&workload, &options, mode).expect("simulation runs");
+    let mut launches = analyze_workload(prepared.module(), prepared.workload(), &options, mode)
+        .expect("simulation runs");
     assert_eq!(launches.len(), 1);
     launches.remove(0)
 }

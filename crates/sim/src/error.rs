@@ -24,8 +24,6 @@ pub enum SimError {
     BadArguments { message: String },
     #[error("bad NDRange: {message}")]
     BadRange { message: String },
-    #[error("the program does not compile: {message}")]
-    Frontend { message: String },
     #[error(transparent)]
     Workload(#[from] clmap_workload::WorkloadError),
 }

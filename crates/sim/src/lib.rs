@@ -7,7 +7,8 @@
 //!
 //! - [`compile_kernel`] turns a kernel of an [`clmap_lang::ir::Module`] into a [`Program`].
 //! - [`run_kernel`] / [`run_program`] launch it over an NDRange with [`ArgValue`]s.
-//! - [`run_workload`] runs a whole [`clmap_workload::Workload`] pipeline.
+//! - [`run_workload`] runs a whole [`clmap_workload::Workload`] pipeline over a compiled
+//!   module (compiling a workload's source is the exec layer's job, done once per workload).
 //! - [`Observer`]s see every memory access, instruction, branch and barrier; the race and
 //!   uninitialised-memory checkers are observers. Bounds checks and barrier divergence
 //!   checks are always on; findings are [`Report`]s.
@@ -65,6 +66,6 @@ pub use observer::{
 pub use program::Program;
 pub use report::{InvalidAccess, Report, ReportKind};
 pub use workload::{
-    compile_workload_source, run_workload, run_workload_observed, run_workload_seeded,
-    run_workload_with, LaunchReport, WorkloadRun,
+    run_workload, run_workload_observed, run_workload_seeded, run_workload_with, LaunchReport,
+    WorkloadRun,
 };

@@ -3,9 +3,7 @@
 
 use std::collections::HashMap;
 
-use clmap_lang::frontend::{self, Compiled};
-use clmap_lang::preprocess::{BuildOptions, FsLoader};
-use clmap_lang::{SourceFile, SourceMap};
+use clmap_lang::ir::Module;
 use clmap_workload::{BufferSet, StepArg, Workload};
 
 use crate::compile::compile_kernel;
@@ -46,56 +44,50 @@ impl WorkloadRun {
     }
 }
 
-/// Compiles the workload's program (includes resolve next to its source file).
-pub fn compile_workload_source(workload: &Workload) -> Result<Compiled, SimError> {
-    let options =
-        BuildOptions::parse(&workload.options).map_err(|message| SimError::Frontend { message })?;
-    let mut sources = SourceMap::new();
-    let main = sources.add(SourceFile::new(
-        workload.source_path.display().to_string(),
-        Some(workload.source_path.clone()),
-        workload.source.clone(),
-    ));
-    frontend::compile(sources, main, options, &FsLoader)
-        .map_err(|failure| SimError::Frontend { message: failure.render() })
-}
-
 /// Runs every launch of `workload` on the simulator, with the inputs the workload describes.
-pub fn run_workload(workload: &Workload, options: &SimOptions) -> Result<WorkloadRun, SimError> {
-    run_workload_seeded(workload, options, 0)
+/// `module` is the workload's program, compiled once by the caller (the exec layer's prepared
+/// workload): the simulator never reads source text.
+pub fn run_workload(
+    module: &Module,
+    workload: &Workload,
+    options: &SimOptions,
+) -> Result<WorkloadRun, SimError> {
+    run_workload_seeded(module, workload, options, 0)
 }
 
 /// [`run_workload`] with every random seed of the inputs shifted by `seed_shift` (see
 /// [`Workload::initial_data`]): the same pipeline on other inputs, as rewrite validation needs.
 pub fn run_workload_seeded(
+    module: &Module,
     workload: &Workload,
     options: &SimOptions,
     seed_shift: u64,
 ) -> Result<WorkloadRun, SimError> {
     let inputs = workload.initial_data(seed_shift)?;
-    run_workload_with(workload, inputs, options, &|| NoObserver).map(|(run, _)| run)
+    run_workload_with(module, workload, inputs, options, &|| NoObserver).map(|(run, _)| run)
 }
 
 /// [`run_workload`] with an observer per launch (returned in launch order, repetitions
 /// included).
 pub fn run_workload_observed<F: ObserverFactory>(
+    module: &Module,
     workload: &Workload,
     options: &SimOptions,
     observers: &F,
 ) -> Result<(WorkloadRun, Vec<F::Observer>), SimError> {
     let inputs = workload.initial_data(0)?;
-    run_workload_with(workload, inputs, options, observers)
+    run_workload_with(module, workload, inputs, options, observers)
 }
 
 /// Runs the workload's schedule (the workload crate decides the order, repetitions and swaps)
 /// on `inputs`, which hold one buffer per [`Workload::buffers`] entry, in that order.
 pub fn run_workload_with<F: ObserverFactory>(
+    module: &Module,
     workload: &Workload,
     inputs: BufferSet,
     options: &SimOptions,
     observers: &F,
 ) -> Result<(WorkloadRun, Vec<F::Observer>), SimError> {
-    let compiled = compile_workload_source(workload)?;
     let storage: Vec<SharedBuffer> =
         inputs.buffers.iter().map(|b| SharedBuffer::from_bytes(&b.name, &b.bytes)).collect();
     let mut programs: HashMap<String, Program> = HashMap::new();
@@ -115,7 +107,7 @@ pub fn run_workload_with<F: ObserverFactory>(
             })?;
         }
         if !programs.contains_key(&launch.kernel) {
-            let p = compile_kernel(&compiled.module, &launch.kernel)?;
+            let p = compile_kernel(module, &launch.kernel)?;
             programs.insert(launch.kernel.clone(), p);
         }
         let program = programs

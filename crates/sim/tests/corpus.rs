@@ -15,11 +15,18 @@ fn load(name: &str) -> Workload {
     Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The workload's program through the front end (the exec layer does this for the tools).
+pub fn compile(w: &Workload) -> clmap_lang::ir::Module {
+    clmap_lang::frontend::compile_file(&w.source_path, &w.options)
+        .unwrap_or_else(|f| panic!("{}: {}", w.source_path.display(), f.render()))
+        .module
+}
+
 fn run(w: &Workload) -> WorkloadRun {
     let options =
         SimOptions { check_races: true, check_uninitialised: true, ..SimOptions::default() };
-    let run =
-        run_workload(w, &options).unwrap_or_else(|e| panic!("{}: {e}", w.source_path.display()));
+    let run = run_workload(&compile(w), w, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", w.source_path.display()));
     assert!(run.reports.is_empty(), "{}: {:#?}", w.source_path.display(), run.reports);
     run
 }

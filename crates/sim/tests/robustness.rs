@@ -136,8 +136,12 @@ fn malformed_and_random_workloads_do_not_panic() {
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for e in entries.flatten() {
             if let Ok(w) = Workload::load(&e.path()) {
+                let Ok(compiled) = clmap_lang::frontend::compile_file(&w.source_path, &w.options)
+                else {
+                    continue;
+                };
                 let options = SimOptions { max_steps: 1_000_000, ..SimOptions::default() };
-                let _ = clmap_sim::run_workload(&w, &options);
+                let _ = clmap_sim::run_workload(&compiled.module, &w, &options);
             }
         }
     }

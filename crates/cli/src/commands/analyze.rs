@@ -87,9 +87,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let options = SimOptions { threads: args.threads, ..SimOptions::default() };
     let mut analysed = Vec::new();
     for input in &args.inputs {
-        let workload = workload_args::load(input)?;
-        let launches =
-            analyze_workload(&workload, &options, mode).map_err(|e| sim_error(input, e))?;
+        let prepared = workload_args::prepare(input)?;
+        let launches = analyze_workload(prepared.module(), prepared.workload(), &options, mode)
+            .map_err(|e| sim_error(input, e))?;
         let count = launches.len();
         let name = input
             .file_name()

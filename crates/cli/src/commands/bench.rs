@@ -234,7 +234,7 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
         return Ok(Status::Success);
     }
     let mut db = open_db(args.db.as_deref())?;
-    let identity = clmap_exec::device_identity(device.info());
+    let identity = crate::device_identity::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
     let mut pending = Vec::new();
     for (position, key) in units.iter().enumerate() {
@@ -407,7 +407,7 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
     }
     let mut db = open_db(args.db.as_deref())?;
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
-    let identity = clmap_exec::device_identity(device.info());
+    let identity = crate::device_identity::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
     let units = compose_bench::plan(&pairs, &args.sizes);
     let mut measurer = DevicePairMeasurer::new(&device, work_group, args.reps, !args.no_flush);

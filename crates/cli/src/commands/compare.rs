@@ -3,9 +3,9 @@
 use crate::exit::{CliError, Status};
 use crate::run_report::exec_error;
 use crate::workload_args;
-use clmap_exec::{run_on, Target};
+use clmap_exec::{differential, Side, StopAt, Target};
 use clmap_sim::SimOptions;
-use clmap_workload::{OutputComparison, Tolerance, Workload};
+use clmap_workload::Tolerance;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -53,23 +53,23 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let mut all_agree = true;
     let mut results = Vec::new();
     for path in &args.workloads {
-        let mut workload = workload_args::load(path)?;
-        apply_default_tolerance(&mut workload, default);
-        let reference = run_on(&targets[0], &workload, 0).map_err(exec_error)?;
+        let mut prepared = workload_args::prepare(path)?;
+        prepared.set_default_tolerance(default);
+        let reference = Side::new(&prepared, &targets[0]);
         for target in &targets[1..] {
-            let run = run_on(target, &workload, 0).map_err(exec_error)?;
-            let comparisons = workload.compare_outputs(&reference.buffers, &run.buffers);
-            let agree = comparisons.iter().all(passed);
+            let answer = differential(reference, Side::new(&prepared, target), 1, StopAt::Never)
+                .map_err(exec_error)?;
+            let agree = answer.outputs_agree();
             all_agree &= agree;
             if !args.json {
-                print_comparison(path, &targets[0].name(), &target.name(), &comparisons);
+                print!("{}", answer.render(&path.display().to_string()));
             }
             results.push(json!({
                 "workload": path.display().to_string(),
-                "reference": targets[0].name(),
-                "target": target.name(),
+                "reference": answer.expected_target,
+                "target": answer.actual_target,
                 "agree": agree,
-                "outputs": comparisons.iter().map(comparison_json).collect::<Vec<_>>(),
+                "outputs": answer.seeds.first().map(|s| s.outputs_json()).unwrap_or_default(),
             }));
         }
     }
@@ -86,59 +86,4 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         );
     }
     Ok(if all_agree { Status::Success } else { Status::KernelFault })
-}
-
-fn apply_default_tolerance(workload: &mut Workload, default: Tolerance) {
-    for buffer in &mut workload.buffers {
-        buffer.tolerance.get_or_insert(default);
-    }
-}
-
-fn passed(c: &OutputComparison) -> bool {
-    matches!(&c.result, Ok(r) if r.passed())
-}
-
-fn print_comparison(
-    path: &std::path::Path,
-    reference: &str,
-    target: &str,
-    comparisons: &[OutputComparison],
-) {
-    let verdict = if comparisons.iter().all(passed) { "agree" } else { "DIFFER" };
-    println!("{}: {target} vs {reference}: {verdict}", path.display());
-    for c in comparisons {
-        match &c.result {
-            Ok(r) if r.passed() => println!(
-                "  {}: {} values equal (max abs error {:.3e}, max rel {:.3e})",
-                c.name, r.compared, r.max_abs, r.max_rel
-            ),
-            Ok(r) => {
-                println!(
-                    "  {}: {} of {} values differ (max abs error {:.3e}, max rel {:.3e}; tolerance rel {:e}, abs {:e})",
-                    c.name, r.mismatches, r.compared, r.max_abs, r.max_rel, c.tolerance.rel, c.tolerance.abs
-                );
-                for m in r.first_mismatches.iter().take(5) {
-                    println!("    [{}] expected {} got {}", m.index, m.expected, m.actual);
-                }
-            }
-            Err(e) => println!("  {}: cannot compare: {e}", c.name),
-        }
-    }
-}
-
-fn comparison_json(c: &OutputComparison) -> serde_json::Value {
-    match &c.result {
-        Ok(r) => json!({
-            "buffer": c.name,
-            "agree": r.passed(),
-            "compared": r.compared,
-            "mismatches": r.mismatches,
-            "max_abs": r.max_abs,
-            "max_rel": r.max_rel,
-            "first_mismatches": r.first_mismatches.iter().map(|m| json!({
-                "index": m.index, "expected": m.expected.to_string(), "actual": m.actual.to_string()
-            })).collect::<Vec<_>>(),
-        }),
-        Err(e) => json!({ "buffer": c.name, "agree": false, "error": e.to_string() }),
-    }
 }

@@ -334,9 +334,11 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
                 .unwrap();
         assert_eq!(manifest.as_array().map(Vec::len), Some(4));
-        let workload = clmap_workload::Workload::load(&dir.join("map407_min_n16.toml")).unwrap();
-        assert_eq!(workload.bytes_moved, Some(16 * 16 * 9 * 4));
-        let run = clmap_sim::run_workload(&workload, &clmap_sim::SimOptions::default()).unwrap();
+        let prepared =
+            clmap_exec::PreparedWorkload::load(&dir.join("map407_min_n16.toml")).unwrap();
+        assert_eq!(prepared.workload().bytes_moved, Some(16 * 16 * 9 * 4));
+        let target = clmap_exec::Target::Simulator(clmap_sim::SimOptions::default());
+        let run = clmap_exec::run_on(&target, &prepared, 0).unwrap();
         assert!(run.reports.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -159,7 +159,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         .clamp(1, 1024);
 
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
-    let identity = clmap_exec::device_identity(device.info());
+    let identity = crate::device_identity::device_identity(device.info());
     // The candidates are PTX: only NVIDIA's OpenCL loads them. Checked before the toolchain
     // work, which can take a minute the first time (the pass pool is probed).
     let platform = device.info().platform_name.to_ascii_lowercase();

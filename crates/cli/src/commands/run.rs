@@ -62,7 +62,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
-    let workload = workload_args::load(&args.workload)?;
+    let prepared = workload_args::prepare(&args.workload)?;
+    let workload = prepared.workload();
     if let Some(path) = &args.export_sim {
         let export = workload.to_sim(0).map_err(|e| CliError::BadInput(e.to_string()))?;
         std::fs::write(path, &export.text)
@@ -82,12 +83,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
     let target = Target::select(&args.device, sim).map_err(run_report::exec_error)?;
     let started = Instant::now();
-    let outcome = run_on(&target, &workload, 0).map_err(run_report::exec_error)?;
+    let outcome = run_on(&target, &prepared, 0).map_err(run_report::exec_error)?;
     let seconds = started.elapsed().as_secs_f64();
 
     let dumped = args.dump || args.oclgrind_output;
     if args.oclgrind_output {
-        eprint!("{}", run_report::oclgrind_errors(&workload, &outcome.reports));
+        eprint!("{}", run_report::oclgrind_errors(prepared.sources(), &outcome.reports));
         for text in &outcome.printf {
             print!("{text}");
         }
@@ -97,7 +98,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             "workload": args.workload.display().to_string(),
             "target": target.name(),
             "seconds": seconds,
-            "launches": outcome.kernel_ns.len().max(workload.launches.iter().map(|l| l.repeat.max(1) as usize).sum()),
+            "launches": outcome.launches,
             "kernel_ns": outcome.kernel_ns,
             "reports": outcome.reports.iter().map(run_report::report_json).collect::<Vec<_>>(),
             "printf": outcome.printf,
@@ -108,18 +109,18 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         for text in &outcome.printf {
             print!("{text}");
         }
-        eprint!("{}", run_report::render_reports(&workload, &outcome.reports));
+        eprint!("{}", run_report::render_reports(prepared.sources(), &outcome.reports));
         println!(
             "{}",
-            run_report::summary(&args.workload, &workload, &target.name(), seconds, &outcome)
+            run_report::summary(&args.workload, workload, &target.name(), seconds, &outcome)
         );
         if dumped {
             print!("{}", workload.format_oclgrind_output(&outcome.buffers));
         }
     }
     if let Some(dir) = &args.out {
-        let written = clmap_workload::write_output_files(dir, &workload, &outcome.buffers)
-            .map_err(|e| {
+        let written =
+            clmap_workload::write_output_files(dir, workload, &outcome.buffers).map_err(|e| {
                 CliError::BadInput(format!("cannot write outputs to {}: {e}", dir.display()))
             })?;
         if !args.json && !args.oclgrind_output {

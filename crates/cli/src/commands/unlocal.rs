@@ -3,12 +3,13 @@
 use crate::commands::devices::environment_error;
 use crate::commands::time::human_ns;
 use crate::exit::{CliError, Status};
+use crate::run_report::exec_error;
 use crate::workload_args;
 use clmap_device::{select_device, TimingOptions};
+use clmap_exec::{PreparedWorkload, Target};
 use clmap_grover::candidate::Decision;
 use clmap_grover::{explain::explain, unlocal, validate, UnlocalOptions};
 use clmap_lang::frontend::{self, Compiled};
-use clmap_workload::Workload;
 use std::path::{Path, PathBuf};
 
 /// Remove the use of __local memory from a kernel, source to source.
@@ -85,19 +86,38 @@ fn is_workload(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("toml") | Some("sim"))
 }
 
-fn compile_input(args: &Args) -> Result<(Compiled, Option<Workload>), CliError> {
+/// The kernel's program and, for a workload, the workload prepared around it (compiled once).
+enum Input {
+    Workload(PreparedWorkload),
+    Kernel(Compiled),
+}
+
+impl Input {
+    fn compiled(&self) -> &Compiled {
+        match self {
+            Input::Workload(p) => p.compiled(),
+            Input::Kernel(c) => c,
+        }
+    }
+
+    fn workload(&self) -> Option<&PreparedWorkload> {
+        match self {
+            Input::Workload(p) => Some(p),
+            Input::Kernel(_) => None,
+        }
+    }
+}
+
+fn compile_input(args: &Args) -> Result<Input, CliError> {
     if is_workload(&args.input) {
-        let workload = workload_args::load(&args.input)?;
-        let compiled = clmap_sim::compile_workload_source(&workload)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-        return Ok((compiled, Some(workload)));
+        return Ok(Input::Workload(workload_args::prepare(&args.input)?));
     }
     let mut options: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
     options.extend(args.include_dirs.iter().map(|i| format!("-I{}", i.display())));
     let compiled = frontend::compile_file(&args.input, &options.join(" ")).map_err(|failure| {
         CliError::BadInput(format!("{}{} does not compile", failure.render(), args.input.display()))
     })?;
-    Ok((compiled, None))
+    Ok(Input::Kernel(compiled))
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
@@ -106,15 +126,15 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             "--measure needs a workload (.toml or .sim) to run the kernels".into(),
         ));
     }
-    let (compiled, workload) = compile_input(&args)?;
-    let kernel = args
-        .kernel
-        .clone()
-        .or_else(|| workload.as_ref().and_then(|w| w.launches.first()).map(|l| l.kernel.clone()));
+    let input = compile_input(&args)?;
+    let compiled = input.compiled();
+    let kernel = args.kernel.clone().or_else(|| {
+        input.workload().and_then(|w| w.workload().launches.first()).map(|l| l.kernel.clone())
+    });
     let options =
         UnlocalOptions { kernel, buffers: args.buffers.clone(), comment_out: args.comment_out };
-    let outcome = unlocal(&compiled, &options).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let explanation = explain(&compiled, &outcome);
+    let outcome = unlocal(compiled, &options).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let explanation = explain(compiled, &outcome);
 
     if !outcome.changed() {
         eprint!("{explanation}");
@@ -131,27 +151,38 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         return Ok(Status::BadInput);
     }
 
-    match &workload {
-        Some(w) => {
-            match validate::validate(w, &outcome.text, args.seeds) {
-                Ok(v) => eprintln!(
-                    "validated on the simulator: {} input set{}, outputs {} agree, race and bounds checks clean",
-                    v.seeds,
-                    if v.seeds == 1 { "" } else { "s" },
-                    v.outputs.join(", ")
-                ),
+    let mut rewrite = None;
+    match input.workload() {
+        Some(original) => {
+            let validated = match validate::validate(original, &outcome.text, args.seeds) {
+                Ok(v) => v,
                 Err(e) => {
                     eprintln!("error: the rewritten kernel is not reported: {e}");
                     return Ok(Status::KernelFault);
                 }
-            }
+            };
+            let v = &validated.validation;
+            eprintln!(
+                "validated on the simulator: {} input set{}, outputs {} agree, race and bounds checks clean",
+                v.seeds,
+                if v.seeds == 1 { "" } else { "s" },
+                v.outputs.join(", ")
+            );
             for selector in &args.validate_on {
-                if let Err(message) = validate_on_device(selector, w, &outcome.text, args.seeds) {
-                    eprintln!("error: the rewritten kernel is not reported: {message}");
+                let device = select_device(selector).map_err(environment_error)?;
+                let target = Target::Device(device);
+                if let Err(e) =
+                    validate::validate_on(original, &validated.rewrite, args.seeds, &target)
+                {
+                    eprintln!(
+                        "error: the rewritten kernel is not reported: on {}: {e}",
+                        target.name()
+                    );
                     return Ok(Status::KernelFault);
                 }
                 eprintln!("validated on device {selector}");
             }
+            rewrite = Some(validated.rewrite);
         }
         None => eprintln!(
             "warning: not validated: give a workload (.toml) instead of a .cl file to check the result on the simulator"
@@ -159,8 +190,14 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
 
     let name = args.input.file_name().and_then(|n| n.to_str()).unwrap_or("kernel.cl");
-    let source_name = match &workload {
-        Some(w) => w.source_path.file_name().and_then(|n| n.to_str()).unwrap_or(name).to_string(),
+    let source_name = match input.workload() {
+        Some(w) => w
+            .workload()
+            .source_path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(name)
+            .to_string(),
         None => name.to_string(),
     };
     let result = if args.diff { outcome.diff(&source_name) } else { outcome.text.clone() };
@@ -169,8 +206,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         report.push_str(&explanation);
     }
     if args.measure {
-        if let Some(w) = &workload {
-            report.push_str(&measure(&args, w, &outcome.text)?);
+        if let (Some(original), Some(rewrite)) = (input.workload(), &rewrite) {
+            report.push_str(&measure(&args, original, rewrite)?);
         }
     }
     match &args.output {
@@ -185,67 +222,25 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     Ok(Status::Success)
 }
 
-/// Original and rewritten on a device, input set by input set.
-fn validate_on_device(
-    selector: &str,
-    original: &Workload,
-    text: &str,
-    seeds: u64,
-) -> Result<(), String> {
-    let device = select_device(selector).map_err(|e| e.to_string())?;
-    let rewritten = validate::with_source(original, text);
-    for seed in 0..seeds {
-        let expected =
-            clmap_exec::run_on_device(&device, original, seed).map_err(|e| e.to_string())?;
-        let actual =
-            clmap_exec::run_on_device(&device, &rewritten, seed).map_err(|e| e.to_string())?;
-        for c in original.compare_outputs(&expected.buffers, &actual.buffers) {
-            match c.result {
-                Ok(r) if r.passed() => {}
-                Ok(r) => {
-                    return Err(format!(
-                        "on {}: output `{}` differs with input seed shift {seed} ({} components)",
-                        device.info().name,
-                        c.name,
-                        r.mismatches
-                    ))
-                }
-                Err(e) => {
-                    return Err(format!("on {}: output `{}`: {e}", device.info().name, c.name))
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Seed 000's evaluation: np = t(with local memory) / t(without).
-fn measure(args: &Args, original: &Workload, text: &str) -> Result<String, CliError> {
+fn measure(
+    args: &Args,
+    original: &PreparedWorkload,
+    rewrite: &PreparedWorkload,
+) -> Result<String, CliError> {
     let device = select_device(&args.device).map_err(environment_error)?;
     let options = TimingOptions { warmup: 1, reps: args.reps - 1, flush_cache: args.flush };
-    let time = |w: &Workload| {
-        clmap_exec::time_on_device(&device, w, &options).map_err(|e| match e {
-            clmap_exec::ExecError::Device(d) => environment_error(d),
-            other => CliError::BadInput(other.to_string()),
-        })
-    };
-    let with_local = time(original)?;
-    let without = time(&validate::with_source(original, text))?;
-    let np = with_local.median / without.median;
-    let verdict = if (np - 1.0).abs() <= 0.05 {
-        "similar"
-    } else if np > 1.0 {
-        "gain"
-    } else {
-        "loss"
-    };
+    let m =
+        clmap_grover::measure::measure(&device, original, rewrite, &options).map_err(exec_error)?;
     Ok(format!(
-        "{} on {}\n  with local memory     median {}  ({:.1} % spread)\n  without local memory  median {}  ({:.1} % spread)\n  np = {np:.3} ({verdict}; np > 1 means removing local memory is faster)\n",
+        "{} on {}\n  with local memory     median {}  ({:.1} % spread)\n  without local memory  median {}  ({:.1} % spread)\n  np = {:.3} ({}; np > 1 means removing local memory is faster)\n",
         args.input.display(),
-        device.info().name,
-        human_ns(with_local.median),
-        100.0 * with_local.relative_spread(),
-        human_ns(without.median),
-        100.0 * without.relative_spread(),
+        m.device,
+        human_ns(m.with_local.median),
+        100.0 * m.with_local.relative_spread(),
+        human_ns(m.without_local.median),
+        100.0 * m.without_local.relative_spread(),
+        m.np,
+        m.impact.as_str(),
     ))
 }

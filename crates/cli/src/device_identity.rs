@@ -1,4 +1,6 @@
-//! How a live OpenCL device is named in the performance database.
+//! How a live OpenCL device is named in the performance database. It lives with the commands
+//! that store measurements (`bench`, `phase`), the only code that needs both a device and the
+//! database.
 
 use clmap_db::DeviceIdentity;
 use clmap_device::DeviceInfo;
