@@ -15,6 +15,7 @@ packages=(
   llvm-16               # opt, llvm-link and llc: the phase-order search compiles through them
   libclc-16-dev         # libclc's OpenCL C headers for that pipeline
   libclc-16             # libclc's NVPTX bitcode (nvptx64--nvidiacl.bc): the -dev package does not pull it in
+  libisl-dev            # isl, the integer set library fusion's tiling reasons with (crates/isl links it)
 )
 
 missing=()
