@@ -7,7 +7,7 @@ use crate::psl::{AiwcPslAccumulator, PslAccumulator};
 use crate::stats::{ValueHistogram, WidthMoments};
 use crate::summary::{self, KernelMetrics};
 use crate::Mode;
-use clmap_lang::ir::AddressSpace;
+use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
 use clmap_sim::{AccessBatch, AccessKind, GroupInfo, InstructionBatch, Mask, Observer, OpClass};
 use std::collections::HashMap;
@@ -242,7 +242,16 @@ impl Observer for MetricsObserver {
         }
     }
 
-    fn barrier(&mut self, _span: Span, active: &Mask, _group: &GroupInfo, _time: u64) {
+    /// Every barrier closes an interval, whatever it fences: the metrics count
+    /// synchronisation points, not memory ordering.
+    fn barrier(
+        &mut self,
+        _span: Span,
+        _fences: FenceFlags,
+        active: &Mask,
+        _group: &GroupInfo,
+        _time: u64,
+    ) {
         match self.mode {
             Mode::Clmap => {
                 self.barriers_hit += u64::from(active.count());
@@ -351,7 +360,7 @@ mod tests {
         access(o, &g, [b, b + 4, b + 8, b + 12], &all, AddressSpace::Global, AccessKind::Load, 1);
         op(o, OpClass::Load, &all, 1, 2);
         access(o, &g, [b; 4], &all, AddressSpace::Global, AccessKind::Load, 2);
-        o.barrier(Span::UNDEFINED, &all, &g, 3);
+        o.barrier(Span::UNDEFINED, FenceFlags { local: true, global: false }, &all, &g, 3);
         let two = all.filter(|lane| lane < 2);
         op(o, OpClass::Store, &two, 1, 4);
         access(o, &g, [l, l + 4, 0, 0], &two, AddressSpace::Local, AccessKind::Store, 4);

@@ -1,8 +1,8 @@
 //! Built-in functions: compilation of calls and their execution over lanes.
 
 use clmap_lang::ir::{
-    AtomicOp, Builtin, CommonFunction, Expression, GeometricFunction, Handle, IntegerFunction,
-    MathFunction, RelationalFunction, Scalar, Type,
+    AtomicOp, Builtin, CommonFunction, Expression, FenceFlags, GeometricFunction, Handle,
+    IntegerFunction, MathFunction, RelationalFunction, Scalar, Type,
 };
 use clmap_lang::Span;
 
@@ -155,9 +155,10 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
         }
         Builtin::AsyncCopy { strided } => async_copy(ex, call, strided, mask),
         Builtin::WaitGroupEvents => {
-            // The copies completed when they were issued; waiting synchronises the group.
+            // The copies completed when they were issued; waiting synchronises the group
+            // over both spaces, since a copy moves data between them.
             let span = ex.site_span(call.site);
-            ex.observer_barrier(span, mask);
+            ex.observer_barrier(span, FenceFlags { local: true, global: true }, mask);
         }
         Builtin::Prefetch => {}
         Builtin::Atomic { op, .. } => atomic(ex, call, op, mask),

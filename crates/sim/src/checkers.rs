@@ -2,7 +2,7 @@
 //! interval (local and global memory, inside one work-group) and reads of uninitialised local
 //! memory. Out-of-bounds accesses and barrier divergence are checked by the executor itself.
 
-use clmap_lang::ir::AddressSpace;
+use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
 
 use crate::exec::LaunchPlan;
@@ -101,9 +101,16 @@ impl Observer for Checkers {
         }
     }
     #[inline]
-    fn barrier(&mut self, span: Span, active: &Mask, group: &GroupInfo, time: u64) {
+    fn barrier(
+        &mut self,
+        span: Span,
+        fences: FenceFlags,
+        active: &Mask,
+        group: &GroupInfo,
+        time: u64,
+    ) {
         if let Some(r) = &mut self.race {
-            r.barrier(span, active, group, time);
+            r.barrier(span, fences, active, group, time);
         }
     }
     fn take_reports(&mut self) -> Vec<Report> {
@@ -146,14 +153,18 @@ fn report_for(
 pub(crate) const MAX_RACE_LANES: usize = MANY_LANES as usize - 1;
 
 /// Detects two work-items of a group touching the same bytes, at least one writing, with no
-/// barrier between (atomics do not race with atomics), and, for global memory, two
-/// work-groups of the launch doing so.
+/// barrier between that fences that memory (atomics do not race with atomics), and, for
+/// global memory, two work-groups of the launch doing so.
 ///
 /// Each region (local memory, every global buffer) has a [`RegionShadow`]; an interval is an
-/// epoch number stamped on the cells, so starting one clears nothing.
+/// epoch number stamped on the cells, so starting one clears nothing. Local and global memory
+/// count their intervals apart: `barrier(CLK_LOCAL_MEM_FENCE)` orders local memory only and
+/// `barrier(CLK_GLOBAL_MEM_FENCE)` global memory only (OpenCL 1.2, section 6.12.8), so a
+/// barrier starts a new interval only in the spaces it fences.
 #[derive(Debug)]
 struct RaceChecker {
-    epoch: u16,
+    local_epoch: u16,
+    global_epoch: u16,
     local: RegionShadow,
     buffers: Vec<RegionShadow>,
     /// Addresses whose bytes are known to be read by several lanes and written by none in
@@ -261,7 +272,8 @@ fn check_cells(
 impl RaceChecker {
     fn new(local_bytes: u64, buffer_bytes: &[u64]) -> Self {
         RaceChecker {
-            epoch: 1,
+            local_epoch: 1,
+            global_epoch: 1,
             local: RegionShadow::new(local_bytes, false),
             buffers: buffer_bytes.iter().map(|len| RegionShadow::new(*len, true)).collect(),
             shared_reads: [(0, 0); SHARED_READ_SLOTS],
@@ -272,7 +284,7 @@ impl RaceChecker {
     }
 
     fn group_start(&mut self, _group: &GroupInfo) {
-        self.next_interval();
+        self.next_interval(FenceFlags { local: true, global: true });
     }
 
     /// Absorbs another thread's findings and launch-wide group records.
@@ -322,8 +334,15 @@ impl RaceChecker {
         out
     }
 
-    fn barrier(&mut self, _span: Span, _active: &Mask, _group: &GroupInfo, _time: u64) {
-        self.next_interval();
+    fn barrier(
+        &mut self,
+        _span: Span,
+        fences: FenceFlags,
+        _active: &Mask,
+        _group: &GroupInfo,
+        _time: u64,
+    ) {
+        self.next_interval(fences);
     }
 
     fn forget_shared_reads(&mut self) {
@@ -335,14 +354,27 @@ impl RaceChecker {
         }
     }
 
-    fn next_interval(&mut self) {
+    /// Starts a new interval in the spaces `fences` orders.
+    fn next_interval(&mut self, fences: FenceFlags) {
+        if !fences.local && !fences.global {
+            return;
+        }
+        // The shared-read caches do not say which space an address is in: forget them all.
         self.forget_shared_reads();
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            // Epochs wrapped: forget the intervals explicitly.
-            self.local.clear_intervals();
-            self.buffers.iter_mut().for_each(RegionShadow::clear_intervals);
-            self.epoch = 1;
+        if fences.local {
+            self.local_epoch = self.local_epoch.wrapping_add(1);
+            if self.local_epoch == 0 {
+                // Epochs wrapped: forget the intervals explicitly.
+                self.local.clear_intervals();
+                self.local_epoch = 1;
+            }
+        }
+        if fences.global {
+            self.global_epoch = self.global_epoch.wrapping_add(1);
+            if self.global_epoch == 0 {
+                self.buffers.iter_mut().for_each(RegionShadow::clear_intervals);
+                self.global_epoch = 1;
+            }
         }
     }
 
@@ -353,7 +385,8 @@ impl RaceChecker {
         if batch.group.lanes > MAX_RACE_LANES {
             return;
         }
-        let epoch = self.epoch;
+        let epoch =
+            if batch.space == AddressSpace::Local { self.local_epoch } else { self.global_epoch };
         let size = u64::from(batch.size);
         let is_load = batch.kind == AccessKind::Load;
         if !is_load {

@@ -454,7 +454,7 @@ impl<'m> Compiler<'m> {
                 }
                 out.push(Node::Return);
             }
-            Statement::Barrier(_) => out.push(Node::Barrier { span }),
+            Statement::Barrier(fences) => out.push(Node::Barrier { span, fences: *fences }),
             Statement::MemFence { .. } => {}
         }
         Ok(())

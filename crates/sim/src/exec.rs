@@ -1,6 +1,6 @@
 //! The lock-step executor: runs one work-group at a time over all its lanes.
 
-use clmap_lang::ir::{AddressSpace, BinaryOp, Rounding, Scalar, WorkItemFunction};
+use clmap_lang::ir::{AddressSpace, BinaryOp, FenceFlags, Rounding, Scalar, WorkItemFunction};
 use clmap_lang::Span;
 
 use crate::arith::{map1, map2, Arith, Prim};
@@ -411,7 +411,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     r?;
                     *cur = entry;
                 }
-                Node::Barrier { span } => {
+                Node::Barrier { span, fences } => {
                     if *cur != self.live {
                         let mut missing = self.live.clone();
                         missing.and_not_assign(cur);
@@ -430,7 +430,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                             );
                         }
                     }
-                    self.observer.barrier(*span, cur, &self.group, self.time);
+                    self.observer.barrier(*span, *fences, cur, &self.group, self.time);
                 }
             }
         }
@@ -1413,9 +1413,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.observer.memory_access(&batch);
     }
 
-    /// Tells the observer the group synchronised (as at a barrier).
-    pub(crate) fn observer_barrier(&mut self, span: Span, mask: &Mask) {
-        self.observer.barrier(span, mask, &self.group, self.time);
+    /// Tells the observer the group synchronised over `fences` (as at a barrier).
+    pub(crate) fn observer_barrier(&mut self, span: Span, fences: FenceFlags, mask: &Mask) {
+        self.observer.barrier(span, fences, mask, &self.group, self.time);
     }
 
     pub(crate) fn site_span(&self, site: u32) -> Span {

@@ -11,7 +11,7 @@
 
 use crate::mask::Mask;
 use crate::report::Report;
-use clmap_lang::ir::AddressSpace;
+use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
 
 /// What an access does to memory.
@@ -123,8 +123,17 @@ pub trait Observer: Send {
     /// A branch (if, loop test, `?:`, `&&`, `||`, switch): `taken` holds, among `active`, the
     /// lanes that took the branch (entered the body, chose the first operand).
     fn branch(&mut self, _span: Span, _taken: &Mask, _active: &Mask, _time: u64) {}
-    /// A barrier executed by the lanes of `active`.
-    fn barrier(&mut self, _span: Span, _active: &Mask, _group: &GroupInfo, _time: u64) {}
+    /// A barrier executed by the lanes of `active`; `fences` says which address spaces it
+    /// orders (`barrier(CLK_LOCAL_MEM_FENCE)` orders local memory only).
+    fn barrier(
+        &mut self,
+        _span: Span,
+        _fences: FenceFlags,
+        _active: &Mask,
+        _group: &GroupInfo,
+        _time: u64,
+    ) {
+    }
     /// Absorbs the state of another thread's observer (order-independent, see module docs).
     fn merge(&mut self, _other: Self)
     where
@@ -184,9 +193,16 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.1.branch(span, taken, active, time);
     }
     #[inline]
-    fn barrier(&mut self, span: Span, active: &Mask, group: &GroupInfo, time: u64) {
-        self.0.barrier(span, active, group, time);
-        self.1.barrier(span, active, group, time);
+    fn barrier(
+        &mut self,
+        span: Span,
+        fences: FenceFlags,
+        active: &Mask,
+        group: &GroupInfo,
+        time: u64,
+    ) {
+        self.0.barrier(span, fences, active, group, time);
+        self.1.barrier(span, fences, active, group, time);
     }
     fn merge(&mut self, other: Self) {
         self.0.merge(other.0);
@@ -232,9 +248,16 @@ impl<O: Observer> Observer for Option<O> {
         }
     }
     #[inline]
-    fn barrier(&mut self, span: Span, active: &Mask, group: &GroupInfo, time: u64) {
+    fn barrier(
+        &mut self,
+        span: Span,
+        fences: FenceFlags,
+        active: &Mask,
+        group: &GroupInfo,
+        time: u64,
+    ) {
         if let Some(o) = self {
-            o.barrier(span, active, group, time)
+            o.barrier(span, fences, active, group, time)
         }
     }
     fn merge(&mut self, other: Self) {

@@ -6,7 +6,9 @@
 //! components occupy consecutive slots, so an element-wise vector operation is one loop over
 //! `width * lanes` values. Control flow stays structured ([`Node`]), executed with lane masks.
 
-use clmap_lang::ir::{AddressSpace, BinaryOp, Builtin, Rounding, Scalar, WorkItemFunction};
+use clmap_lang::ir::{
+    AddressSpace, BinaryOp, Builtin, FenceFlags, Rounding, Scalar, WorkItemFunction,
+};
 use clmap_lang::Span;
 
 /// A register slot: component storage for every lane of a work-group.
@@ -54,6 +56,8 @@ pub(crate) enum Node {
     },
     Barrier {
         span: Span,
+        /// The address spaces the barrier orders.
+        fences: FenceFlags,
     },
 }
 

@@ -312,3 +312,63 @@ fn byte_stores_into_words_are_followed_byte_by_byte() {
     assert_eq!(races[0].local_id, [1, 0, 0]);
     assert_eq!(i32s(&words), vec![0x0302_0100, 0, 0, 0]);
 }
+
+/// A barrier orders only the address spaces its flags name (OpenCL 1.2, 6.12.8): local memory
+/// staged behind `barrier(CLK_GLOBAL_MEM_FENCE)` races, a global exchange "guarded" by
+/// `barrier(CLK_LOCAL_MEM_FENCE)` races, and the right fence silences each.
+#[test]
+fn barriers_order_only_the_memory_their_fences_name() {
+    let staged_locally = |fence: &str| {
+        format!(
+            r#"
+    __kernel void shift(__global int *out, __local int *tmp) {{
+        int l = get_local_id(0);
+        tmp[l] = l;
+        barrier({fence});
+        out[get_global_id(0)] = tmp[(l + 1) % 16];
+    }}"#
+        )
+    };
+    let exchanged_globally = |fence: &str| {
+        format!(
+            r#"
+    __kernel void swap_pairs(__global int *data, __global int *out) {{
+        int i = get_global_id(0);
+        data[i] = i * 3;
+        barrier({fence});
+        out[i] = data[i ^ 1];
+    }}"#
+        )
+    };
+    let races_in = |src: &str, kernel: &str, args: &[ArgValue]| -> Vec<Report> {
+        run_with(src, kernel, &[16], &[16], args, &checked())
+            .reports
+            .into_iter()
+            .filter(|r| r.kind == ReportKind::DataRace)
+            .collect()
+    };
+    let local_args = || [ArgValue::Buffer(buf_i32("out", &[0; 16])), ArgValue::Local(64)];
+    let global_args = || {
+        [ArgValue::Buffer(buf_i32("data", &[0; 16])), ArgValue::Buffer(buf_i32("out", &[0; 16]))]
+    };
+
+    let src = staged_locally("CLK_GLOBAL_MEM_FENCE");
+    let races = races_in(&src, "shift", &local_args());
+    assert_eq!(races.len(), 1, "a global fence does not order local memory: {races:#?}");
+    assert_eq!(races[0].object.as_deref(), Some("tmp"));
+    assert_eq!(snippet(&src, &races[0]), "tmp[(l + 1) % 16]");
+    for fence in ["CLK_LOCAL_MEM_FENCE", "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"] {
+        let races = races_in(&staged_locally(fence), "shift", &local_args());
+        assert!(races.is_empty(), "{fence}: {races:#?}");
+    }
+
+    let src = exchanged_globally("CLK_LOCAL_MEM_FENCE");
+    let races = races_in(&src, "swap_pairs", &global_args());
+    assert_eq!(races.len(), 1, "a local fence does not order global memory: {races:#?}");
+    assert_eq!(races[0].object.as_deref(), Some("data"));
+    assert_eq!(snippet(&src, &races[0]), "data[i ^ 1]");
+    for fence in ["CLK_GLOBAL_MEM_FENCE", "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"] {
+        let races = races_in(&exchanged_globally(fence), "swap_pairs", &global_args());
+        assert!(races.is_empty(), "{fence}: {races:#?}");
+    }
+}

@@ -53,7 +53,14 @@ impl Observer for Counts {
         self.branches += 1;
         self.taken += u64::from(taken.count());
     }
-    fn barrier(&mut self, _span: clmap_lang::Span, _active: &Mask, _group: &GroupInfo, _time: u64) {
+    fn barrier(
+        &mut self,
+        _span: clmap_lang::Span,
+        _fences: clmap_lang::ir::FenceFlags,
+        _active: &Mask,
+        _group: &GroupInfo,
+        _time: u64,
+    ) {
         self.barriers += 1;
     }
     fn merge(&mut self, other: Self) {
