@@ -6,23 +6,8 @@ use clmap_aristotle::compose_kernels::{generate_pair, ComposeVersion};
 use clmap_aristotle::generate::{generate, BenchSpec, Microbenchmark, Variant};
 use clmap_aristotle::map::{map_by_id, MapId};
 use clmap_aristotle::validate::{output_of, validation_options};
-use clmap_device::{select_device, Device};
-
-fn test_device() -> Option<Device> {
-    let required = std::env::var("CLMAP_REQUIRE_OPENCL").is_ok_and(|value| value == "1");
-    let chosen = match std::env::var("CLMAP_TEST_DEVICE") {
-        Ok(selector) => select_device(&selector),
-        Err(_) => select_device("cpu").or_else(|_| select_device("")),
-    };
-    match chosen {
-        Ok(device) => Some(device),
-        Err(error) if required => panic!("CLMAP_REQUIRE_OPENCL=1 but no device: {error}"),
-        Err(error) => {
-            eprintln!("skipping: no OpenCL device ({error})");
-            None
-        }
-    }
-}
+use clmap_device::Device;
+use clmap_testkit::opencl_device;
 
 fn device_output(device: &Device, bench: &Microbenchmark) -> Vec<f32> {
     let run = clmap_exec::run_on_device(device, &bench.workload, 0)
@@ -48,7 +33,7 @@ fn agree(device: &Device, bench: &Microbenchmark) {
 
 #[test]
 fn generated_kernels_agree_with_the_simulator_on_a_device() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     for id in [107, 116, 205, 306, 407, 413, 509] {
         let map = map_by_id(MapId(id)).unwrap();
         for variant in Variant::ALL {
@@ -66,7 +51,7 @@ fn generated_kernels_agree_with_the_simulator_on_a_device() {
 fn compose_units_are_checked_against_v0_on_the_device_then_timed() {
     use clmap_aristotle::compose_bench::{self, DevicePairMeasurer};
     use clmap_db::Database;
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     if !device.info().profiling {
         eprintln!("skipping: the device does not profile");
         return;
@@ -96,7 +81,7 @@ fn compose_units_are_checked_against_v0_on_the_device_then_timed() {
 #[test]
 fn a_pair_kernel_that_computes_something_else_is_told_apart_from_v0() {
     use clmap_aristotle::campaign_device::output_differences;
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let (a, b) = (map_by_id(MapId(407)).unwrap(), map_by_id(MapId(204)).unwrap());
     let v0 = generate_pair(&a, &b, ComposeVersion::V0, 32, [16, 16]).unwrap();
     let mut wrong = generate_pair(&a, &b, ComposeVersion::V2, 32, [16, 16]).unwrap();

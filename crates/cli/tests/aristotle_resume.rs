@@ -4,7 +4,8 @@
 //! the composer's rule accuracy scored again from stored measurements.
 
 use clmap_db::Database;
-use std::path::{Path, PathBuf};
+use clmap_testkit::{clmap_command, Scratch};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -13,36 +14,19 @@ const MAPS: &str = "107,205";
 const SIZES: &str = "16";
 const UNITS: i64 = 2 * 4;
 
-/// An OpenCL CPU device, or a reason to skip (only when CI does not demand OpenCL).
+/// An OpenCL CPU device (the campaigns below run on `--device cpu`), or a reason to skip.
 fn opencl_or_skip() -> bool {
-    let devices = clmap_device::list_devices().unwrap_or_default();
-    let has_cpu = devices.iter().any(|d| d.device_type.as_str() == "cpu");
-    if has_cpu {
-        return true;
-    }
-    if std::env::var_os("CLMAP_REQUIRE_OPENCL").is_some() {
-        panic!("CLMAP_REQUIRE_OPENCL is set but no OpenCL CPU device is available");
-    }
-    eprintln!("skipped: no OpenCL CPU device (set CLMAP_REQUIRE_OPENCL=1 to make this fail)");
-    false
+    clmap_testkit::opencl_device_matching("cpu").is_some()
 }
 
 fn campaign(db: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clmap"));
+    let mut cmd = clmap_command();
     cmd.args(["bench", "maps", "--device", "cpu", "--maps", MAPS, "--sizes", SIZES])
         .args(["--reps", &REPS.to_string(), "--db"])
         .arg(db)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     cmd
-}
-
-/// An empty scratch directory of this test process, named after the test.
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
 }
 
 fn count(db: &Path, sql: &str) -> i64 {
@@ -56,7 +40,7 @@ fn killed_campaign_resumes_without_loss_or_duplication() {
     if !opencl_or_skip() {
         return;
     }
-    let dir = fresh_dir("clmap-resume");
+    let dir = Scratch::new("resume");
     let db = dir.join("campaign.db");
 
     let mut child = campaign(&db).spawn().expect("start the campaign");
@@ -125,7 +109,6 @@ fn killed_campaign_resumes_without_loss_or_duplication() {
         0,
         "orphaned samples"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The database commands on the 2014 history: import twice, list, query, advise, export.
@@ -137,15 +120,10 @@ fn history_import_query_advise_and_export_through_the_cli() {
         eprintln!("skipped: {} is missing", csv.display());
         return;
     }
-    let dir = fresh_dir("clmap-history");
+    let dir = Scratch::new("history");
     let db = dir.join("history.db");
     let clmap = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_clmap"))
-            .args(args)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .expect("run clmap");
+        let out = clmap_command().args(args).arg("--db").arg(&db).output().expect("run clmap");
         assert!(out.status.success(), "clmap {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
@@ -175,7 +153,6 @@ fn history_import_query_advise_and_export_through_the_cli() {
 
     let csv_out = clmap(&["db", "export", "--table", "aristotle_history", "--csv"]);
     assert_eq!(csv_out.lines().count(), 1387, "a header and one line per record");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `clmap bench compose` on PoCL, then `clmap db compose` on the same database: the accuracy
@@ -186,10 +163,10 @@ fn compose_accuracy_is_scored_again_from_the_database() {
     if !opencl_or_skip() {
         return;
     }
-    let dir = fresh_dir("clmap-compose");
+    let dir = Scratch::new("compose");
     let db = dir.join("compose.db");
     let clmap = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_clmap"))
+        clmap_command()
             .args(args)
             .arg("--db")
             .arg(&db)
@@ -231,5 +208,4 @@ fn compose_accuracy_is_scored_again_from_the_database() {
     let text = clmap(&["db", "compose"]);
     assert!(text.status.success());
     assert!(String::from_utf8_lossy(&text.stdout).contains("rule prediction accuracy"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,18 +2,14 @@
 //! output mode.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn clmap(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clmap"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("clmap runs")
+    clmap_testkit::clmap(args).output
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -3,19 +3,21 @@
 //! validates it, so that one PTX serves both).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use clmap_testkit::{clmap_command, Scratch};
 use clmap_workload::Workload;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Runs clmap with a database of its own, so that no test writes the user's clmap.db.
 fn clmap(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clmap"))
+    let scratch = Scratch::new("phase-cli");
+    clmap_command()
         .args(args)
-        .current_dir(root())
-        .env("CLMAP_DB", std::env::temp_dir().join("clmap-phase-cli-test.db"))
+        .env("CLMAP_DB", scratch.join("clmap.db"))
         .output()
         .expect("clmap runs")
 }
@@ -98,8 +100,8 @@ fn a_device_that_cannot_load_ptx_is_refused_before_any_compilation() {
 /// fails validation, but compilation, the database, resumption and the report all run.
 #[test]
 fn the_command_runs_end_to_end_and_a_rerun_resumes() {
-    let db = std::env::temp_dir().join(format!("clmap-phase-e2e-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
+    let scratch = Scratch::new("phase-e2e");
+    let db = scratch.join("phase.db");
     let db_arg = db.display().to_string();
     let args = [
         "phase",
@@ -142,7 +144,4 @@ fn the_command_runs_end_to_end_and_a_rerun_resumes() {
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON report");
     assert_eq!(report["counts"]["resumed"], 4, "the rerun found every answer in the database");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{db_arg}{suffix}"));
-    }
 }

@@ -21,7 +21,7 @@ const SAMPLES: Schema = Schema {
 
 #[test]
 fn schemas_apply_once_and_survive_reopening() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = clmap_testkit::Scratch::new("db");
     let path = dir.path().join("clmap.db");
     {
         let db = Database::open(&path).unwrap();
@@ -67,7 +67,7 @@ fn devices_are_recorded_once_per_identity() {
 
 #[test]
 fn foreign_sqlite_files_are_refused_untouched() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = clmap_testkit::Scratch::new("db");
     let path = dir.path().join("other.db");
     {
         let conn = clmap_db::rusqlite::Connection::open(&path).unwrap();

@@ -6,18 +6,13 @@ use clmap_device::{list_devices, select_device, DeviceError};
 
 #[test]
 fn empty_vendor_directory_is_reported_as_no_platform() {
-    let empty = std::env::temp_dir().join(format!("clmap-empty-vendors-{}", std::process::id()));
-    if let Err(error) = std::fs::create_dir_all(&empty) {
-        eprintln!("skipping: cannot create {}: {error}", empty.display());
-        return;
-    }
+    let empty = clmap_testkit::Scratch::new("empty-vendors");
     // Both the ocl-icd and the Khronos loader honour these; clearing the file list keeps
     // drivers named there from being loaded anyway.
-    std::env::set_var("OCL_ICD_VENDORS", format!("{}/", empty.display()));
+    std::env::set_var("OCL_ICD_VENDORS", format!("{}/", empty.path().display()));
     std::env::remove_var("OCL_ICD_FILENAMES");
     let listing = list_devices();
     let selection = select_device("gpu");
-    let _ = std::fs::remove_dir(&empty);
     match listing {
         Err(DeviceError::NoPlatform { .. }) => {
             let message = listing.err().map(|e| e.to_string()).unwrap_or_default();

@@ -3,27 +3,10 @@
 //! selector (default: the CPU device, else the first one).
 
 use clmap_device::{
-    copy_bandwidth, list_devices, select_device, BufferTable, Device, DeviceError, KernelArg,
-    LaunchSpec, LocalMemoryKind, SequenceArg, SequenceLaunch, SequenceWrite, TimingOptions,
+    copy_bandwidth, list_devices, select_device, BufferTable, DeviceError, KernelArg, LaunchSpec,
+    LocalMemoryKind, SequenceArg, SequenceLaunch, SequenceWrite, TimingOptions,
 };
-
-/// The device to test on, or `None` (after saying why) when the machine has none.
-fn test_device() -> Option<Device> {
-    let required = std::env::var("CLMAP_REQUIRE_OPENCL").is_ok_and(|value| value == "1");
-    // Prefer a CPU device: it is what CI has, and it gives the same answers on every machine.
-    let chosen = match std::env::var("CLMAP_TEST_DEVICE") {
-        Ok(selector) => select_device(&selector),
-        Err(_) => select_device("cpu").or_else(|_| select_device("")),
-    };
-    match chosen {
-        Ok(device) => Some(device),
-        Err(error) if required => panic!("CLMAP_REQUIRE_OPENCL=1 but no device: {error}"),
-        Err(error) => {
-            eprintln!("skipping: no OpenCL device ({error})");
-            None
-        }
-    }
-}
+use clmap_testkit::opencl_device;
 
 fn floats_to_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|value| value.to_le_bytes()).collect()
@@ -63,7 +46,7 @@ __kernel void add(__global const float *a, __global const float *b, __global flo
 
 #[test]
 fn lists_devices_with_sane_limits() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let devices = list_devices().expect("listing");
     assert!(!devices.is_empty());
     assert!(devices.iter().any(|info| info.name == device.info().name));
@@ -84,7 +67,7 @@ fn lists_devices_with_sane_limits() {
 
 #[test]
 fn unknown_selector_lists_the_devices() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let error = select_device("no-such-device-anywhere").expect_err("must not match");
     let message = error.to_string();
     assert!(matches!(error, DeviceError::SelectorNotFound { .. }));
@@ -93,7 +76,7 @@ fn unknown_selector_lists_the_devices() {
 
 #[test]
 fn build_failure_carries_a_log_naming_the_line() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let source =
         "__kernel void broken(__global int *x) {\n    x[0] = 1;\n    x[1] = undeclared_name;\n}\n";
     match device.build(source, "") {
@@ -107,14 +90,14 @@ fn build_failure_carries_a_log_naming_the_line() {
 
 #[test]
 fn build_options_with_nul_are_rejected() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let result = device.build(VECTOR_ADD, "-DX=1\0");
     assert!(matches!(result, Err(DeviceError::InvalidBuildOptions { .. })));
 }
 
 #[test]
 fn vector_add_returns_correct_data() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let program = device.build(VECTOR_ADD, "-cl-std=CL1.2").expect("build");
     assert_eq!(program.kernel_names(), ["add".to_string()]);
     let n = 1000usize;
@@ -138,7 +121,7 @@ fn vector_add_returns_correct_data() {
 
 #[test]
 fn wrong_kernel_name_and_argument_count_are_explained() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let program = device.build(VECTOR_ADD, "").expect("build");
     let mut args = vec![KernelArg::Null];
     let error = program.run(&LaunchSpec::new("sub", vec![4]), &mut args).expect_err("no kernel");
@@ -153,7 +136,7 @@ fn wrong_kernel_name_and_argument_count_are_explained() {
 
 #[test]
 fn local_memory_reduction() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let source = r#"
     __kernel void group_sum(__global const int *in, __global int *out, __local int *scratch) {
         size_t lid = get_local_id(0);
@@ -184,7 +167,7 @@ fn local_memory_reduction() {
 
 #[test]
 fn two_dimensional_launch_with_offset() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let source = r#"
     __kernel void mark(__global int *grid, int width) {
         size_t x = get_global_id(0), y = get_global_id(1);
@@ -211,7 +194,7 @@ fn two_dimensional_launch_with_offset() {
 
 #[test]
 fn oversized_work_group_is_rejected_with_limits() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let program = device.build(VECTOR_ADD, "").expect("build");
     let too_many = device.info().max_work_group_size * 2;
     let mut args = vec![
@@ -230,7 +213,7 @@ fn oversized_work_group_is_rejected_with_limits() {
 
 #[test]
 fn too_much_local_memory_is_rejected() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let available = device.info().local_mem_bytes as usize;
     let source = "__kernel void k(__global int *out, __local int *scratch) {\n\
                   scratch[0] = 1; barrier(CLK_LOCAL_MEM_FENCE); out[0] = scratch[0]; }";
@@ -248,7 +231,7 @@ fn too_much_local_memory_is_rejected() {
 
 #[test]
 fn static_local_array_above_the_limit_is_rejected() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let ints = device.info().local_mem_bytes / 4 + 1024;
     let source = format!(
         "__kernel void k(__global int *out) {{\n __local int big[{ints}];\n\
@@ -284,7 +267,7 @@ fn static_local_array_above_the_limit_is_rejected() {
 
 #[test]
 fn timing_returns_every_sample_and_sane_statistics() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     if !device.info().profiling {
         eprintln!("skipping: the device does not profile");
         return;
@@ -316,7 +299,7 @@ fn timing_returns_every_sample_and_sane_statistics() {
 
 #[test]
 fn copy_bandwidth_is_positive() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     if !device.info().profiling {
         eprintln!("skipping: the device does not profile");
         return;
@@ -328,7 +311,7 @@ fn copy_bandwidth_is_positive() {
 
 #[test]
 fn sequence_of_launches_shares_buffers() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let source = r#"
     __kernel void scale(__global const int *in, __global int *out, int factor) {
         size_t i = get_global_id(0);
@@ -395,7 +378,7 @@ fn sequence_of_launches_shares_buffers() {
 
 #[test]
 fn built_binary_loads_and_runs_again() {
-    let Some(device) = test_device() else { return };
+    let Some(device) = opencl_device() else { return };
     let program = device.build(VECTOR_ADD, "").expect("build");
     let binary = program.binary().expect("binary");
     let reloaded = device.build_binary(&binary, "").expect("build from binary");

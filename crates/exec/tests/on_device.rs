@@ -1,24 +1,11 @@
 //! Workloads on a real OpenCL device (PoCL in CI). Without a device these tests say why and
 //! pass, unless `CLMAP_REQUIRE_OPENCL=1`, which makes a missing device a failure.
 
-use clmap_device::{select_device, Device, TimingOptions};
+use clmap_device::TimingOptions;
 use clmap_exec::{run_on_device, time_on_device};
+use clmap_testkit::opencl_device;
 use clmap_workload::Workload;
 use std::path::Path;
-
-fn device() -> Option<Device> {
-    let selector = std::env::var("CLMAP_TEST_DEVICE").unwrap_or_else(|_| "cpu".to_string());
-    match select_device(&selector) {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var("CLMAP_REQUIRE_OPENCL").as_deref() == Ok("1") => {
-            panic!("CLMAP_REQUIRE_OPENCL=1 but no OpenCL device: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: no OpenCL device ({e})");
-            None
-        }
-    }
-}
 
 fn example(name: &str) -> Workload {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name);
@@ -31,7 +18,7 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 
 #[test]
 fn single_launch_computes_what_the_kernel_says() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let w = example("vector_add.toml");
     let run = run_on_device(&device, &w, 0).expect("runs");
     let input = w.initial_data(0).unwrap();
@@ -46,7 +33,7 @@ fn single_launch_computes_what_the_kernel_says() {
 
 #[test]
 fn pipeline_swaps_buffers_between_repetitions() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let w = example("jacobi_pipeline.toml");
     let run = run_on_device(&device, &w, 0).expect("runs");
     assert_eq!(run.kernel_ns.len(), 10);
@@ -67,7 +54,7 @@ fn pipeline_swaps_buffers_between_repetitions() {
 
 #[test]
 fn different_seeds_give_different_inputs_and_outputs_still_compare() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let w = example("vector_add.toml");
     let first = run_on_device(&device, &w, 0).unwrap();
     let again = run_on_device(&device, &w, 0).unwrap();
@@ -83,7 +70,7 @@ fn different_seeds_give_different_inputs_and_outputs_still_compare() {
 
 #[test]
 fn timing_gives_one_sample_per_repetition() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let options = TimingOptions { warmup: 1, reps: 5, flush_cache: false };
     let single = time_on_device(&device, &example("vector_add.toml"), &options).unwrap();
     assert_eq!(single.samples_ns.len(), 5);
@@ -94,7 +81,7 @@ fn timing_gives_one_sample_per_repetition() {
 
 #[test]
 fn includes_resolve_next_to_the_source_on_devices_too() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/lang_macros.toml");
     let w = Workload::load(&path).expect("corpus workload");
     assert!(w.source.contains("#include"), "the test needs a kernel that includes a header");

@@ -7,6 +7,7 @@
 
 use clmap_exec::{front_end_runs, PreparedWorkload};
 use clmap_grover::{explain::explain, unlocal, validate::validate, UnlocalOptions};
+use clmap_testkit::ClangCheck;
 use clmap_workload::Workload;
 use std::path::{Path, PathBuf};
 
@@ -59,34 +60,14 @@ fn run_case(case: &Case) -> String {
     format!("{}\n{explanation}", outcome.diff(&name.replace(".toml", ".cl")))
 }
 
-/// The printed kernel must compile with clang as OpenCL C 1.2 (skipped when clang-16 is not
-/// installed).
+/// The printed kernel must compile with clang as OpenCL C 1.2, with the workload's build
+/// options and its includes beside the original source.
 fn clang_accepts(workload: &Workload, text: &str, name: &str) {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let dir = workload.source_path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut command = Command::new("clang-16");
-    command
-        .args(["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-fsyntax-only"])
-        .arg(format!("-I{}", dir.display()))
-        .args(workload.options.split_whitespace())
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let Ok(mut child) = command.spawn() else {
-        eprintln!("clang-16 not found: {name} not checked with clang");
-        return;
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(text.as_bytes()).expect("write to clang");
-    }
-    let output = child.wait_with_output().expect("clang runs");
-    assert!(
-        output.status.success(),
-        "{name}: clang rejects the rewritten kernel:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    ClangCheck::new()
+        .include_dir(dir)
+        .options(&workload.options)
+        .assert_compiles(text, &format!("{name}'s rewritten kernel"));
 }
 
 fn check_snapshot(case: &Case) {

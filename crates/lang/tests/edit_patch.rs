@@ -101,7 +101,7 @@ impl SplitMix {
 
 #[test]
 fn diffs_of_random_line_edits_apply_with_patch_and_git() {
-    let scratch = std::env::temp_dir().join(format!("clmap-edit-patch-{}", std::process::id()));
+    let scratch = clmap_testkit::Scratch::new("edit-patch");
     let old_lines: Vec<&str> = KERNEL.lines().collect();
     let mut rng = SplitMix(11);
     let mut applied = 0;
@@ -137,7 +137,6 @@ fn diffs_of_random_line_edits_apply_with_patch_and_git() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
     if applied == 0 {
         eprintln!("neither patch nor git is installed: diffs not applied");
     }

@@ -157,8 +157,8 @@ H2(
 )
 INT_MAX FLT_MAX CL_VERSION_1_2
 "#;
-    let path = std::env::temp_dir().join(format!("clmap-pp-corner-{}.cl", std::process::id()));
-    std::fs::write(&path, text).expect("temporary file");
+    let scratch = clmap_testkit::Scratch::new("pp-corner");
+    let path = scratch.write("corner.cl", text);
     // Clang has no OpenCL limits without its header; give both sides the same ones.
     let defines = "-DINT_MAX=2147483647 -DFLT_MAX=0x1.fffffep127f -DCL_VERSION_1_2=120";
     let output = Command::new(clang)
@@ -167,7 +167,6 @@ INT_MAX FLT_MAX CL_VERSION_1_2
         .arg(&path)
         .output()
         .expect("clang runs");
-    let _ = std::fs::remove_file(&path);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let (sources, ours) = clmap_lang::preprocess::preprocess_text(text, &BuildOptions::default());
     assert!(!ours.diagnostics.has_errors(), "{}", ours.diagnostics.render(&sources));

@@ -4,29 +4,21 @@
 use clmap_lang::lex::tokens_to_string;
 use clmap_lang::preprocess::{preprocess, BuildOptions, FsLoader};
 use clmap_lang::{SourceFile, SourceMap};
+use clmap_testkit::Scratch;
 use std::path::PathBuf;
 
-struct TempTree(PathBuf);
+struct TempTree(Scratch);
 
 impl TempTree {
     fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("clmap-pp-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("src/detail")).expect("temporary directory");
-        std::fs::create_dir_all(dir.join("include")).expect("temporary directory");
-        TempTree(dir)
+        let scratch = Scratch::new(&format!("pp-{name}"));
+        std::fs::create_dir_all(scratch.join("src/detail")).expect("temporary directory");
+        std::fs::create_dir_all(scratch.join("include")).expect("temporary directory");
+        TempTree(scratch)
     }
 
     fn write(&self, path: &str, text: &str) -> PathBuf {
-        let full = self.0.join(path);
-        std::fs::write(&full, text).expect("temporary file");
-        full
-    }
-}
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.write(path, text)
     }
 }
 

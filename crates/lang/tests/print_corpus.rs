@@ -10,8 +10,8 @@ use clmap_lang::ir::Module;
 use clmap_lang::preprocess::{self, BuildOptions, FsLoader};
 use clmap_lang::span::SourceMap;
 use clmap_lang::{dump, parse, print, sema, valid};
+use clmap_testkit::ClangCheck;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
@@ -96,21 +96,6 @@ fn renumbered(dump: &str) -> String {
     out
 }
 
-/// Runs clang's syntax check on `text`; `None` when clang-16 is not installed.
-fn clang_check(text: &str, scratch: &Path) -> Option<Result<(), String>> {
-    std::fs::write(scratch, text).ok()?;
-    let output = Command::new("clang-16")
-        .args(["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-fsyntax-only"])
-        .arg(scratch)
-        .output()
-        .ok()?;
-    if output.status.success() {
-        Some(Ok(()))
-    } else {
-        Some(Err(String::from_utf8_lossy(&output.stderr).into_owned()))
-    }
-}
-
 #[test]
 fn corpus_prints_to_valid_opencl_c_and_is_a_fixpoint() {
     let dir = corpus_dir();
@@ -121,12 +106,8 @@ fn corpus_prints_to_valid_opencl_c_and_is_a_fixpoint() {
         .collect();
     kernels.sort();
     assert!(!kernels.is_empty(), "no kernels in {}", dir.display());
-    let require_clang = std::env::var("CLMAP_REQUIRE_CLANG").is_ok_and(|v| v == "1");
-    let scratch_dir =
-        std::env::temp_dir().join(format!("clmap-print-corpus-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch_dir).expect("scratch directory");
+    let clang = clmap_testkit::clang();
     let mut failures = Vec::new();
-    let mut clang_missing = false;
     let mut skipped = 0;
     for kernel in &kernels {
         let name = kernel.file_name().unwrap_or_default().to_string_lossy().into_owned();
@@ -146,11 +127,8 @@ fn corpus_prints_to_valid_opencl_c_and_is_a_fixpoint() {
         if let Ok(out) = std::env::var("CLMAP_PRINT_OUT") {
             let _ = std::fs::write(Path::new(&out).join(&name), &printed);
         }
-        match clang_check(&printed, &scratch_dir.join(&name)) {
-            Some(Ok(())) => {}
-            Some(Err(message)) => failures
-                .push(format!("{name}: clang rejects the printed text:\n{message}\n{printed}")),
-            None => clang_missing = true,
+        if let Some(Err(message)) = clang.as_ref().map(|c| c.check(&printed, &ClangCheck::new())) {
+            failures.push(format!("{name}: clang rejects the printed text:\n{message}\n{printed}"));
         }
         let reprinted = match front_end(&name, &printed, "", &dir) {
             Ok(reparsed) => {
@@ -183,16 +161,11 @@ fn corpus_prints_to_valid_opencl_c_and_is_a_fixpoint() {
             failures.push(format!("{name}: printing is not a fixpoint:\n{diff}"));
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch_dir);
     assert!(
         skipped * 2 < kernels.len(),
         "the front end rejects {skipped} of {} kernels",
         kernels.len()
     );
-    if clang_missing {
-        assert!(!require_clang, "clang-16 is missing and CLMAP_REQUIRE_CLANG=1");
-        eprintln!("clang-16 not found: printed corpus not checked with clang");
-    }
     assert!(
         failures.is_empty(),
         "{} of {} kernels failed:\n{}",

@@ -153,6 +153,7 @@ fn malformed_inputs_are_rejected_at_the_named_line() {
 fn corpus_with_a_line_removed_never_panics() {
     let dir = repository_dir("corpus");
     let mut runs = 0;
+    let scratch_dir = clmap_testkit::Scratch::new("sema-damaged");
     for path in files_with_extension(&dir, "cl") {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
@@ -163,9 +164,7 @@ fn corpus_with_a_line_removed_never_panics() {
                 .filter(|(i, _)| *i != skip)
                 .map(|(_, l)| format!("{l}\n"))
                 .collect();
-            let scratch =
-                std::env::temp_dir().join(format!("sema_damaged_{}.cl", std::process::id()));
-            std::fs::write(&scratch, damaged).expect("temporary file");
+            let scratch = scratch_dir.write("damaged.cl", damaged);
             let (_, module, diagnostics) = front_end(&scratch, "-DN=16 -DTILE=16 -DBLOCK=16");
             if let Some(module) = module {
                 assert!(

@@ -14,6 +14,7 @@ use clmap_lang::ir::Module;
 use clmap_lang::preprocess::{self, BuildOptions, FsLoader};
 use clmap_lang::span::SourceMap;
 use clmap_lang::{dump, edit, parse, print, sema, valid};
+use clmap_testkit::ClangCheck;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -118,26 +119,13 @@ fn snapshots() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// clang's verdict on a printed file; `None` when clang-16 is not installed.
-fn clang_accepts(path: &Path) -> Option<Result<(), String>> {
-    let output = std::process::Command::new("clang-16")
-        .args(["-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header", "-fsyntax-only"])
-        .arg(path)
-        .output()
-        .ok()?;
-    if output.status.success() {
-        Some(Ok(()))
-    } else {
-        Some(Err(String::from_utf8_lossy(&output.stderr).into_owned()))
-    }
-}
-
 /// The printed snapshots are themselves inputs the printer reproduces exactly, and clang
 /// accepts them.
 #[test]
 fn printed_snapshots_are_fixpoints() {
     let output_dir = root().join("tests/out");
     let Ok(entries) = std::fs::read_dir(&output_dir) else { return };
+    let clang = clmap_testkit::clang();
     let mut failures = Vec::new();
     for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
         if path.extension().is_none_or(|x| x != "cl") {
@@ -145,10 +133,9 @@ fn printed_snapshots_are_fixpoints() {
         }
         let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).expect("printed snapshot");
-        match clang_accepts(&path) {
-            Some(Ok(())) => {}
-            Some(Err(message)) => failures.push(format!("clang rejects {name}:\n{message}")),
-            None => eprintln!("clang-16 not found: {name} not checked with clang"),
+        if let Some(Err(message)) = clang.as_ref().map(|c| c.check_file(&path, &ClangCheck::new()))
+        {
+            failures.push(format!("clang rejects {name}:\n{message}"));
         }
         match front_end(&name, &text).1 {
             Ok(module) => {

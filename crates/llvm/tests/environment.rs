@@ -26,7 +26,7 @@ fn a_carried_directory_plus_system_clang_is_enough() {
     let Some(real) = common::toolchain() else { return };
     let major = real.version().split('.').next().unwrap_or("").to_string();
 
-    let carried = tempfile::tempdir().expect("temp dir");
+    let carried = clmap_testkit::Scratch::new("llvm-environment");
     let bin = carried.path().join("bin");
     let include = carried.path().join("include").join("clc");
     std::fs::create_dir_all(&bin).expect("bin");

@@ -69,7 +69,7 @@ fn seq(name: &str) -> PassSequence {
 #[test]
 fn crashes_and_hangs_are_isolated_errors() {
     let Some(real) = common::toolchain() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = clmap_testkit::Scratch::new("llvm-isolation");
     let tc = wrapper_toolchain(&real, dir.path(), Duration::from_secs(2));
     let bc = front_end(&tc, common::GEMM, "", &[]).expect("front end through the wrapper");
     let pool = pool();
@@ -103,7 +103,7 @@ fn crashes_and_hangs_are_isolated_errors() {
 
 #[test]
 fn a_missing_tool_is_named_in_the_error() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = clmap_testkit::Scratch::new("llvm-isolation");
     let err = Toolchain::detect(&ToolchainConfig {
         llvm_bin: Some(dir.path().to_path_buf()),
         ..ToolchainConfig::default()

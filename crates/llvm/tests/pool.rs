@@ -7,7 +7,7 @@ use clmap_llvm::{detect_pass_pool_with, PassLevel, PoolDetection};
 #[test]
 fn probing_finds_levels_and_excludes_broken_passes() {
     let Some(tc) = common::toolchain() else { return };
-    let cache = tempfile::tempdir().expect("temp dir");
+    let cache = clmap_testkit::Scratch::new("llvm-pool");
     let only = ["sroa", "licm", "loop-rotate", "globaldce", "internalize", "not-a-pass"];
     let options = PoolDetection {
         cache_dir: Some(cache.path().to_path_buf()),

@@ -7,7 +7,7 @@ use clmap_llvm::{ptxas_resources, Ptx};
 
 #[test]
 fn figures_come_from_the_ptxas_report_and_absence_is_none() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = clmap_testkit::Scratch::new("llvm-ptxas");
     let fake = dir.path().join("ptxas");
     // Checks it was called like ptxas -v --gpu-name sm_90 -o OUT IN, and that IN ends without NUL.
     std::fs::write(

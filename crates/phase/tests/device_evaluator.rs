@@ -4,25 +4,12 @@
 
 use std::path::Path;
 
-use clmap_device::{select_device, Device};
+use clmap_device::Device;
 use clmap_phase::compiler::CompiledPtx;
 use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::evaluator::{Evaluator, Verdict};
+use clmap_testkit::opencl_device;
 use clmap_workload::Workload;
-
-fn device() -> Option<Device> {
-    let selector = std::env::var("CLMAP_TEST_DEVICE").unwrap_or_else(|_| "cpu".to_string());
-    match select_device(&selector) {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var("CLMAP_REQUIRE_OPENCL").as_deref() == Ok("1") => {
-            panic!("CLMAP_REQUIRE_OPENCL=1 but no OpenCL device: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: no OpenCL device ({e})");
-            None
-        }
-    }
-}
 
 fn corpus(name: &str) -> Workload {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(name);
@@ -37,7 +24,7 @@ fn binary_of(device: &Device, workload: &Workload, label: &str) -> CompiledPtx {
 
 #[test]
 fn validates_times_and_rejects_wrong_code() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let workload = corpus("pb_gemm.toml");
     let correct = binary_of(&device, &workload, "correct");
     let mut broken = workload.clone();
@@ -70,7 +57,7 @@ fn validates_times_and_rejects_wrong_code() {
 
 #[test]
 fn a_small_workload_with_another_source_is_refused() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let result = DeviceEvaluator::new(device, corpus("pb_gemm.toml"), corpus("pb_syrk.toml"));
     let error = result.err().expect("refused");
     assert!(error.to_string().contains("same source"), "{error}");
@@ -130,7 +117,7 @@ impl clmap_phase::SequenceCompiler for OptionCompiler {
 
 #[test]
 fn a_whole_search_on_the_device() {
-    let Some(device) = device() else { return };
+    let Some(device) = opencl_device() else { return };
     let workload = corpus("pb_gemm.toml");
     let compiler = OptionCompiler { device: device.clone(), workload: workload.clone() };
     let mut evaluator =

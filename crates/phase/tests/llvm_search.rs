@@ -13,6 +13,7 @@ use clmap_phase::compiler::{BaselineLevel, CompileOutcome, CompiledPtx, Sequence
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
 use clmap_phase::{ContextKey, Engine, NoProgress, PhaseStore, SearchOptions, Strategy};
+use clmap_testkit::Requirement;
 use clmap_workload::Workload;
 
 fn compiler() -> Option<LlvmCompiler> {
@@ -28,10 +29,8 @@ fn compiler() -> Option<LlvmCompiler> {
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     match LlvmCompiler::prepare(&config, &workload, jobs, None) {
         Ok(compiler) => Some(compiler),
-        Err(PrepareError::Toolchain(message))
-            if std::env::var("CLMAP_REQUIRE_CLANG").as_deref() != Ok("1") =>
-        {
-            eprintln!("skipped: no LLVM toolchain for NVPTX ({message})");
+        Err(PrepareError::Toolchain(message)) => {
+            Requirement::Clang.unavailable(format_args!("no LLVM toolchain for NVPTX: {message}"));
             None
         }
         Err(error) => panic!("the toolchain is required: {error}"),

@@ -3,8 +3,8 @@
 //! reproduce, byte for byte, what `oclgrind-kernel` printed for the same files (captured
 //! under `tests/data/`). The final buffers are computed here from each kernel's definition.
 
+use clmap_testkit::Scratch;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clmap_workload::{
     Access, BufferSet, Init, KernelParam, LaunchArg, LoadOptions, Number, ParamSpace, Workload,
@@ -147,12 +147,9 @@ fn float_formatting_matches_oclgrind() {
 }
 
 /// A fresh directory per call: tests run in parallel and write different `k.cl` files.
-fn scratch_with_kernel(source: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("clmap-sim-tests-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    std::fs::write(dir.join("k.cl"), source).expect("write");
+fn scratch_with_kernel(source: &str) -> Scratch {
+    let dir = Scratch::new("sim-files");
+    dir.write("k.cl", source);
     dir
 }
 

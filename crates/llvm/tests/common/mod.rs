@@ -23,10 +23,7 @@ pub fn toolchain() -> Option<Toolchain> {
     match Toolchain::detect(&ToolchainConfig::default()) {
         Ok(tc) => Some(tc),
         Err(e) => {
-            if std::env::var_os("CLMAP_REQUIRE_CLANG").is_some() {
-                panic!("CLMAP_REQUIRE_CLANG is set but the LLVM toolchain is missing: {e}");
-            }
-            eprintln!("skipping: LLVM toolchain not available: {e}");
+            clmap_testkit::Requirement::Clang.unavailable(e);
             None
         }
     }
