@@ -370,9 +370,8 @@ mod compare {
     }
 
     /// `compare --help` documents 3 for "a device is missing", as exit.rs does for the
-    /// environment; a selector no device matches exits 1.
+    /// environment, and a selector no device matches is a missing device.
     #[test]
-    #[ignore = "compare exits 1 (bad input) when no device matches --devices; its --help promises 3"]
     fn a_missing_device_exits_3_as_documented() {
         let run =
             clmap(&["compare", "examples/vector_add.toml", "--devices", "sim,no-such-device"]);
@@ -622,7 +621,7 @@ mod time {
             return;
         }
         let run = clmap(&["time", "examples/vector_add.toml", "--device", "no-such-device"]);
-        run.assert_fails(BAD_INPUT).assert_stderr_contains("no OpenCL device matches");
+        run.assert_fails(3).assert_stderr_contains("no OpenCL device matches");
     }
 }
 

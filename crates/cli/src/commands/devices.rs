@@ -41,9 +41,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
 /// Errors that mean "this machine lacks OpenCL" rather than "the input was wrong".
 pub fn environment_error(error: DeviceError) -> CliError {
     match error {
+        // A selector that matches nothing is a missing device too (exit 3 for every
+        // command): the same workload and flags work on a machine that has the device.
         DeviceError::NoRuntime { .. }
         | DeviceError::NoPlatform { .. }
-        | DeviceError::NoDevice { .. } => CliError::Environment(error.to_string()),
+        | DeviceError::NoDevice { .. }
+        | DeviceError::SelectorNotFound { .. } => CliError::Environment(error.to_string()),
         other => CliError::BadInput(other.to_string()),
     }
 }
