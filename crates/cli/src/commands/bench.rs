@@ -177,16 +177,10 @@ pub(crate) fn parse_maps(text: &str) -> Result<Vec<u16>, CliError> {
     Ok(maps)
 }
 
-/// Parses a work-group `XxY`.
-pub(crate) fn parse_work_group(text: &str) -> Result<[usize; 2], CliError> {
-    let bad = || CliError::BadInput(format!("--work-group `{text}`: expected XxY, e.g. 16x16"));
-    let (x, y) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    let x: usize = x.trim().parse().map_err(|_| bad())?;
-    let y: usize = y.trim().parse().map_err(|_| bad())?;
-    if x == 0 || y == 0 {
-        return Err(bad());
-    }
-    Ok([x, y])
+/// Parses `--work-group`, kept as text in the arguments so that `--build-jobs` can pass it on.
+fn parse_work_group(text: &str) -> Result<[usize; 2], CliError> {
+    clmap_aristotle::parse_work_group(text)
+        .map_err(|e| CliError::BadInput(format!("--work-group: {e}")))
 }
 
 /// Checks dataset sides: non-empty, and each divisible by the work-group.
