@@ -8,7 +8,9 @@ pub mod map;
 pub mod validate;
 
 pub use compose_kernels::{generate_pair, ComposeVersion};
-pub use generate::{generate, BenchSpec, GenerateError, Microbenchmark, Variant};
+pub use generate::{
+    generate, parse_work_group, BenchSpec, GenerateError, Microbenchmark, Variant, WorkGroupError,
+};
 pub use map::{map_by_id, valid_maps, EMap, IMapKind, Map, MapId, MapIdError};
 pub use validate::{validate_on_simulator, ValidationError};
 

@@ -1,16 +1,14 @@
 //! Charts of the performance database: an mbr heatmap (MAP × dataset) per device, and the share
 //! of MAPs that gain from local memory per dataset across devices, the 2014 platforms included.
 //!
-//! The heatmap is drawn here (metrics' charts are line charts only), as SVG and as PNG with the
-//! same geometry; the comparison reuses metrics' line chart in both formats.
+//! Both are drawn by `clmap-plot`, as SVG and as PNG with the same geometry.
 
 use crate::query::MapTable;
-use clmap_metrics::plot::{line_chart_svg, ChartText, Series};
-use std::fmt::Write as _;
+use clmap_plot::{line_chart_png, line_chart_svg, ChartText, Series};
+use clmap_plot::{Colour, Heatmap, HeatmapCell, RasterError};
 use std::path::{Path, PathBuf};
 
-/// The font PNG text is set in (Debian: fonts-dejavu-core).
-pub const FONT_PATH: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+pub use clmap_plot::FONT_PATH;
 
 /// Why charts could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -22,14 +20,8 @@ pub enum PlotError {
         source: std::io::Error,
     },
     #[error("PNG: {0}")]
-    Png(String),
+    Png(#[from] RasterError),
 }
-
-const CELL_W: f64 = 56.0;
-const CELL_H: f64 = 18.0;
-const MARGIN_LEFT: f64 = 90.0;
-const MARGIN_TOP: f64 = 60.0;
-const MARGIN_BOTTOM: f64 = 50.0;
 
 /// Colour of a ratio: white at 1, red for gains, blue for losses, saturating at 4× either way.
 pub fn mbr_colour(mbr: f64) -> [u8; 3] {
@@ -45,209 +37,37 @@ pub fn mbr_colour(mbr: f64) -> [u8; 3] {
     }
 }
 
-/// The cells of a heatmap: (column = dataset index, row = MAP index, mbr).
-struct Grid {
-    maps: Vec<u16>,
-    datasets: Vec<usize>,
-    cells: Vec<(usize, usize, f64)>,
-}
-
-fn grid(table: &MapTable) -> Grid {
+/// The heatmap of one device: a row per MAP, a column per dataset, the mbr in each cell.
+pub fn heatmap(table: &MapTable) -> Heatmap {
     let maps = table.maps();
     let datasets = table.datasets();
     let mut cells = Vec::new();
     for r in &table.records {
-        let col = datasets.iter().position(|&d| d == r.dataset);
+        let column = datasets.iter().position(|&d| d == r.dataset);
         let row = maps.iter().position(|&m| m == r.map);
-        if let (Some(col), Some(row)) = (col, row) {
-            cells.push((col, row, r.mbr));
+        if let (Some(column), Some(row)) = (column, row) {
+            let fill = Colour::rgb(mbr_colour(r.mbr));
+            cells.push(HeatmapCell { column, row, text: format!("{:.2}", r.mbr), fill });
         }
     }
-    Grid { maps, datasets, cells }
-}
-
-/// Width of a character of the device line, generous for DejaVu Sans at 12 px: OpenCL device
-/// names run to 80 characters, far wider than a six-dataset grid.
-const TITLE_CHAR_W: f64 = 7.5;
-
-fn size(g: &Grid, device: &str) -> (f64, f64) {
-    let grid_w = MARGIN_LEFT + CELL_W * g.datasets.len().max(1) as f64 + 20.0;
-    let title_w = TITLE_CHAR_W * device.chars().count() as f64 + 20.0;
-    (grid_w.max(title_w).ceil(), MARGIN_TOP + CELL_H * g.maps.len().max(1) as f64 + MARGIN_BOTTOM)
-}
-
-/// The two title lines: what the colours show, then the device.
-fn title_lines(table: &MapTable) -> [String; 2] {
-    [format!("mbr = B/b (B: the {} variant)", table.local_variant), table.device.clone()]
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    Heatmap {
+        title: format!("mbr = B/b (B: the {} variant)", table.local_variant),
+        subtitle: table.device.clone(),
+        columns: datasets.iter().map(usize::to_string).collect(),
+        rows: maps.iter().map(|m| format!("MAP-{m}")).collect(),
+        cells,
+        legend: "dataset N (N×N); red: local memory gains, blue: it loses".into(),
+    }
 }
 
 /// The heatmap of one device as SVG.
 pub fn heatmap_svg(table: &MapTable) -> String {
-    let g = grid(table);
-    let (w, h) = size(&g, &table.device);
-    let [what, device] = title_lines(table);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="DejaVu Sans, sans-serif">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="20" font-size="14" text-anchor="middle">{}</text>"#,
-        w / 2.0,
-        escape(&what)
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="36" font-size="12" text-anchor="middle">{}</text>"#,
-        w / 2.0,
-        escape(&device)
-    );
-    for (i, n) in g.datasets.iter().enumerate() {
-        let x = MARGIN_LEFT + CELL_W * (i as f64 + 0.5);
-        let _ = writeln!(
-            s,
-            r#"<text x="{x}" y="{}" font-size="11" text-anchor="middle">{n}</text>"#,
-            MARGIN_TOP - 6.0
-        );
-    }
-    for (i, m) in g.maps.iter().enumerate() {
-        let y = MARGIN_TOP + CELL_H * (i as f64 + 0.7);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{y}" font-size="11" text-anchor="end">MAP-{m}</text>"#,
-            MARGIN_LEFT - 6.0
-        );
-    }
-    for &(col, row, mbr) in &g.cells {
-        let [r, gr, b] = mbr_colour(mbr);
-        let x = MARGIN_LEFT + CELL_W * col as f64;
-        let y = MARGIN_TOP + CELL_H * row as f64;
-        let _ = writeln!(
-            s,
-            r##"<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="#{r:02x}{gr:02x}{b:02x}" stroke="white"/>"##
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" font-size="10" text-anchor="middle">{mbr:.2}</text>"#,
-            x + CELL_W / 2.0,
-            y + CELL_H * 0.7
-        );
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">dataset N (N×N); red: local memory gains, blue: it loses</text>"#,
-        w / 2.0,
-        h - 18.0
-    );
-    s.push_str("</svg>\n");
-    s
+    heatmap(table).to_svg()
 }
 
 /// The heatmap of one device as PNG, text set in `font` (TrueType file bytes).
 pub fn heatmap_png(table: &MapTable, font: &[u8]) -> Result<Vec<u8>, PlotError> {
-    let font = fontdue::Font::from_bytes(font, fontdue::FontSettings::default())
-        .map_err(|e| PlotError::Png(format!("the font cannot be read: {e}")))?;
-    let g = grid(table);
-    let (w, h) = size(&g, &table.device);
-    let mut canvas = Canvas::new(w as usize, h as usize);
-    for &(col, row, mbr) in &g.cells {
-        let x = MARGIN_LEFT + CELL_W * col as f64;
-        let y = MARGIN_TOP + CELL_H * row as f64;
-        canvas.fill(x + 1.0, y + 1.0, CELL_W - 2.0, CELL_H - 2.0, mbr_colour(mbr));
-        canvas.text(&font, x + CELL_W / 2.0, y + CELL_H * 0.7, &format!("{mbr:.2}"), 10.0, 0.5);
-    }
-    let [what, device] = title_lines(table);
-    canvas.text(&font, w / 2.0, 20.0, &what, 14.0, 0.5);
-    canvas.text(&font, w / 2.0, 36.0, &device, 12.0, 0.5);
-    for (i, n) in g.datasets.iter().enumerate() {
-        let x = MARGIN_LEFT + CELL_W * (i as f64 + 0.5);
-        canvas.text(&font, x, MARGIN_TOP - 6.0, &n.to_string(), 11.0, 0.5);
-    }
-    for (i, m) in g.maps.iter().enumerate() {
-        let y = MARGIN_TOP + CELL_H * (i as f64 + 0.7);
-        canvas.text(&font, MARGIN_LEFT - 6.0, y, &format!("MAP-{m}"), 11.0, 1.0);
-    }
-    let legend = "dataset N (NxN); red: local memory gains, blue: it loses";
-    canvas.text(&font, w / 2.0, h - 18.0, legend, 12.0, 0.5);
-    canvas.encode()
-}
-
-/// An RGB bitmap with a white background.
-struct Canvas {
-    width: usize,
-    height: usize,
-    pixels: Vec<[u8; 3]>,
-}
-
-impl Canvas {
-    fn new(width: usize, height: usize) -> Canvas {
-        Canvas { width, height, pixels: vec![[255; 3]; width * height] }
-    }
-
-    fn fill(&mut self, x: f64, y: f64, w: f64, h: f64, colour: [u8; 3]) {
-        let x0 = x.max(0.0) as usize;
-        let y0 = y.max(0.0) as usize;
-        let x1 = ((x + w).max(0.0) as usize).min(self.width);
-        let y1 = ((y + h).max(0.0) as usize).min(self.height);
-        for row in y0..y1 {
-            for col in x0..x1 {
-                if let Some(p) = self.pixels.get_mut(row * self.width + col) {
-                    *p = colour;
-                }
-            }
-        }
-    }
-
-    /// Text on baseline `y`; `align` 0 puts its start at `x`, 0.5 its middle, 1 its end.
-    fn text(&mut self, font: &fontdue::Font, x: f64, y: f64, text: &str, px: f32, align: f64) {
-        let glyphs: Vec<_> = text.chars().map(|c| font.rasterize(c, px)).collect();
-        let advance: f64 = glyphs.iter().map(|(m, _)| f64::from(m.advance_width)).sum();
-        let mut pen = x - advance * align;
-        for (m, bitmap) in &glyphs {
-            for row in 0..m.height {
-                for col in 0..m.width {
-                    let Some(&a) = bitmap.get(row * m.width + col) else { continue };
-                    let px_x = (pen + f64::from(m.xmin) + col as f64).round();
-                    let px_y = (y - f64::from(m.ymin) - (m.height - row) as f64 + 1.0).round();
-                    if px_x < 0.0 || px_y < 0.0 {
-                        continue;
-                    }
-                    let (cx, cy) = (px_x as usize, px_y as usize);
-                    if cx >= self.width || cy >= self.height {
-                        continue;
-                    }
-                    if let Some(p) = self.pixels.get_mut(cy * self.width + cx) {
-                        let alpha = f32::from(a) / 255.0;
-                        for c in p.iter_mut() {
-                            *c = (f32::from(*c) * (1.0 - alpha)).round() as u8;
-                        }
-                    }
-                }
-            }
-            pen += f64::from(m.advance_width);
-        }
-    }
-
-    fn encode(&self) -> Result<Vec<u8>, PlotError> {
-        let mut out = Vec::new();
-        {
-            let width = u32::try_from(self.width).map_err(|e| PlotError::Png(e.to_string()))?;
-            let height = u32::try_from(self.height).map_err(|e| PlotError::Png(e.to_string()))?;
-            let mut encoder = png::Encoder::new(&mut out, width, height);
-            encoder.set_color(png::ColorType::Rgb);
-            encoder.set_depth(png::BitDepth::Eight);
-            let mut writer = encoder.write_header().map_err(|e| PlotError::Png(e.to_string()))?;
-            let bytes: Vec<u8> = self.pixels.iter().flatten().copied().collect();
-            writer.write_image_data(&bytes).map_err(|e| PlotError::Png(e.to_string()))?;
-        }
-        Ok(out)
-    }
+    Ok(heatmap(table).to_png(font)?)
 }
 
 /// Per device, the percentage of MAPs that gain at each dataset (x = log2 N).
@@ -307,7 +127,7 @@ pub fn write_plots(
 ) -> Result<Vec<PathBuf>, PlotError> {
     std::fs::create_dir_all(dir)
         .map_err(|source| PlotError::Write { path: dir.to_path_buf(), source })?;
-    let font = std::fs::read(FONT_PATH).ok();
+    let font = clmap_plot::read_font().ok();
     let mut written = Vec::new();
     for t in tables {
         let name = slug(&t.device);
@@ -327,8 +147,7 @@ pub fn write_plots(
             &mut written,
         )?;
         if let Some(font) = &font {
-            let png = clmap_metrics::raster::line_chart_png(&text, &series, font)
-                .map_err(|e| PlotError::Png(e.to_string()))?;
+            let png = line_chart_png(&text, &series, font)?;
             write(dir.join("gain-comparison.png"), &png, &mut written)?;
         }
     }
@@ -384,7 +203,10 @@ mod tests {
             svg[start..end].parse().expect("number")
         };
         let (short_w, long_w) = (width(&heatmap_svg(&table())), width(&heatmap_svg(&long)));
-        assert!(long_w >= TITLE_CHAR_W * long.device.len() as f64, "{long_w}");
+        assert!(
+            long_w >= clmap_plot::heatmap::SUBTITLE_CHAR_W * long.device.len() as f64,
+            "{long_w}"
+        );
         assert!(long_w > short_w);
         assert!(heatmap_svg(&long).contains(">cpu-skylake-avx512-Intel(R) Xeon(R) Processor"));
     }

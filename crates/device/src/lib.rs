@@ -39,4 +39,4 @@ pub use program::{
 pub use runtime::{
     missing_nvidia_icd_hint, nvidia_driver_present, nvidia_icd_instructions, runtime_available,
 };
-pub use timing::{copy_bandwidth, Timing, TimingOptions};
+pub use timing::{copy_bandwidth, human_ns, Timing, TimingOptions};

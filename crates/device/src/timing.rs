@@ -75,6 +75,20 @@ impl Timing {
     }
 }
 
+/// A duration in nanoseconds, in the unit that reads best: `812 ns`, `3.50 µs`, `1.250 ms`,
+/// `2.000 s`.
+pub fn human_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
 impl Program {
     /// Times one launch with profiling events: `warmup` runs (at least one) discarded, then
     /// `reps` runs, each
@@ -180,6 +194,17 @@ mod tests {
         let single = Timing::from_samples(vec![7]).expect("one sample");
         assert_eq!((single.median, single.std), (7.0, 0.0));
         assert!(Timing::from_samples(Vec::new()).is_none());
+    }
+
+    #[test]
+    fn durations_read_in_the_unit_that_fits() {
+        assert_eq!(human_ns(812.4), "812 ns");
+        assert_eq!(human_ns(999.0), "999 ns");
+        assert_eq!(human_ns(1_000.0), "1.00 µs");
+        assert_eq!(human_ns(3_504.0), "3.50 µs");
+        assert_eq!(human_ns(1_250_000.0), "1.250 ms");
+        assert_eq!(human_ns(2e9), "2.000 s");
+        assert_eq!(human_ns(0.0), "0 ns");
     }
 
     #[test]

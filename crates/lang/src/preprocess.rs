@@ -18,7 +18,7 @@ mod options;
 mod predefined;
 
 pub use crate::lex::tokens_to_string;
-pub use options::{BuildOptions, ClStd, MacroOption};
+pub use options::{split_words, BuildOptions, ClStd, MacroOption, SplitError};
 
 use crate::diag::Diagnostics;
 use crate::span::{FileId, SourceMap, Span};

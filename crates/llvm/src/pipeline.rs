@@ -6,6 +6,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use clmap_lang::preprocess::split_words;
 use sha2::{Digest, Sha256};
 
 use crate::error::{CompileError, Stage};
@@ -94,7 +95,7 @@ pub fn front_end(
     options: &str,
     include_dirs: &[PathBuf],
 ) -> Result<Bitcode, CompileError> {
-    let user_options = split_options(options).map_err(|reason| CompileError {
+    let user_options = split_words(options).map_err(|reason| CompileError {
         stage: Stage::FrontEnd,
         kind: crate::error::FailureKind::Failed,
         detail: format!("build options {options:?}: {reason}"),
@@ -283,77 +284,9 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Splits build options the way a POSIX shell splits words: whitespace separates, single and
-/// double quotes group, a backslash escapes the next character outside single quotes.
-pub(crate) fn split_options(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(inner) => current.push(inner),
-                        None => return Err("unterminated single quote".to_string()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(escaped) => current.push(escaped),
-                            None => return Err("backslash at the end".to_string()),
-                        },
-                        Some(inner) => current.push(inner),
-                        None => return Err("unterminated double quote".to_string()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some(escaped) => current.push(escaped),
-                    None => return Err("backslash at the end".to_string()),
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                current.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(current);
-    }
-    Ok(words)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn options_split_like_a_shell() {
-        assert_eq!(
-            split_options(" -DN=4  -DNAME='a b' \"-DQ=\\\"x\\\"\" -I dir\\ 1").expect("valid"),
-            vec!["-DN=4", "-DNAME=a b", "-DQ=\"x\"", "-I", "dir 1"]
-        );
-        assert_eq!(split_options("").expect("valid"), Vec::<String>::new());
-        assert!(split_options("-D'x").is_err());
-    }
 
     #[test]
     fn parallel_map_keeps_order() {

@@ -1,6 +1,7 @@
 //! What a phase-order search reports: the baselines, the best sequence and its speedups, the
 //! minimised sequence, the counts, and why the best code is faster.
 
+use clmap_device::human_ns;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -161,19 +162,6 @@ pub struct PhaseReport {
     pub finalists: Vec<Finalist>,
     /// Why the best is faster.
     pub explanation: Explanation,
-}
-
-/// A duration in the unit that reads best.
-pub fn human_ns(ns: f64) -> String {
-    if ns >= 1e9 {
-        format!("{:.3} s", ns / 1e9)
-    } else if ns >= 1e6 {
-        format!("{:.3} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} µs", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
-    }
 }
 
 fn speedup_text(value: Option<f64>) -> String {

@@ -134,6 +134,28 @@ pub enum GenerateError {
     InvalidKernel(String),
 }
 
+/// Why a work-group size given as text is not one.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum WorkGroupError {
+    #[error("`{text}` is not a work-group size: write it as XxY, e.g. 16x16")]
+    NotXByY { text: String },
+    #[error("`{side}` in `{text}` is not a positive whole number")]
+    BadSide { text: String, side: String },
+}
+
+/// Parses a work-group size `XxY` (`16x16`, `8X4`, spaces around the sides allowed), each side
+/// a positive whole number. Which sizes a device or the generator accepts is checked later.
+pub fn parse_work_group(text: &str) -> Result<[usize; 2], WorkGroupError> {
+    let (x, y) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| WorkGroupError::NotXByY { text: text.to_string() })?;
+    let side = |s: &str| match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(WorkGroupError::BadSide { text: text.to_string(), side: s.trim().to_string() }),
+    };
+    Ok([side(x)?, side(y)?])
+}
+
 /// Seed of the random input every microbenchmark starts from, so that variants of one MAP
 /// read the same data and their outputs can be compared.
 pub const INPUT_SEED: u64 = 2014;
@@ -255,4 +277,28 @@ pub(crate) fn workload_for(
     let mut workload = Workload::single(source.to_string(), kernel_name.to_string(), range, args);
     workload.source_path = format!("{kernel_name}.cl").into();
     workload
+}
+
+#[cfg(test)]
+mod work_group_tests {
+    use super::*;
+
+    #[test]
+    fn work_group_sizes_parse_or_say_what_is_wrong() {
+        assert_eq!(parse_work_group("16x16"), Ok([16, 16]));
+        assert_eq!(parse_work_group("8X4"), Ok([8, 4]));
+        assert_eq!(parse_work_group(" 32 x 2 "), Ok([32, 2]));
+        assert_eq!(parse_work_group("16"), Err(WorkGroupError::NotXByY { text: "16".into() }));
+        let bad_side = |text: &str, side: &str| {
+            Err(WorkGroupError::BadSide { text: text.into(), side: side.into() })
+        };
+        assert_eq!(parse_work_group("ax16"), bad_side("ax16", "a"));
+        assert_eq!(parse_work_group("0x16"), bad_side("0x16", "0"));
+        assert_eq!(parse_work_group("16x-1"), bad_side("16x-1", "-1"));
+        assert_eq!(parse_work_group("16x4x2"), bad_side("16x4x2", "4x2"));
+        assert_eq!(
+            parse_work_group("4xb").map_err(|e| e.to_string()),
+            Err("`b` in `4xb` is not a positive whole number".to_string())
+        );
+    }
 }

@@ -1,11 +1,10 @@
 //! `clmap advise`: Advice on __local memory per data structure, from the composing rules and the database.
 
-use crate::commands::bench::{open_db, parse_maps};
-use crate::commands::db::select;
+use crate::commands::bench::parse_maps;
 use crate::exit::{CliError, Status};
+use crate::perf_db::{select_devices, DatabaseArg};
 use clmap_aristotle::query;
 use clmap_aristotle::rules::{self, DataStructure};
-use std::path::PathBuf;
 
 /// Advice on __local memory per data structure, from the composing rules and the database.
 ///
@@ -40,8 +39,8 @@ pub struct Args {
     /// The similarity threshold δ.
     #[arg(long, default_value_t = query::DEFAULT_DELTA)]
     pub delta: f64,
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
     #[arg(long)]
     pub json: bool,
 }
@@ -81,8 +80,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let local =
         if args.local_bytes.is_empty() { vec![DEFAULT_LOCAL_BYTES] } else { args.local_bytes };
     let local = per_structure(&local, maps.len(), "--local-bytes")?;
-    let db = open_db(args.db.as_deref())?;
-    let devices = select(&db, &args.device)?;
+    let db = args.db.open()?;
+    let devices = select_devices(&db, &args.device)?;
     let [device] = devices.as_slice() else {
         let names: Vec<String> =
             devices.iter().map(|d| format!("#{} {}", d.id, d.label())).collect();

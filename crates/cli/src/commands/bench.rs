@@ -2,13 +2,12 @@
 
 use crate::commands::devices::environment_error;
 use crate::exit::{CliError, Status};
+use crate::perf_db::{print_rule_score, DatabaseArg};
 use clmap_aristotle::campaign::{self, CampaignSummary};
 use clmap_aristotle::campaign_device::DeviceMeasurer;
 use clmap_aristotle::campaign_progress::CampaignProgress;
 use clmap_aristotle::generate::CAMPAIGN_DATASETS;
 use clmap_aristotle::{valid_maps, MapId, Variant};
-use clmap_db::Database;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The most runs per measurement: every sample is kept in memory until its unit commits.
@@ -83,9 +82,8 @@ pub struct MapsArgs {
     /// the processes started by --build-jobs do.
     #[arg(long, hide = true, value_delimiter = ',')]
     pub build_only: Option<Vec<usize>>,
-    /// The database file (default: $CLMAP_DB, else clmap.db).
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -144,14 +142,6 @@ fn build_ahead(
     Ok(())
 }
 
-/// Opens the database given with `--db`, or the default one.
-pub(crate) fn open_db(path: Option<&Path>) -> Result<Database, CliError> {
-    let path = path.map(Path::to_path_buf).unwrap_or_else(clmap_db::default_path);
-    let db = Database::open(&path).map_err(|e| CliError::BadInput(e.to_string()))?;
-    clmap_aristotle::store::ensure_schema(&db).map_err(|e| CliError::BadInput(e.to_string()))?;
-    Ok(db)
-}
-
 /// Parses `all` or a list of MAP numbers, each checked against the valid MAPs.
 pub(crate) fn parse_maps(text: &str) -> Result<Vec<u16>, CliError> {
     let valid: Vec<u16> = valid_maps().iter().map(|m| m.id().0).collect();
@@ -177,16 +167,10 @@ pub(crate) fn parse_maps(text: &str) -> Result<Vec<u16>, CliError> {
     Ok(maps)
 }
 
-/// Parses a work-group `XxY`.
-pub(crate) fn parse_work_group(text: &str) -> Result<[usize; 2], CliError> {
-    let bad = || CliError::BadInput(format!("--work-group `{text}`: expected XxY, e.g. 16x16"));
-    let (x, y) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    let x: usize = x.trim().parse().map_err(|_| bad())?;
-    let y: usize = y.trim().parse().map_err(|_| bad())?;
-    if x == 0 || y == 0 {
-        return Err(bad());
-    }
-    Ok([x, y])
+/// Parses `--work-group`, kept as text in the arguments so that `--build-jobs` can pass it on.
+fn parse_work_group(text: &str) -> Result<[usize; 2], CliError> {
+    clmap_aristotle::parse_work_group(text)
+        .map_err(|e| CliError::BadInput(format!("--work-group: {e}")))
 }
 
 /// Checks dataset sides: non-empty, and each divisible by the work-group.
@@ -233,7 +217,7 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
         }
         return Ok(Status::Success);
     }
-    let mut db = open_db(args.db.as_deref())?;
+    let mut db = args.db.open()?;
     let identity = crate::device_identity::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
     let mut pending = Vec::new();
@@ -358,8 +342,9 @@ pub struct ComposeArgs {
     /// Start no new measurement after this many seconds.
     #[arg(long)]
     pub time_limit: Option<u64>,
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Print the campaign summary and the rules' accuracy as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -405,7 +390,7 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
     if !(args.delta >= 0.0 && args.delta < 1.0) {
         return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
     }
-    let mut db = open_db(args.db.as_deref())?;
+    let mut db = args.db.open()?;
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
     let identity = crate::device_identity::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -445,6 +430,6 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
         return Ok(Status::Success);
     }
     report(&summary, &device.info().name, device_id, false, None);
-    crate::commands::db::print_score(args.delta, &score);
+    print_rule_score(args.delta, &score);
     Ok(Status::Success)
 }

@@ -1,9 +1,8 @@
 //! `clmap db`: The performance database: import, query, plot, export.
 
-use crate::commands::bench::open_db;
 use crate::exit::{CliError, Status};
+use crate::perf_db::{db_error, print_rule_score, select_devices, DatabaseArg};
 use clmap_aristotle::query::{self, MapTable};
-use clmap_db::{Database, DeviceRecord};
 use std::path::PathBuf;
 
 /// The performance database: import, query, plot, export.
@@ -33,8 +32,9 @@ pub enum DbCommand {
 pub struct ImportArgs {
     /// The CSV file (columns platform,map,n,b_mean,b_std,B_mean,B_std,mbr_mean[,mbr_file]).
     pub path: PathBuf,
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Print what was imported as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -42,8 +42,9 @@ pub struct ImportArgs {
 /// List the devices the database knows.
 #[derive(clap::Args, Debug)]
 pub struct DevicesArgs {
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Print the devices as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -56,13 +57,14 @@ pub struct ExportArgs {
     pub table: String,
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
+    /// Write JSON instead of CSV.
     #[arg(long)]
     pub json: bool,
     /// Output file (default: standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
 }
 
 /// The b, B, mbr table per MAP and dataset of a device, and its gain/loss/similar distribution.
@@ -87,8 +89,9 @@ pub struct MapsArgs {
     /// Write an mbr heatmap per device and a comparison across all devices (SVG and PNG).
     #[arg(long)]
     pub plot: Option<PathBuf>,
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Print the tables and distributions as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -112,8 +115,9 @@ pub struct ComposeArgs {
     /// The similarity threshold δ.
     #[arg(long, default_value_t = query::DEFAULT_DELTA)]
     pub delta: f64,
-    #[arg(long)]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Print the scores as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -128,16 +132,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
 }
 
-fn db_error(e: impl std::fmt::Display) -> CliError {
-    CliError::BadInput(e.to_string())
-}
-
 fn import(args: ImportArgs) -> Result<Status, CliError> {
     let text = std::fs::read_to_string(&args.path)
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", args.path.display())))?;
     let records = clmap_aristotle::history::parse(&text)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.path.display())))?;
-    let mut db = open_db(args.db.as_deref())?;
+    let mut db = args.db.open()?;
     let summary = clmap_aristotle::history::import(&mut db, &records).map_err(db_error)?;
     if args.json {
         println!("{:#}", serde_json::to_value(&summary).unwrap_or_default());
@@ -154,7 +154,7 @@ fn import(args: ImportArgs) -> Result<Status, CliError> {
 }
 
 fn devices(args: DevicesArgs) -> Result<Status, CliError> {
-    let db = open_db(args.db.as_deref())?;
+    let db = args.db.open()?;
     let devices = db.devices().map_err(db_error)?;
     if args.json {
         println!("{:#}", serde_json::to_value(&devices).unwrap_or_default());
@@ -173,7 +173,7 @@ fn devices(args: DevicesArgs) -> Result<Status, CliError> {
 }
 
 fn export(args: ExportArgs) -> Result<Status, CliError> {
-    let db = open_db(args.db.as_deref())?;
+    let db = args.db.open()?;
     let mut buffer: Vec<u8> = Vec::new();
     let rows = if args.json {
         clmap_db::export_json(&db, &args.table, &mut buffer)
@@ -195,31 +195,12 @@ fn export(args: ExportArgs) -> Result<Status, CliError> {
     Ok(Status::Success)
 }
 
-/// The devices a selector names; an empty selector means all of them.
-pub(crate) fn select(db: &Database, selector: &str) -> Result<Vec<DeviceRecord>, CliError> {
-    let found = if selector.trim().is_empty() { db.devices() } else { db.find_devices(selector) }
-        .map_err(db_error)?;
-    if found.is_empty() {
-        let known = db.devices().map_err(db_error)?;
-        let list: Vec<String> = known.iter().map(|d| format!("#{} {}", d.id, d.label())).collect();
-        return Err(CliError::BadInput(format!(
-            "no device in the database matches `{selector}`; it knows: {}",
-            if list.is_empty() {
-                "none (run `clmap bench maps` first)".into()
-            } else {
-                list.join(", ")
-            }
-        )));
-    }
-    Ok(found)
-}
-
 fn maps(args: MapsArgs) -> Result<Status, CliError> {
     if !(args.delta >= 0.0 && args.delta < 1.0) {
         return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
     }
-    let db = open_db(args.db.as_deref())?;
-    let devices = select(&db, &args.device)?;
+    let db = args.db.open()?;
+    let devices = select_devices(&db, &args.device)?;
     let mut tables = Vec::new();
     for d in &devices {
         let table = query::map_table(&db, d, &args.local_variant).map_err(db_error)?;
@@ -316,9 +297,9 @@ fn compose(args: ComposeArgs) -> Result<Status, CliError> {
     if !(args.delta >= 0.0 && args.delta < 1.0) {
         return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
     }
-    let db = open_db(args.db.as_deref())?;
+    let db = args.db.open()?;
     let mut reports = Vec::new();
-    for d in select(&db, &args.device)? {
+    for d in select_devices(&db, &args.device)? {
         let score = compose_bench::score(&db, &d, args.delta).map_err(db_error)?;
         if score.measured_versions > 0 {
             reports.push((d, score));
@@ -360,24 +341,7 @@ fn compose(args: ComposeArgs) -> Result<Status, CliError> {
             score.pairs,
             score.measured_versions
         );
-        print_score(args.delta, score);
+        print_rule_score(args.delta, score);
     }
     Ok(Status::Success)
-}
-
-/// The rules' score as `clmap bench compose` and `clmap db compose` print it.
-pub(crate) fn print_score(delta: f64, score: &clmap_aristotle::compose_bench::RuleScore) {
-    if !score.has_map_records {
-        println!(
-            "no single-MAP records on this device yet: run `clmap bench maps` to score the rules"
-        );
-    }
-    println!("rule prediction accuracy (δ = {delta}):");
-    println!("{:>6} {:>6} {:>9} {:>9}", "N", "tests", "correct", "accuracy");
-    for row in &score.accuracy {
-        println!(
-            "{:>6} {:>6} {:>9} {:>8.1}%",
-            row.dataset, row.tests, row.successes, row.accuracy_percent
-        );
-    }
 }

@@ -88,21 +88,11 @@ pub enum MapsCommand {
 #[derive(clap::Args, Debug)]
 pub struct Shape {
     /// Work-group size as XxY.
-    #[arg(long, default_value = "16x16", value_parser = parse_work_group)]
+    #[arg(long, default_value = "16x16", value_parser = clmap_aristotle::parse_work_group)]
     pub work_group: [usize; 2],
     /// Block radius R of the Block MAPs (4xx): each work-item reads a (2R+1)^2 block.
     #[arg(long, default_value_t = DEFAULT_BLOCK_RADIUS)]
     pub radius: u32,
-}
-
-fn parse_work_group(text: &str) -> Result<[usize; 2], String> {
-    let (x, y) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("`{text}` is not a work-group size: write it as 16x16"))?;
-    let side = |s: &str| {
-        s.trim().parse::<usize>().map_err(|_| format!("`{s}` in `{text}` is not a number"))
-    };
-    Ok([side(x)?, side(y)?])
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
@@ -299,11 +289,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn work_group_sizes_parse_or_explain() {
-        assert_eq!(parse_work_group("16x16"), Ok([16, 16]));
-        assert_eq!(parse_work_group("8X4"), Ok([8, 4]));
-        assert!(parse_work_group("16").is_err());
-        assert!(parse_work_group("ax16").is_err());
+    fn work_group_option_parses_or_explains() {
+        #[derive(clap::Parser, Debug)]
+        struct Command {
+            #[command(flatten)]
+            shape: Shape,
+        }
+        use clap::Parser as _;
+        let parse = |wg: &str| Command::try_parse_from(["maps", "--work-group", wg]);
+        assert_eq!(parse("8X4").expect("valid").shape.work_group, [8, 4]);
+        assert_eq!(Command::try_parse_from(["maps"]).expect("default").shape.work_group, [16, 16]);
+        for bad in ["16", "ax16", "0x16"] {
+            let message = parse(bad).expect_err(bad).to_string();
+            assert!(message.contains(&format!("`{bad}`")), "{message}");
+        }
     }
 
     #[test]

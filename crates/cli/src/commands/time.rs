@@ -3,6 +3,8 @@
 use crate::commands::devices::environment_error;
 use crate::exit::{CliError, Status};
 use crate::workload_args;
+// `unlocal` reports its timings through this path too.
+pub use clmap_device::human_ns;
 use clmap_device::{select_device, TimingOptions};
 use serde_json::json;
 use std::path::PathBuf;
@@ -104,17 +106,4 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         }
     }
     Ok(Status::Success)
-}
-
-/// A duration in the unit that reads best.
-pub fn human_ns(ns: f64) -> String {
-    if ns >= 1e9 {
-        format!("{:.3} s", ns / 1e9)
-    } else if ns >= 1e6 {
-        format!("{:.3} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} µs", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
-    }
 }

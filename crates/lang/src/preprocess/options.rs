@@ -73,7 +73,7 @@ impl BuildOptions {
     /// `-Werror`, `-g`. Words may be quoted with `"…"` or `'…'`. Anything else is rejected
     /// with a message naming it.
     pub fn parse(options: &str) -> Result<BuildOptions, String> {
-        let words = split_words(options)?;
+        let words = split_words(options).map_err(|e| e.to_string())?;
         let mut result = BuildOptions::default();
         let mut iter = words.into_iter();
         while let Some(word) = iter.next() {
@@ -182,14 +182,35 @@ fn quote(word: &str) -> String {
     out
 }
 
-/// Splits an option string into words: whitespace separates, `"…"` and `'…'` group (inside
-/// double quotes a backslash escapes `"` and `\`).
-fn split_words(s: &str) -> Result<Vec<String>, String> {
+/// Why an option string cannot be split into words; `at` is the byte offset of the opening
+/// quote or of the backslash.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    #[error("unterminated {} quote opened at byte {at} of the build options", quote_name(*.quote))]
+    UnterminatedQuote { quote: char, at: usize },
+    #[error("backslash at byte {at} ends the build options: it escapes nothing")]
+    TrailingBackslash { at: usize },
+}
+
+fn quote_name(quote: char) -> &'static str {
+    if quote == '\'' {
+        "single"
+    } else {
+        "double"
+    }
+}
+
+/// Splits an option string into words the way a POSIX shell does, so the simulator's front end
+/// and the clang child process see the same options: whitespace separates; `'…'` groups
+/// verbatim; `"…"` groups, a backslash in it escaping `"` and `\` and standing for itself
+/// before anything else; outside quotes a backslash escapes the next character
+/// (`dir\ 1` is one word).
+pub fn split_words(text: &str) -> Result<Vec<String>, SplitError> {
     let mut words = Vec::new();
     let mut current = String::new();
     let mut in_word = false;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
         match c {
             c if c.is_whitespace() => {
                 if in_word {
@@ -201,17 +222,17 @@ fn split_words(s: &str) -> Result<Vec<String>, String> {
                 in_word = true;
                 loop {
                     match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(e @ ('"' | '\\')) => current.push(e),
-                            Some(other) => {
+                        Some((_, '"')) => break,
+                        Some((_, '\\')) => match chars.next() {
+                            Some((_, e @ ('"' | '\\'))) => current.push(e),
+                            Some((_, other)) => {
                                 current.push('\\');
                                 current.push(other);
                             }
-                            None => return Err("unterminated quote in build options".into()),
+                            None => return Err(SplitError::UnterminatedQuote { quote: '"', at }),
                         },
-                        Some(other) => current.push(other),
-                        None => return Err("unterminated quote in build options".into()),
+                        Some((_, other)) => current.push(other),
+                        None => return Err(SplitError::UnterminatedQuote { quote: '"', at }),
                     }
                 }
             }
@@ -219,10 +240,17 @@ fn split_words(s: &str) -> Result<Vec<String>, String> {
                 in_word = true;
                 loop {
                     match chars.next() {
-                        Some('\'') => break,
-                        Some(other) => current.push(other),
-                        None => return Err("unterminated quote in build options".into()),
+                        Some((_, '\'')) => break,
+                        Some((_, other)) => current.push(other),
+                        None => return Err(SplitError::UnterminatedQuote { quote: '\'', at }),
                     }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some((_, escaped)) => current.push(escaped),
+                    None => return Err(SplitError::TrailingBackslash { at }),
                 }
             }
             c => {
@@ -278,6 +306,36 @@ mod tests {
             assert_eq!(parsed, again, "{text} -> {}", parsed.to_option_string());
         }
         assert_eq!(BuildOptions::default().std().version(), 120);
+    }
+
+    #[test]
+    fn words_split_like_a_shell() {
+        let words = |text| split_words(text).expect(text);
+        assert_eq!(words(""), Vec::<String>::new());
+        assert_eq!(words("  -DA \t -DB=2\n"), ["-DA", "-DB=2"]);
+        assert_eq!(
+            words(" -DN=4  -DNAME='a b' \"-DQ=\\\"x\\\"\" -I dir\\ 1"),
+            ["-DN=4", "-DNAME=a b", "-DQ=\"x\"", "-I", "dir 1"]
+        );
+        // Quotes join with what touches them, and an empty pair is an empty word.
+        assert_eq!(words("-D'A'=\"b c\"d ''"), ["-DA=b cd", ""]);
+        // Single quotes keep backslashes; double quotes keep those that escape nothing.
+        assert_eq!(words(r#"'a\"b' "c\d\\e\"f""#), [r#"a\"b"#, r#"c\d\e"f"#]);
+        assert_eq!(words(r"a\'b\\c"), [r"a'b\c"]);
+    }
+
+    #[test]
+    fn unfinished_quotes_and_escapes_say_where() {
+        assert_eq!(split_words("-D'x"), Err(SplitError::UnterminatedQuote { quote: '\'', at: 2 }));
+        assert_eq!(
+            split_words("-DA \"b\\\""),
+            Err(SplitError::UnterminatedQuote { quote: '"', at: 4 })
+        );
+        assert_eq!(split_words("-DA \\"), Err(SplitError::TrailingBackslash { at: 4 }));
+        assert_eq!(
+            SplitError::UnterminatedQuote { quote: '"', at: 4 }.to_string(),
+            "unterminated double quote opened at byte 4 of the build options"
+        );
     }
 
     #[test]
