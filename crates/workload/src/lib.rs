@@ -8,6 +8,7 @@
 //! element types by name only and does not depend on the OpenCL C front end.
 
 pub mod error;
+pub mod expr;
 pub mod init;
 pub mod model;
 pub mod number;
