@@ -1,0 +1,84 @@
+//! Workloads with host loops end to end, and `clmap workload --skeleton`.
+//!
+//! The host-loop example runs through `clmap run` on the simulator and, through the exec
+//! differential, on an OpenCL CPU device (PoCL in CI): the outputs must agree. Without a
+//! device the device half says why and passes, unless `CLMAP_REQUIRE_OPENCL=1`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clmap_exec::{differential, PreparedWorkload, Side, StopAt, Target};
+use clmap_sim::SimOptions;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn clmap(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_clmap")).args(args).output().expect("clmap runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("clmap-cli-workload-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    dir
+}
+
+#[test]
+fn the_host_loop_example_runs_on_the_simulator_and_agrees_with_a_device() {
+    let path = root().join("examples/hotspot_pyramid.toml");
+    let out = clmap(&["run", path.to_str().expect("utf-8"), "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    // 5 rounds of {step; copy}.
+    assert_eq!(report["launches"], 10, "{report:#}");
+
+    let prepared = PreparedWorkload::load(&path).expect("loads");
+    let simulator = Target::Simulator(SimOptions::default());
+    let selector = std::env::var("CLMAP_TEST_DEVICE").unwrap_or_else(|_| "cpu".to_string());
+    let device = match Target::select(&selector, SimOptions::default()) {
+        Ok(t) => t,
+        Err(e) if std::env::var("CLMAP_REQUIRE_OPENCL").as_deref() == Ok("1") => {
+            panic!("CLMAP_REQUIRE_OPENCL=1 but no OpenCL device: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipped the device half: no OpenCL device ({e})");
+            return;
+        }
+    };
+    let answer = differential(
+        Side::new(&prepared, &simulator),
+        Side::new(&prepared, &device),
+        1,
+        StopAt::Never,
+    )
+    .expect("both sides run");
+    assert!(answer.outputs_agree(), "{}", answer.render("hotspot_pyramid"));
+}
+
+#[test]
+fn the_host_writes_and_the_growing_start_step_change_the_result() {
+    // Without the heater write and with a constant start step the result differs: the
+    // features are not silently ignored by the backends.
+    let path = root().join("examples/hotspot_pyramid.toml");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let dir = scratch("variants");
+    std::fs::copy(root().join("examples/hotspot_pyramid.cl"), dir.join("hotspot_pyramid.cl"))
+        .expect("copy");
+    let simulator = Target::Simulator(SimOptions::default());
+    let temp_of = |text: &str, name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("write");
+        let prepared = PreparedWorkload::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let run = clmap_exec::run_on(&simulator, &prepared, 0).expect("runs");
+        run.buffers.get("temp").expect("temp").bytes.clone()
+    };
+    let full = temp_of(&text, "full.toml");
+    let constant = temp_of(&text.replace("\"i * pyramid\"", "0"), "constant.toml");
+    assert_ne!(full, constant, "start_step must vary with the round");
+    let start = text.find("[[group.launch.write]]").expect("write table");
+    let end = text[start..].find("[[group.launch]]").expect("next launch") + start;
+    let unwritten = format!("{}{}", &text[..start], &text[end..]);
+    assert_ne!(full, temp_of(&unwritten, "unwritten.toml"), "the heater write must happen");
+}
