@@ -19,7 +19,8 @@ fn clmap(args: &[&str]) -> std::process::Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clmap-cli-workload-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("clmap-cli-workload-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch");
     dir
 }
@@ -81,4 +82,65 @@ fn the_host_writes_and_the_growing_start_step_change_the_result() {
     let end = text[start..].find("[[group.launch]]").expect("next launch") + start;
     let unwritten = format!("{}{}", &text[..start], &text[end..]);
     assert_ne!(full, temp_of(&unwritten, "unwritten.toml"), "the heater write must happen");
+}
+
+#[test]
+fn skeletons_load_back_and_run_on_the_simulator() {
+    let dir = scratch("skeleton");
+    for (kernel_file, kernel) in [("vector_add.cl", "vector_add"), ("jacobi.cl", "jacobi_step")] {
+        let cl = root().join("examples").join(kernel_file);
+        let out = dir.join(format!("{kernel}.toml"));
+        let made = clmap(&[
+            "workload",
+            "--skeleton",
+            cl.to_str().expect("utf-8"),
+            "--kernel",
+            kernel,
+            "-o",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+        let text = std::fs::read_to_string(&out).expect("written");
+        assert!(text.contains("[sizes]") && text.contains("TODO"), "{text}");
+        let ran = clmap(&["run", out.to_str().expect("utf-8")]);
+        assert!(
+            ran.status.success(),
+            "{kernel}:\n{text}\n{}{}",
+            String::from_utf8_lossy(&ran.stdout),
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    }
+    // Standard output and JSON carry the same workload, with the parameters' declarations.
+    let cl = root().join("examples/vector_add.cl");
+    let json = clmap(&["workload", "--skeleton", cl.to_str().expect("utf-8"), "--json"]);
+    assert!(json.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(report["kernel"], "vector_add");
+    assert_eq!(report["params"][0]["declaration"], "__global float *a");
+    assert_eq!(report["params"][3]["space"], "private");
+    let plain = clmap(&["workload", "--skeleton", cl.to_str().expect("utf-8")]);
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), report["toml"].as_str().expect("text"));
+}
+
+#[test]
+fn skeleton_errors_exit_non_zero_and_explain() {
+    let cl = root().join("examples/vector_add.cl");
+    let cl = cl.to_str().expect("utf-8");
+    let wrong = clmap(&["workload", "--skeleton", cl, "--kernel", "nope"]);
+    assert_eq!(wrong.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&wrong.stderr);
+    assert!(message.contains("`nope`") && message.contains("vector_add"), "{message}");
+    let missing = clmap(&["workload", "--skeleton", "/nonexistent/k.cl", "--kernel", "k"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no such file"));
+    let dir = scratch("broken");
+    std::fs::write(dir.join("k.cl"), "kernel void k(global int *x) {\n  x[0] = ;\n}\n")
+        .expect("write");
+    let broken = clmap(&["workload", "--skeleton", dir.join("k.cl").to_str().expect("utf-8")]);
+    assert_eq!(broken.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&broken.stderr);
+    assert!(message.contains('^') && message.contains("k.cl:2:"), "{message}");
+    let help = clmap(&["workload", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Example") && help.contains("--skeleton"), "{help}");
 }

@@ -18,6 +18,7 @@ pub mod schedule;
 pub mod signature;
 mod sim_format;
 mod sim_writer;
+pub mod skeleton;
 mod toml_format;
 mod toml_writer;
 pub mod types;
@@ -42,6 +43,7 @@ pub use signature::{
     SignatureSource,
 };
 pub use sim_writer::SimExport;
+pub use skeleton::skeleton_toml;
 pub use types::{ElemType, ScalarType};
 
 /// Puts `file` into an error's location when the error has none.
