@@ -11,9 +11,13 @@
 //! results can be compared with published tables.
 //!
 //! ```no_run
-//! # fn demo(workload: &clmap_workload::Workload) -> Result<(), clmap_sim::SimError> {
+//! # fn demo(
+//! #     module: &clmap_lang::ir::Module,
+//! #     workload: &clmap_workload::Workload,
+//! # ) -> Result<(), clmap_sim::SimError> {
 //! use clmap_metrics::{analyze_workload, Mode};
-//! let launches = analyze_workload(workload, &clmap_sim::SimOptions::default(), Mode::Clmap)?;
+//! let options = clmap_sim::SimOptions::default();
+//! let launches = analyze_workload(module, workload, &options, Mode::Clmap)?;
 //! println!("{}", launches[0].memory.parallel_spatial_locality[0]);
 //! # Ok(()) }
 //! ```

@@ -232,7 +232,8 @@ impl Schedule<'_> {
                     .map_err(|e| invalid(format!("scalar `{name}` = `{value}`: {e}")))?;
                 let mut bytes = Vec::new();
                 Number::Int(v).write_le(ty.scalar, &mut bytes).map_err(|e| {
-                    invalid(format!("scalar `{name}` = `{value}` in this repetition: {e}"))
+                    let i = self.index_value("i").unwrap_or(0);
+                    invalid(format!("scalar `{name}` = `{value}` at i = {i}: {e}"))
                 })?;
                 Ok(StepArg::Scalar { bytes })
             }

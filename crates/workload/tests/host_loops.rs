@@ -193,6 +193,7 @@ args = [{{ scalar = "uchar", value = "250 + i" }}]
     assert!(load(&text(6)).is_ok());
     let message = error(&text(7));
     assert!(message.contains("256") && message.contains("uchar"), "{message}");
+    assert!(message.contains("at i = 6"), "{message}");
     let message = error(&format!(
         "{BUFFERS}[[launch]]\nkernel = \"k\"\nglobal = [8]\nargs = [{{ scalar = \"float\", value = \"i\" }}]\n"
     ));
