@@ -292,3 +292,51 @@ fn mutated_kernels_and_init_strings_never_panic() {
         let _ = Number::parse(&init);
     }
 }
+
+#[test]
+fn random_expressions_never_panic_and_print_back_to_themselves() {
+    const PIECES: &[&str] = &[
+        "n",
+        "i",
+        "ni",
+        "0",
+        "1",
+        "7",
+        "-",
+        "+",
+        "*",
+        "/",
+        "%",
+        "(",
+        ")",
+        " ",
+        "0x10",
+        "18446744073709551615",
+        "9223372036854775808",
+        "4294967296",
+        "x_1",
+        "$",
+        "1e3",
+    ];
+    let mut rng = SplitMix64::new(99);
+    let mut parsed = 0;
+    for _ in 0..20_000 {
+        let len = 1 + (rng.next_u64() % 12) as usize;
+        let text: String =
+            (0..len).map(|_| PIECES[(rng.next_u64() % PIECES.len() as u64) as usize]).collect();
+        let Ok(expr) = Expr::parse(&text) else { continue };
+        parsed += 1;
+        let lookup = |name: &str| match name {
+            "n" => Some(i128::from(u64::MAX)),
+            "ni" => Some(i128::from(i64::MIN)),
+            "i" => Some(3),
+            _ => None,
+        };
+        let value = expr.eval(&lookup, &Vec::new);
+        let again = Expr::parse(&expr.to_string()).expect("printed expressions parse");
+        assert_eq!(again, expr, "{text} printed as {expr}");
+        assert_eq!(again.eval(&lookup, &Vec::new).ok(), value.ok(), "{text}");
+        let _ = expr.substitute(&lookup);
+    }
+    assert!(parsed > 1000, "only {parsed} expressions parsed");
+}
