@@ -47,6 +47,7 @@ enum Command {
     Db(commands::db::Args),
     Advise(commands::advise::Args),
     Phase(commands::phase::Args),
+    Workload(commands::workload::Args),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +67,7 @@ fn main() -> ExitCode {
         Command::Db(args) => commands::db::run(args),
         Command::Advise(args) => commands::advise::run(args),
         Command::Phase(args) => commands::phase::run(args),
+        Command::Workload(args) => commands::workload::run(args),
     };
     match outcome {
         Ok(code) => code.into(),

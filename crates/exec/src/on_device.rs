@@ -74,7 +74,7 @@ pub fn time_on_device(
     options: &TimingOptions,
 ) -> Result<Timing, ExecError> {
     let program = build(device, workload)?;
-    let single = workload.launches.len() == 1 && workload.launches[0].repeat <= 1;
+    let single = workload.launch_count() == 1 && workload.launches[0].writes.is_empty();
     if single {
         let launch = &workload.launches[0];
         let initial = workload.initial_data(0)?;

@@ -44,10 +44,12 @@ impl PreparedWorkload {
         PreparedWorkload::load_with(path, &LoadOptions::default())
     }
 
-    /// [`PreparedWorkload::load`] with explicit limits.
+    /// [`PreparedWorkload::load`] with explicit limits. The front end runs once: its module
+    /// classifies a `.sim` file's arguments, checks every launch's arguments against the
+    /// kernel's parameters, and is the prepared program.
     pub fn load_with(path: &Path, options: &LoadOptions) -> Result<PreparedWorkload, ExecError> {
-        let workload = Workload::load_with(path, options)?;
-        PreparedWorkload::new(workload)
+        let (workload, compiled) = crate::signatures::load_checked(path, options)?;
+        PreparedWorkload::from_compiled(workload, compiled)
     }
 
     /// Compiles the program of a workload built in code (or loaded by the caller) and checks
@@ -118,7 +120,7 @@ impl PreparedWorkload {
 
     /// Kernel launches the workload's schedule makes, repetitions counted.
     pub fn launch_count(&self) -> u64 {
-        self.workload.launches.iter().map(|l| u64::from(l.repeat.max(1))).sum()
+        self.workload.launch_count()
     }
 }
 

@@ -74,9 +74,11 @@ pub fn analyze_workload(
     let (_run, observers) = clmap_sim::run_workload_observed(module, workload, options, &|| {
         MetricsObserver::new(mode)
     })?;
+    // The schedule says which kernel each step ran (repeats and groups expanded); the run
+    // above has already walked it without error.
     let kernels = workload
-        .launches
-        .iter()
-        .flat_map(|l| std::iter::repeat_n(l.kernel.as_str(), l.repeat as usize));
+        .schedule()
+        .map_while(Result::ok)
+        .filter_map(|step| workload.launches.get(step.launch).map(|l| l.kernel.as_str()));
     Ok(observers.iter().zip(kernels).map(|(o, k)| o.finish(k)).collect())
 }

@@ -7,13 +7,17 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use clmap_workload::Workload;
+use clmap_workload::{LoadOptions, Workload};
 
 fn main() -> ExitCode {
     let mut failures = 0;
     for arg in std::env::args().skip(1) {
         let path = Path::new(&arg);
-        match Workload::load(path).and_then(|w| w.initial_data(0).map(|_| w)) {
+        // `.sim` files take their kernel parameters from the front end.
+        let loaded = clmap_exec::load_checked(path, &LoadOptions::default())
+            .map(|(w, _)| w)
+            .map_err(|e| e.to_string());
+        match loaded.and_then(|w| w.initial_data(0).map(|_| w).map_err(|e| e.to_string())) {
             Ok(w) => {
                 let dir = path.parent().unwrap_or(Path::new("."));
                 let mut expected = w.clone();
@@ -44,7 +48,7 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 failures += 1;
-                println!("FAIL  {e}");
+                println!("FAIL  {arg}: {e}");
             }
         }
     }

@@ -77,6 +77,17 @@ pub enum WorkloadError {
          bytes (raise it with the maximum-allocation setting if this is intended)"
     )]
     TooLarge { location: Location, needed: u64, limit: u64 },
+    /// The kernel source does not compile (`message`: the compiler's rendered diagnostics).
+    #[error("{location}: the program does not compile:\n{message}")]
+    Frontend { location: Location, message: String },
+    /// A `.sim` file was loaded without a compiler to tell the kernel's parameters.
+    #[error(
+        "{}: an Oclgrind .sim file takes the kernel's parameters from the compiled program; \
+         load it through the front end (clmap_exec::PreparedWorkload::load, or \
+         Workload::load_with_signatures)",
+        path.display()
+    )]
+    NeedsSignatures { path: PathBuf },
     /// The file name has an extension this crate does not read.
     #[error("{}: unknown workload format (expected a .toml or .sim file)", path.display())]
     UnknownFormat { path: PathBuf },
@@ -89,8 +100,11 @@ impl WorkloadError {
             WorkloadError::MissingSource { location, .. }
             | WorkloadError::Syntax { location, .. }
             | WorkloadError::Invalid { location, .. }
-            | WorkloadError::TooLarge { location, .. } => Some(location),
-            WorkloadError::Io { .. } | WorkloadError::UnknownFormat { .. } => None,
+            | WorkloadError::TooLarge { location, .. }
+            | WorkloadError::Frontend { location, .. } => Some(location),
+            WorkloadError::Io { .. }
+            | WorkloadError::UnknownFormat { .. }
+            | WorkloadError::NeedsSignatures { .. } => None,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! element types by name only and does not depend on the OpenCL C front end.
 
 pub mod error;
+pub mod expr;
 pub mod init;
 pub mod model;
 pub mod number;
@@ -17,6 +18,7 @@ pub mod schedule;
 pub mod signature;
 mod sim_format;
 mod sim_writer;
+pub mod skeleton;
 mod toml_format;
 mod toml_writer;
 pub mod types;
@@ -24,10 +26,11 @@ pub mod types;
 use std::path::{Path, PathBuf};
 
 pub use error::{Location, WorkloadError};
+pub use expr::{Expr, ExprError};
 pub use init::Init;
 pub use model::{
-    Access, ArgSpec, Buffer, BufferData, BufferSet, Launch, LaunchArg, LoadOptions, NdRange,
-    Tolerance, Workload,
+    Access, ArgSpec, Buffer, BufferData, BufferSet, BufferWrite, Group, Launch, LaunchArg,
+    LoadOptions, NdRange, Tolerance, Workload,
 };
 pub use number::{Number, NumberError};
 pub use output::{
@@ -35,8 +38,12 @@ pub use output::{
     CompareError, Comparison, Mismatch, OutputComparison,
 };
 pub use schedule::{HostWrite, Schedule, Step, StepArg};
-pub use signature::{scan_kernel_params, KernelParam, ParamSpace};
+pub use signature::{
+    check_kernel_params, FixedSignatures, KernelParam, KernelSignatures, ParamSpace,
+    SignatureSource,
+};
 pub use sim_writer::SimExport;
+pub use skeleton::skeleton_toml;
 pub use types::{ElemType, ScalarType};
 
 /// Puts `file` into an error's location when the error has none.
@@ -52,22 +59,60 @@ pub(crate) fn with_file(mut err: WorkloadError, file: Option<PathBuf>) -> Worklo
 }
 
 impl Workload {
-    /// Loads a `.toml` workload or an Oclgrind `.sim` file, by extension.
+    /// Loads a `.toml` workload. An Oclgrind `.sim` file needs the kernel's parameters from
+    /// the compiled program: load it with [`Workload::load_with_signatures`].
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
         Workload::load_with(path, &LoadOptions::default())
     }
 
     /// [`Workload::load`] with explicit limits.
     pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Workload, WorkloadError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| WorkloadError::Io { path: path.to_path_buf(), source })?;
+        let text = read(path)?;
         let base_dir = path.parent().unwrap_or(Path::new("."));
         let file = Some(path.to_path_buf());
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") => toml_format::parse(&text, base_dir, file, options),
-            Some("sim") => sim_format::parse(&text, base_dir, file, None, options),
+            Some("sim") => Err(WorkloadError::NeedsSignatures { path: path.to_path_buf() }),
             _ => Err(WorkloadError::UnknownFormat { path: path.to_path_buf() }),
         }
+    }
+
+    /// Loads a `.toml` workload or an Oclgrind `.sim` file, by extension, with the program's
+    /// kernel signatures from `signatures` (asked once, for the workload's source and build
+    /// options): a `.sim` file's arguments are classified by them, and every launch of either
+    /// format is checked against its kernel's parameters ([`check_kernel_params`]).
+    pub fn load_with_signatures(
+        path: &Path,
+        options: &LoadOptions,
+        signatures: &mut dyn SignatureSource,
+    ) -> Result<Workload, WorkloadError> {
+        let text = read(path)?;
+        let base_dir = path.parent().unwrap_or(Path::new("."));
+        let file = Some(path.to_path_buf());
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") => {
+                let workload = toml_format::parse(&text, base_dir, file, options)?;
+                workload.check_signatures(signatures)?;
+                Ok(workload)
+            }
+            Some("sim") => sim_format::parse(&text, base_dir, file, signatures, options),
+            _ => Err(WorkloadError::UnknownFormat { path: path.to_path_buf() }),
+        }
+    }
+
+    /// Compiles the workload's source through `signatures` and checks every launch against
+    /// its kernel's parameters.
+    pub fn check_signatures(
+        &self,
+        signatures: &mut dyn SignatureSource,
+    ) -> Result<(), WorkloadError> {
+        let program = signatures
+            .signatures(&self.source_path, &self.source, &self.options)
+            .map_err(|message| WorkloadError::Frontend {
+                location: Location::file(self.path.clone()),
+                message,
+            })?;
+        check_kernel_params(self, program)
     }
 
     /// Parses TOML workload text; relative paths are resolved against `base_dir`.
@@ -84,30 +129,20 @@ impl Workload {
         toml_format::parse(text, base_dir, None, options)
     }
 
-    /// [`Workload::from_sim_str`] with explicit limits.
-    pub fn from_sim_str_with(
+    /// Parses an Oclgrind `.sim` file. The kernel file it names is resolved against
+    /// `base_dir` and compiled through `signatures`, which tells each parameter's kind and
+    /// type.
+    pub fn from_sim_str(
         text: &str,
         base_dir: &Path,
         options: &LoadOptions,
+        signatures: &mut dyn SignatureSource,
     ) -> Result<Workload, WorkloadError> {
-        sim_format::parse(text, base_dir, None, None, options)
+        sim_format::parse(text, base_dir, None, signatures, options)
     }
+}
 
-    /// Parses an Oclgrind `.sim` file. The kernel file it names is resolved against `base_dir`,
-    /// and the kernel's parameters are read from that source by [`scan_kernel_params`].
-    pub fn from_sim_str(text: &str, base_dir: &Path) -> Result<Workload, WorkloadError> {
-        sim_format::parse(text, base_dir, None, None, &LoadOptions::default())
-    }
-
-    /// [`Workload::from_sim_str`] with the kernel's parameters given by the caller (for
-    /// instance from the OpenCL C front end), for kernels whose signature the textual scan
-    /// cannot read.
-    pub fn from_sim_str_with_params(
-        text: &str,
-        base_dir: &Path,
-        params: &[KernelParam],
-        options: &LoadOptions,
-    ) -> Result<Workload, WorkloadError> {
-        sim_format::parse(text, base_dir, None, Some(params), options)
-    }
+fn read(path: &Path) -> Result<String, WorkloadError> {
+    std::fs::read_to_string(path)
+        .map_err(|source| WorkloadError::Io { path: path.to_path_buf(), source })
 }

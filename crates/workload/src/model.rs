@@ -3,9 +3,11 @@
 //! by-value scalar, a local-memory size or a NULL pointer.
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 use std::path::PathBuf;
 
 use crate::error::{Location, WorkloadError};
+use crate::expr::Expr;
 use crate::init::Init;
 use crate::number::Number;
 use crate::types::ElemType;
@@ -67,6 +69,9 @@ pub enum LaunchArg {
     Local { name: String, elem: ElemType, len: u64 },
     /// A NULL global pointer.
     Null { name: String },
+    /// A by-value integer whose value depends on the repetition: `value` is an expression of
+    /// loop indices (see [`Workload::loop_indices`]), evaluated for every step.
+    LoopScalar { name: String, ty: ElemType, value: Expr },
 }
 
 impl LaunchArg {
@@ -75,6 +80,7 @@ impl LaunchArg {
         match self {
             LaunchArg::Buffer { buffer } => buffer,
             LaunchArg::Scalar { name, .. }
+            | LaunchArg::LoopScalar { name, .. }
             | LaunchArg::Local { name, .. }
             | LaunchArg::Null { name } => name,
         }
@@ -173,6 +179,53 @@ pub struct Launch {
     pub repeat: u32,
     /// After each repetition, these buffer names exchange their storage.
     pub swap: Vec<(String, String)>,
+    /// A name for the repetition index of this launch's own loop, usable in
+    /// [`LaunchArg::LoopScalar`] expressions besides `i`.
+    pub index: Option<String>,
+    /// Host writes made before every repetition of this launch, in order.
+    pub writes: Vec<BufferWrite>,
+}
+
+impl Launch {
+    /// A launch that runs once, with no swaps and no host writes.
+    pub fn new(kernel: impl Into<String>, range: NdRange, args: Vec<LaunchArg>) -> Launch {
+        Launch {
+            kernel: kernel.into(),
+            range,
+            args,
+            repeat: 1,
+            swap: Vec::new(),
+            index: None,
+            writes: Vec::new(),
+        }
+    }
+}
+
+/// The host writing part of a buffer before a launch (`clEnqueueWriteBuffer` of a range).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferWrite {
+    /// The buffer name, resolved to its storage when the write happens (after swaps).
+    pub buffer: String,
+    /// First element written.
+    pub offset: u64,
+    /// Number of elements written.
+    pub len: u64,
+    /// The data: any [`Init`] except `random` and `noinit` (a host write's data is fixed).
+    pub init: Init,
+}
+
+/// A loop of the host program over consecutive launches: `{ k1; k2 } x repeat`. Groups nest:
+/// two groups' launch ranges are disjoint or one contains the other.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// The launches of the body, as indices into [`Workload::launches`] (non-empty).
+    pub launches: Range<usize>,
+    /// Times the body runs (at least 1).
+    pub repeat: u32,
+    /// After each repetition of the body, these buffer names exchange their storage.
+    pub swap: Vec<(String, String)>,
+    /// A name for this group's repetition index, usable in loop-scalar expressions.
+    pub index: Option<String>,
 }
 
 /// A complete, validated workload.
@@ -187,7 +240,11 @@ pub struct Workload {
     pub options: String,
     /// All buffers, in a stable order (declaration order).
     pub buffers: Vec<Buffer>,
+    /// Every launch of the pipeline, in the order the host program states them.
     pub launches: Vec<Launch>,
+    /// Host loops over ranges of [`Workload::launches`], outer groups before inner ones;
+    /// empty for a straight pipeline.
+    pub groups: Vec<Group>,
     /// Names of the output buffers, in the order they are reported.
     pub outputs: Vec<String>,
     /// Bytes read and written by the whole workload, for bandwidth figures.
@@ -285,13 +342,8 @@ impl Workload {
             source: source.into(),
             options: String::new(),
             buffers,
-            launches: vec![Launch {
-                kernel,
-                range,
-                args: launch_args,
-                repeat: 1,
-                swap: Vec::new(),
-            }],
+            launches: vec![Launch::new(kernel, range, launch_args)],
+            groups: Vec::new(),
             outputs,
             bytes_moved: None,
         }
@@ -349,7 +401,6 @@ impl Workload {
         if self.launches.is_empty() {
             return Err(invalid("the workload has no launch".to_string()));
         }
-        let mut launches_total = 0u64;
         for (i, launch) in self.launches.iter().enumerate() {
             let at = format!("launch {} (`{}`)", i + 1, launch.kernel);
             if launch.kernel.is_empty() {
@@ -359,23 +410,28 @@ impl Workload {
             if launch.repeat == 0 {
                 return Err(invalid(format!("{at}: repeat must be at least 1")));
             }
-            launches_total = launches_total.saturating_add(u64::from(launch.repeat));
-            for arg in &launch.args {
-                self.validate_arg(arg).map_err(|e| invalid(format!("{at}: {e}")))?;
-            }
-            for (a, b) in &launch.swap {
-                let (Some(x), Some(y)) = (self.buffer(a), self.buffer(b)) else {
-                    return Err(invalid(format!("{at}: swap names unknown buffer `{a}` or `{b}`")));
-                };
-                if x.byte_len() != y.byte_len() {
+            let indices = self.loop_indices(i);
+            for (k, name) in indices.iter().enumerate() {
+                let valid =
+                    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid || indices[..k].contains(name) {
                     return Err(invalid(format!(
-                        "{at}: cannot swap `{a}` ({} bytes) with `{b}` ({} bytes)",
-                        x.byte_len(),
-                        y.byte_len()
+                        "{at}: loop index name `{name}` is not an identifier or is used twice \
+                         (`i` is always the innermost repeating loop)"
                     )));
                 }
             }
+            for arg in &launch.args {
+                self.validate_arg(arg, &indices).map_err(|e| invalid(format!("{at}: {e}")))?;
+            }
+            self.validate_swaps(&launch.swap).map_err(|e| invalid(format!("{at}: {e}")))?;
+            for write in &launch.writes {
+                self.validate_write(write).map_err(|e| invalid(format!("{at}: {e}")))?;
+            }
         }
+        self.validate_groups()?;
+        let launches_total = self.launch_count();
         if launches_total > MAX_TOTAL_LAUNCHES {
             return Err(invalid(format!(
                 "the pipeline runs {launches_total} launches; at most {MAX_TOTAL_LAUNCHES} allowed"
@@ -386,10 +442,131 @@ impl Workload {
                 return Err(invalid(format!("output `{name}` is not a buffer")));
             }
         }
+        // Values that depend on the repetition are checked for every step the pipeline
+        // makes (at most MAX_TOTAL_LAUNCHES), so no repetition can fail half-way through a run.
+        let varying = self
+            .launches
+            .iter()
+            .any(|l| l.args.iter().any(|a| matches!(a, LaunchArg::LoopScalar { .. })));
+        if varying {
+            for step in self.schedule() {
+                step?;
+            }
+        }
         Ok(())
     }
 
-    fn validate_arg(&self, arg: &LaunchArg) -> Result<(), String> {
+    fn validate_swaps(&self, swap: &[(String, String)]) -> Result<(), String> {
+        for (a, b) in swap {
+            let (Some(x), Some(y)) = (self.buffer(a), self.buffer(b)) else {
+                return Err(format!("swap names unknown buffer `{a}` or `{b}`"));
+            };
+            if x.byte_len() != y.byte_len() {
+                return Err(format!(
+                    "cannot swap `{a}` ({} bytes) with `{b}` ({} bytes)",
+                    x.byte_len(),
+                    y.byte_len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_write(&self, write: &BufferWrite) -> Result<(), String> {
+        let name = &write.buffer;
+        let Some(buffer) = self.buffer(name) else {
+            return Err(format!("host write names unknown buffer `{name}`"));
+        };
+        if write.len == 0 {
+            return Err(format!("host write to `{name}` has zero elements"));
+        }
+        let end = write.offset.checked_add(write.len);
+        if end.is_none_or(|end| end > buffer.len) {
+            return Err(format!(
+                "host write to `{name}` covers elements {} to {} but the buffer has {}",
+                write.offset,
+                write.offset.saturating_add(write.len),
+                buffer.len
+            ));
+        }
+        if matches!(write.init, Init::Random { .. } | Init::NoInit) {
+            return Err(format!(
+                "host write to `{name}`: `random` and `noinit` are not host data; \
+                 use zero, fill, range, a file or a list of values"
+            ));
+        }
+        write.init.check(buffer.elem, write.len).map_err(|e| format!("host write to `{name}`: {e}"))
+    }
+
+    fn validate_groups(&self) -> Result<(), WorkloadError> {
+        for (g, group) in self.groups.iter().enumerate() {
+            let at = format!("group {}", g + 1);
+            let Range { start, end } = group.launches;
+            if start >= end || end > self.launches.len() {
+                return Err(invalid(format!(
+                    "{at}: covers launches {start}..{end} of {}; a group needs at least one launch",
+                    self.launches.len()
+                )));
+            }
+            if group.repeat == 0 {
+                return Err(invalid(format!("{at}: repeat must be at least 1")));
+            }
+            self.validate_swaps(&group.swap).map_err(|e| invalid(format!("{at}: {e}")))?;
+            for (h, other) in self.groups.iter().enumerate().skip(g + 1) {
+                let (a, b) = (&group.launches, &other.launches);
+                let disjoint = a.end <= b.start || b.end <= a.start;
+                let nested = (a.start <= b.start && b.end <= a.end)
+                    || (b.start <= a.start && a.end <= b.end);
+                if !disjoint && !nested {
+                    return Err(invalid(format!(
+                        "groups {} and {} overlap without one containing the other",
+                        g + 1,
+                        h + 1
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The groups around launch `launch`, outermost first.
+    pub fn enclosing_groups(&self, launch: usize) -> Vec<usize> {
+        let mut around: Vec<usize> =
+            (0..self.groups.len()).filter(|g| self.groups[*g].launches.contains(&launch)).collect();
+        // Nested ranges: a longer range is further out; equal ranges keep declaration order.
+        around.sort_by_key(|g| (usize::MAX - self.groups[*g].launches.len(), *g));
+        around
+    }
+
+    /// The loop indices a loop-scalar expression of launch `launch` may name: `i` (the
+    /// innermost loop that runs more than once: the launch's own, then its groups from the
+    /// inside out; 0 when none does), then every `index` name of the launch and its groups.
+    pub fn loop_indices(&self, launch: usize) -> Vec<String> {
+        let mut names = vec!["i".to_string()];
+        if let Some(l) = self.launches.get(launch) {
+            names.extend(l.index.clone());
+        }
+        for g in self.enclosing_groups(launch).into_iter().rev() {
+            names.extend(self.groups[g].index.clone());
+        }
+        names
+    }
+
+    /// Kernel launches the whole pipeline makes, counting every repetition of launches and
+    /// groups (saturating).
+    pub fn launch_count(&self) -> u64 {
+        let mut total = 0u64;
+        for (i, launch) in self.launches.iter().enumerate() {
+            let mut times = u64::from(launch.repeat.max(1));
+            for g in self.enclosing_groups(i) {
+                times = times.saturating_mul(u64::from(self.groups[g].repeat.max(1)));
+            }
+            total = total.saturating_add(times);
+        }
+        total
+    }
+
+    fn validate_arg(&self, arg: &LaunchArg, indices: &[String]) -> Result<(), String> {
         match arg {
             LaunchArg::Buffer { buffer } => {
                 if self.buffer(buffer).is_none() {
@@ -419,6 +596,22 @@ impl Workload {
                 }
             }
             LaunchArg::Null { .. } => {}
+            LaunchArg::LoopScalar { name, ty, value } => {
+                if ty.width != 1 || ty.scalar.is_float() {
+                    return Err(format!(
+                        "scalar `{name}`: a value that depends on the repetition must be of an \
+                         integer type, not {ty}"
+                    ));
+                }
+                for used in value.names() {
+                    if !indices.iter().any(|n| n == used) {
+                        return Err(format!(
+                            "scalar `{name}`: `{used}` is not a loop index here (known: {})",
+                            indices.join(", ")
+                        ));
+                    }
+                }
+            }
         }
         Ok(())
     }

@@ -6,7 +6,8 @@
 //! a silent saturation) when a value does not fit.
 
 use crate::error::WorkloadError;
-use crate::model::{invalid, BufferData, BufferSet, LaunchArg, Workload};
+use crate::model::{invalid, BufferData, BufferSet, BufferWrite, LaunchArg, Workload};
+use crate::number::Number;
 
 /// One kernel execution of a pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,15 +60,20 @@ pub struct HostWrite {
     pub bytes: Vec<u8>,
 }
 
-/// Iterator over the [`Step`]s of a workload, in execution order. An argument that cannot be
-/// converted (an unknown buffer, a scalar that does not fit its type, a local size that
-/// overflows) ends the iteration with an error; [`Workload::validate`] rules these out for
-/// loaded workloads.
+/// Iterator over the [`Step`]s of a workload, in execution order: launches in order, each
+/// `repeat` times, the launches of a group `repeat` times over, groups within groups. An
+/// argument that cannot be converted (an unknown buffer, a scalar that does not fit its type,
+/// a local size that overflows) ends the iteration with an error; [`Workload::validate`] rules
+/// these out for loaded workloads. Steps are made one at a time: a pipeline of a million
+/// launches is never held in memory.
 #[derive(Clone, Debug)]
 pub struct Schedule<'a> {
     workload: &'a Workload,
+    /// The launch the next step runs, and which of its repetitions.
     launch: usize,
     repetition: u32,
+    /// The groups being run, outermost first, each with its current repetition.
+    active: Vec<(usize, u32)>,
     /// `slots[i]` is the storage currently named by buffer `i`.
     slots: Vec<usize>,
     failed: bool,
@@ -80,6 +86,7 @@ impl Workload {
             workload: self,
             launch: 0,
             repetition: 0,
+            active: Vec::new(),
             slots: (0..self.buffers.len()).collect(),
             failed: false,
         }
@@ -94,17 +101,14 @@ impl Workload {
     /// [`Workload::buffers`]). Outputs are read from these slots.
     pub fn final_slots(&self) -> Vec<usize> {
         // Swaps do not depend on argument values, so the walk goes on past a bad argument.
-        let mut slots: Vec<usize> = (0..self.buffers.len()).collect();
-        for launch in &self.launches {
-            for _ in 0..launch.repeat.max(1) {
-                for (a, b) in &launch.swap {
-                    if let (Some(i), Some(j)) = (self.buffer_index(a), self.buffer_index(b)) {
-                        slots.swap(i, j);
-                    }
-                }
-            }
+        let mut walk = self.schedule();
+        let mut budget = self.launch_count().saturating_add(1);
+        while walk.launch < self.launches.len() && budget > 0 {
+            walk.enter_groups();
+            walk.advance();
+            budget -= 1;
         }
-        slots
+        walk.slots
     }
 
     /// Turns the storage after a run (slots in the order of [`Workload::buffers`], as
@@ -131,6 +135,84 @@ impl Workload {
 }
 
 impl Schedule<'_> {
+    /// Starts every group that begins at the current launch and is not running yet.
+    fn enter_groups(&mut self) {
+        if self.repetition != 0 {
+            return;
+        }
+        let w = self.workload;
+        for g in w.enclosing_groups(self.launch) {
+            let starts_here = w.groups.get(g).is_some_and(|x| x.launches.start == self.launch);
+            if starts_here && !self.active.iter().any(|(a, _)| *a == g) {
+                self.active.push((g, 0));
+            }
+        }
+    }
+
+    fn swap(&mut self, pairs: &[(String, String)]) {
+        for (a, b) in pairs {
+            if let (Some(i), Some(j)) =
+                (self.workload.buffer_index(a), self.workload.buffer_index(b))
+            {
+                self.slots.swap(i, j);
+            }
+        }
+    }
+
+    /// Moves past the current step: the launch's swaps, then its next repetition, or the next
+    /// launch, closing (and repeating) the groups that end there.
+    fn advance(&mut self) {
+        let w = self.workload;
+        let Some(launch) = w.launches.get(self.launch) else { return };
+        self.swap(&launch.swap);
+        self.repetition += 1;
+        if self.repetition < launch.repeat.max(1) {
+            return;
+        }
+        self.repetition = 0;
+        self.launch += 1;
+        while let Some(&(g, rep)) = self.active.last() {
+            let Some(group) = w.groups.get(g) else { break };
+            if group.launches.end != self.launch {
+                break;
+            }
+            self.swap(&group.swap);
+            if rep + 1 < group.repeat.max(1) {
+                if let Some(top) = self.active.last_mut() {
+                    top.1 = rep + 1;
+                }
+                self.launch = group.launches.start;
+                break;
+            }
+            self.active.pop();
+        }
+    }
+
+    /// The value of a loop index in the current step.
+    fn index_value(&self, name: &str) -> Option<i128> {
+        let w = self.workload;
+        let launch = w.launches.get(self.launch)?;
+        if name == "i" {
+            if launch.repeat > 1 {
+                return Some(i128::from(self.repetition));
+            }
+            let repeating = self
+                .active
+                .iter()
+                .rev()
+                .find(|(g, _)| w.groups.get(*g).is_some_and(|x| x.repeat > 1));
+            return Some(repeating.map_or(0, |(_, rep)| i128::from(*rep)));
+        }
+        if launch.index.as_deref() == Some(name) {
+            return Some(i128::from(self.repetition));
+        }
+        self.active
+            .iter()
+            .rev()
+            .find(|(g, _)| w.groups.get(*g).is_some_and(|x| x.index.as_deref() == Some(name)))
+            .map(|(_, rep)| i128::from(*rep))
+    }
+
     fn resolve(&self, arg: &LaunchArg) -> Result<StepArg, WorkloadError> {
         match arg {
             LaunchArg::Buffer { buffer } => self
@@ -143,6 +225,18 @@ impl Schedule<'_> {
                 Some(bytes) => Ok(StepArg::Scalar { bytes: bytes? }),
                 None => Err(invalid(format!("argument `{}` is not a scalar", arg.name()))),
             },
+            LaunchArg::LoopScalar { name, ty, value } => {
+                let known = || self.workload.loop_indices(self.launch);
+                let v = value
+                    .eval(&|n| self.index_value(n), &known)
+                    .map_err(|e| invalid(format!("scalar `{name}` = `{value}`: {e}")))?;
+                let mut bytes = Vec::new();
+                Number::Int(v).write_le(ty.scalar, &mut bytes).map_err(|e| {
+                    let i = self.index_value("i").unwrap_or(0);
+                    invalid(format!("scalar `{name}` = `{value}` at i = {i}: {e}"))
+                })?;
+                Ok(StepArg::Scalar { bytes })
+            }
             LaunchArg::Local { name, elem, len } => {
                 len.checked_mul(elem.size()).map(|bytes| StepArg::Local { bytes }).ok_or_else(
                     || invalid(format!("local `{name}` of {len} x {elem} does not fit in 64 bits")),
@@ -150,6 +244,33 @@ impl Schedule<'_> {
             }
             LaunchArg::Null { .. } => Ok(StepArg::Null),
         }
+    }
+
+    fn host_write(&self, write: &BufferWrite) -> Result<HostWrite, WorkloadError> {
+        let w = self.workload;
+        let (index, buffer) =
+            w.buffers.iter().enumerate().find(|(_, b)| b.name == write.buffer).ok_or_else(
+                || invalid(format!("host write names unknown buffer `{}`", write.buffer)),
+            )?;
+        let slot = self.slots.get(index).copied().unwrap_or(index);
+        let bytes = write
+            .init
+            .generate(buffer.elem, write.len, 0)
+            .map_err(|e| invalid(format!("host write to `{}`: {e}", write.buffer)))?;
+        let offset = write.offset.checked_mul(buffer.elem.size()).ok_or_else(|| {
+            invalid(format!("host write to `{}`: offset overflows", write.buffer))
+        })?;
+        Ok(HostWrite { slot, offset, bytes })
+    }
+
+    fn step(&self) -> Result<Step, WorkloadError> {
+        let Some(launch) = self.workload.launches.get(self.launch) else {
+            return Err(invalid("the schedule ran past the last launch".to_string()));
+        };
+        let host_writes =
+            launch.writes.iter().map(|w| self.host_write(w)).collect::<Result<Vec<_>, _>>()?;
+        let args = launch.args.iter().map(|arg| self.resolve(arg)).collect::<Result<_, _>>()?;
+        Ok(Step { launch: self.launch, repetition: self.repetition, args, host_writes })
     }
 }
 
@@ -161,34 +282,16 @@ impl Iterator for Schedule<'_> {
             return None;
         }
         let launch = self.workload.launches.get(self.launch)?;
-        let args: Result<Vec<StepArg>, WorkloadError> =
-            launch.args.iter().map(|arg| self.resolve(arg)).collect();
-        let args = match args {
-            Ok(args) => args,
+        self.enter_groups();
+        let step = match self.step() {
+            Ok(step) => step,
             Err(e) => {
                 self.failed = true;
                 let at = format!("launch {} (`{}`)", self.launch + 1, launch.kernel);
                 return Some(Err(invalid(format!("{at}: {e}"))));
             }
         };
-        let step = Step {
-            launch: self.launch,
-            repetition: self.repetition,
-            args,
-            host_writes: Vec::new(),
-        };
-        for (a, b) in &launch.swap {
-            if let (Some(i), Some(j)) =
-                (self.workload.buffer_index(a), self.workload.buffer_index(b))
-            {
-                self.slots.swap(i, j);
-            }
-        }
-        self.repetition += 1;
-        if self.repetition >= launch.repeat.max(1) {
-            self.launch += 1;
-            self.repetition = 0;
-        }
+        self.advance();
         Some(Ok(step))
     }
 }

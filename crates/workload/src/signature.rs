@@ -1,8 +1,16 @@
-//! A light textual scan of a kernel's parameter list. Oclgrind `.sim` files do not say
-//! whether an argument is a buffer, a by-value scalar or local memory: Oclgrind asks the
-//! compiled kernel. This crate does not depend on the OpenCL C front end, so it reads the
-//! kernel's signature from the source text; callers that have the front end can pass exact
-//! parameters instead (see [`crate::Workload::from_sim_str_with_params`]).
+//! Kernel signatures: what the compiled program says about each kernel's parameters, and the
+//! check of a workload's arguments against them.
+//!
+//! This crate does not depend on the OpenCL C front end. The caller compiles the source once
+//! (with the real front end) and hands the result in through [`SignatureSource`]: Oclgrind
+//! `.sim` files take from it whether each argument is a buffer, a scalar or local memory (they
+//! do not say), and [`check_kernel_params`] compares every argument with its parameter.
+
+use std::path::Path;
+
+use crate::error::{Location, WorkloadError};
+use crate::model::{LaunchArg, Workload};
+use crate::types::{ElemType, ScalarType};
 
 /// The address space of a kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,7 +22,7 @@ pub enum ParamSpace {
     Private,
 }
 
-/// What a `.sim` reader needs to know about one kernel parameter.
+/// What a workload needs to know about one kernel parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelParam {
     pub name: String,
@@ -23,224 +31,310 @@ pub struct KernelParam {
     pub type_name: String,
 }
 
-/// Longest parameter list scanned; real kernels have far fewer.
-const MAX_PARAMS: usize = 1024;
-
-/// Finds `kernel` (a `__kernel`/`kernel` function) in `source` and returns its parameters.
-/// Returns `None` when the kernel cannot be found or its list cannot be read (macros, for
-/// instance, are not expanded).
-pub fn scan_kernel_params(source: &str, kernel: &str) -> Option<Vec<KernelParam>> {
-    let text = strip_comments(source);
-    let bytes = text.as_bytes();
-    let mut search_from = 0;
-    while let Some(found) = find_word(&text, search_from, &["__kernel", "kernel"]) {
-        search_from = found.1;
-        let Some(open) = text.get(found.1..).and_then(find_call_open) else {
-            continue;
+impl KernelParam {
+    /// The parameter as OpenCL C declares it, e.g. `__global float *out` or `uint n`.
+    pub fn declaration(&self) -> String {
+        let space = match self.space {
+            ParamSpace::Global => "__global ",
+            ParamSpace::Constant => "__constant ",
+            ParamSpace::Local => "__local ",
+            ParamSpace::Private => "",
         };
-        let open = found.1 + open;
-        let name = last_identifier(text.get(found.1..open).unwrap_or(""));
-        if name != Some(kernel) {
-            continue;
-        }
-        let close = matching_paren(bytes, open)?;
-        return parse_params(text.get(open + 1..close)?);
+        let star = if self.space == ParamSpace::Private { " " } else { " *" };
+        format!("{space}{}{star}{}", self.type_name, self.name)
     }
-    None
+
+    /// The element type of the value or pointee, qualifiers ignored; `None` for `void` and
+    /// types a workload cannot describe (structs, images).
+    pub fn elem_type(&self) -> Option<ElemType> {
+        ElemType::parse(&unqualified(&self.type_name))
+    }
+
+    fn is_pointer(&self) -> bool {
+        self.space != ParamSpace::Private
+    }
+
+    /// `void *` and `char *` style parameters: the kernel reads the buffer as bytes, so a
+    /// buffer of any element type may be passed.
+    fn is_byte_pointer(&self) -> bool {
+        if !self.is_pointer() {
+            return false;
+        }
+        let text = unqualified(&self.type_name);
+        text == "void"
+            || matches!(
+                ElemType::parse(&text),
+                Some(ElemType { scalar: ScalarType::Char | ScalarType::UChar, width: 1 })
+            )
+    }
 }
 
-fn strip_comments(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    let mut chars = source.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut previous = ' ';
-                for d in chars.by_ref() {
-                    if previous == '*' && d == '/' {
-                        break;
-                    }
-                    previous = d;
-                }
-                out.push(' ');
-            }
-            _ => out.push(c),
+/// The type name without `const`, `volatile` and `restrict`.
+fn unqualified(type_name: &str) -> String {
+    type_name
+        .split_whitespace()
+        .filter(|w| {
+            !matches!(*w, "const" | "volatile" | "restrict" | "__restrict" | "__restrict__")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The kernels of one compiled program.
+pub trait KernelSignatures {
+    /// The parameters of `kernel`, `Ok(None)` when the program has no such kernel, `Err`
+    /// when they cannot be told.
+    fn kernel_params(&mut self, kernel: &str) -> Result<Option<Vec<KernelParam>>, String>;
+
+    /// The names of the program's kernels, for messages about a kernel that is not there.
+    fn kernel_names(&mut self) -> Vec<String>;
+}
+
+/// Compiles a workload's source: given the source path, text and build options, returns the
+/// program's signatures, or the compiler's rendered diagnostics. Loading calls it at most once.
+pub trait SignatureSource {
+    fn signatures(
+        &mut self,
+        source_path: &Path,
+        source: &str,
+        options: &str,
+    ) -> Result<&mut dyn KernelSignatures, String>;
+}
+
+/// Signatures known in advance (tests; tools that generated the kernel themselves). It is its
+/// own [`SignatureSource`] and ignores the source it is given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FixedSignatures {
+    pub kernels: Vec<(String, Vec<KernelParam>)>,
+}
+
+impl FixedSignatures {
+    /// One kernel and its parameters.
+    pub fn one(kernel: impl Into<String>, params: Vec<KernelParam>) -> FixedSignatures {
+        FixedSignatures { kernels: vec![(kernel.into(), params)] }
+    }
+}
+
+impl KernelSignatures for FixedSignatures {
+    fn kernel_params(&mut self, kernel: &str) -> Result<Option<Vec<KernelParam>>, String> {
+        Ok(self.kernels.iter().find(|(k, _)| k == kernel).map(|(_, p)| p.clone()))
+    }
+
+    fn kernel_names(&mut self) -> Vec<String> {
+        self.kernels.iter().map(|(k, _)| k.clone()).collect()
+    }
+}
+
+impl SignatureSource for FixedSignatures {
+    fn signatures(
+        &mut self,
+        _source_path: &Path,
+        _source: &str,
+        _options: &str,
+    ) -> Result<&mut dyn KernelSignatures, String> {
+        Ok(self)
+    }
+}
+
+/// "`k` has no kernel `x` (kernels: a, b)".
+pub(crate) fn no_such_kernel(kernel: &str, signatures: &mut dyn KernelSignatures) -> String {
+    let names = signatures.kernel_names();
+    format!(
+        "the program has no kernel `{kernel}` (kernels: {})",
+        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+    )
+}
+
+/// Checks every launch against its kernel's parameters: the kernel exists, the argument
+/// count matches, each argument has the parameter's kind (a buffer or NULL for `__global` and
+/// `__constant` pointers, local memory for `__local` pointers, a scalar for by-value
+/// parameters) and its element type. Element types compare by component type and width,
+/// spelling aside (`uint` is `unsigned int`); `void *` and `char *` parameters take buffers of
+/// any type; a buffer of scalars may back a pointer to vectors of the same component type
+/// (Oclgrind `.sim` files describe every buffer by its components).
+pub fn check_kernel_params(
+    workload: &Workload,
+    signatures: &mut dyn KernelSignatures,
+) -> Result<(), WorkloadError> {
+    let fail = |message: String| WorkloadError::Invalid {
+        location: Location::file(workload.path.clone()),
+        message,
+    };
+    for (index, launch) in workload.launches.iter().enumerate() {
+        let at = format!("launch {} (`{}`)", index + 1, launch.kernel);
+        let params = signatures
+            .kernel_params(&launch.kernel)
+            .map_err(|e| fail(format!("{at}: {e}")))?
+            .ok_or_else(|| fail(format!("{at}: {}", no_such_kernel(&launch.kernel, signatures))))?;
+        if params.len() != launch.args.len() {
+            let list: Vec<String> = params.iter().map(KernelParam::declaration).collect();
+            return Err(fail(format!(
+                "{at}: {} argument{} given, the kernel has {} parameter{} ({})",
+                launch.args.len(),
+                if launch.args.len() == 1 { "" } else { "s" },
+                params.len(),
+                if params.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            )));
+        }
+        for (position, (arg, param)) in launch.args.iter().zip(&params).enumerate() {
+            check_arg(workload, arg, param).map_err(|problem| {
+                fail(format!(
+                    "{at}: argument {position} (`{}`) {problem}; the parameter is `{}`",
+                    arg.name(),
+                    param.declaration()
+                ))
+            })?;
         }
     }
-    out
+    Ok(())
 }
 
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Finds the next whole-word occurrence of one of `words`, returning (start, end).
-fn find_word(text: &str, from: usize, words: &[&str]) -> Option<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut i = from;
-    while i < bytes.len() {
-        if is_ident_byte(bytes[i]) {
-            let start = i;
-            while i < bytes.len() && is_ident_byte(bytes[i]) {
-                i += 1;
-            }
-            if words.contains(&text.get(start..i).unwrap_or("")) {
-                return Some((start, i));
-            }
-        } else {
-            i += 1;
+fn check_arg(workload: &Workload, arg: &LaunchArg, param: &KernelParam) -> Result<(), String> {
+    let (kind, elem) = match arg {
+        LaunchArg::Buffer { buffer } => ("a buffer", workload.buffer(buffer).map(|b| b.elem)),
+        LaunchArg::Null { .. } => ("NULL", None),
+        LaunchArg::Local { elem, .. } => ("local memory", Some(*elem)),
+        LaunchArg::Scalar { ty, .. } | LaunchArg::LoopScalar { ty, .. } => ("a scalar", Some(*ty)),
+    };
+    let kind_fits = match arg {
+        LaunchArg::Buffer { .. } | LaunchArg::Null { .. } => {
+            matches!(param.space, ParamSpace::Global | ParamSpace::Constant)
         }
-    }
-    None
-}
-
-/// The offset of the parenthesis that opens the parameter list, skipping
-/// `__attribute__((...))` groups. Gives up at `;`, `{` or `}`.
-fn find_call_open(rest: &str) -> Option<usize> {
-    let bytes = rest.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'(' => {
-                let before = rest.get(..i).unwrap_or("").trim_end();
-                if before.ends_with("__attribute__") || before.ends_with("__attribute") {
-                    i = matching_paren(bytes, i)? + 1;
-                    continue;
-                }
-                return Some(i);
-            }
-            b';' | b'{' | b'}' => return None,
-            _ => i += 1,
+        LaunchArg::Local { .. } => param.space == ParamSpace::Local,
+        LaunchArg::Scalar { .. } | LaunchArg::LoopScalar { .. } => {
+            param.space == ParamSpace::Private
         }
-    }
-    None
-}
-
-fn matching_paren(bytes: &[u8], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, b) in bytes.iter().enumerate().skip(open) {
-        match b {
-            b'(' => depth += 1,
-            b')' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-fn last_identifier(text: &str) -> Option<&str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).rfind(|w| !w.is_empty())
-}
-
-const QUALIFIERS: [&str; 12] = [
-    "const",
-    "volatile",
-    "restrict",
-    "__restrict",
-    "__restrict__",
-    "read_only",
-    "write_only",
-    "read_write",
-    "__read_only",
-    "__write_only",
-    "__read_write",
-    "struct",
-];
-
-fn parse_params(list: &str) -> Option<Vec<KernelParam>> {
-    let list = list.trim();
-    if list.is_empty() || list == "void" {
-        return Some(Vec::new());
-    }
-    let mut params = Vec::new();
-    for piece in list.split(',') {
-        if params.len() >= MAX_PARAMS || piece.contains('(') {
-            return None;
-        }
-        let is_pointer = piece.contains('*') || piece.contains('[');
-        let words: Vec<&str> = piece
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty() && !w.bytes().all(|b| b.is_ascii_digit()))
-            .collect();
-        let (name, rest) = words.split_last()?;
-        let mut space = None;
-        let mut type_words = Vec::new();
-        for word in rest {
-            match *word {
-                "__global" | "global" => space = Some(ParamSpace::Global),
-                "__constant" | "constant" => space = Some(ParamSpace::Constant),
-                "__local" | "local" => space = Some(ParamSpace::Local),
-                "__private" | "private" => space = Some(ParamSpace::Private),
-                w if QUALIFIERS.contains(&w) => {}
-                w => type_words.push(w),
-            }
-        }
-        if type_words.is_empty() {
-            return None;
-        }
-        let space = match space {
-            Some(space) => space,
-            None if is_pointer => ParamSpace::Global,
-            None => ParamSpace::Private,
+    };
+    if !kind_fits {
+        let wanted = match param.space {
+            ParamSpace::Global | ParamSpace::Constant => "a buffer (or NULL)",
+            ParamSpace::Local => "local memory (`local = TYPE, len = N`)",
+            ParamSpace::Private => "a scalar (`scalar = TYPE, value = V`)",
         };
-        params.push(KernelParam { name: name.to_string(), space, type_name: type_words.join(" ") });
+        return Err(format!("is {kind}, but the kernel expects {wanted}"));
     }
-    Some(params)
+    let Some(elem) = elem else { return Ok(()) };
+    if param.is_byte_pointer() {
+        return Ok(());
+    }
+    // Structs, images and other types a workload cannot spell are not compared.
+    let Some(declared) = param.elem_type() else { return Ok(()) };
+    let same_components = declared.scalar == elem.scalar;
+    let width_fits = declared.width == elem.width || (param.is_pointer() && elem.width == 1);
+    if same_components && width_fits {
+        return Ok(());
+    }
+    let noun = match arg {
+        LaunchArg::Buffer { .. } => "buffer",
+        LaunchArg::Local { .. } => "local array",
+        _ => "scalar",
+    };
+    Err(format!("is a `{elem}` {noun}, but the parameter's type is `{declared}`"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Access, ArgSpec, NdRange};
+    use crate::number::Number;
+    use crate::Init;
+
+    fn param(name: &str, space: ParamSpace, type_name: &str) -> KernelParam {
+        KernelParam { name: name.into(), space, type_name: type_name.into() }
+    }
+
+    fn buffer(name: &str, elem: &str) -> ArgSpec {
+        ArgSpec::Buffer {
+            name: name.into(),
+            elem: ElemType::parse(elem).expect("type"),
+            len: 4,
+            init: Init::Zero,
+            output: false,
+            access: Access::ReadWrite,
+            tolerance: None,
+        }
+    }
+
+    fn scalar(name: &str, ty: &str) -> ArgSpec {
+        ArgSpec::Scalar {
+            name: name.into(),
+            ty: ElemType::parse(ty).expect("type"),
+            value: vec![Number::Int(1)],
+        }
+    }
+
+    fn check(args: Vec<ArgSpec>, params: Vec<KernelParam>) -> Result<(), String> {
+        let w = Workload::single("", "k", NdRange::linear(4, None), args);
+        check_kernel_params(&w, &mut FixedSignatures::one("k", params)).map_err(|e| e.to_string())
+    }
 
     #[test]
-    fn reads_a_typical_signature() {
-        let source = "// helper\nfloat f(float x) { return x; }\n\
-            __kernel __attribute__((reqd_work_group_size(16, 1, 1)))\n\
-            void scale(__global const float4 *restrict in, /* out */ global float *out,\n\
-                       const unsigned int n, __local int *tmp, __constant short *lut)\n{}";
-        let params = scan_kernel_params(source, "scale").expect("found");
-        let summary: Vec<(&str, ParamSpace, &str)> =
-            params.iter().map(|p| (p.name.as_str(), p.space, p.type_name.as_str())).collect();
-        assert_eq!(
-            summary,
-            vec![
-                ("in", ParamSpace::Global, "float4"),
-                ("out", ParamSpace::Global, "float"),
-                ("n", ParamSpace::Private, "unsigned int"),
-                ("tmp", ParamSpace::Local, "int"),
-                ("lut", ParamSpace::Constant, "short"),
-            ]
+    fn matching_arguments_pass_whatever_the_spelling() {
+        let params = vec![
+            param("a", ParamSpace::Global, "const float"),
+            param("b", ParamSpace::Constant, "unsigned int"),
+            param("c", ParamSpace::Global, "void"),
+            param("d", ParamSpace::Global, "uchar"),
+            param("n", ParamSpace::Private, "const uint"),
+            param("v", ParamSpace::Global, "float4"),
+        ];
+        let args = vec![
+            buffer("a", "float"),
+            buffer("b", "uint"),
+            buffer("c", "double2"),
+            buffer("d", "int"),
+            scalar("n", "unsigned int"),
+            buffer("v", "float4"),
+        ];
+        assert_eq!(check(args, params), Ok(()));
+    }
+
+    #[test]
+    fn an_int_buffer_for_a_float_pointer_names_launch_argument_and_types() {
+        let err = check(vec![buffer("x", "int")], vec![param("out", ParamSpace::Global, "float")])
+            .expect_err("mismatch");
+        assert!(
+            err.contains("launch 1 (`k`)")
+                && err.contains("argument 0 (`x`)")
+                && err.contains("`int` buffer")
+                && err.contains("`float`")
+                && err.contains("__global float *out"),
+            "{err}"
         );
     }
 
     #[test]
-    fn picks_the_named_kernel_among_several() {
-        let source = "kernel void a(int x) {}\nkernel void b(global uint *y, float z) {}";
-        let params = scan_kernel_params(source, "b").expect("found");
-        assert_eq!(params.len(), 2);
-        assert_eq!(params[0].name, "y");
-        assert_eq!(scan_kernel_params(source, "c"), None);
-        assert_eq!(scan_kernel_params("kernel void e(void) {}", "e"), Some(Vec::new()));
+    fn kinds_counts_vectors_and_kernels_are_checked() {
+        let global = |t: &str| param("p", ParamSpace::Global, t);
+        assert!(check(vec![scalar("s", "int")], vec![global("int")])
+            .is_err_and(|e| e.contains("expects a buffer")));
+        assert!(check(vec![buffer("b", "int")], vec![param("n", ParamSpace::Private, "int")])
+            .is_err_and(|e| e.contains("expects a scalar")));
+        assert!(check(vec![buffer("b", "int")], vec![param("t", ParamSpace::Local, "int")])
+            .is_err_and(|e| e.contains("local memory")));
+        assert!(check(vec![], vec![global("int")]).is_err_and(|e| e.contains("0 arguments")));
+        assert!(check(vec![buffer("b", "float2")], vec![global("float4")])
+            .is_err_and(|e| e.contains("`float2`")));
+        assert!(check(vec![buffer("b", "int4")], vec![global("float4")]).is_err());
+        // A buffer of components may back a vector pointer (as .sim files describe buffers).
+        assert_eq!(check(vec![buffer("b", "float")], vec![global("float4")]), Ok(()));
+        assert!(check(vec![scalar("s", "int")], vec![param("f", ParamSpace::Private, "float")])
+            .is_err_and(|e| e.contains("`int` scalar")));
+        assert!(check(vec![scalar("s", "float")], vec![param("v", ParamSpace::Private, "float4")])
+            .is_err());
+        // Types a workload cannot spell are not compared.
+        assert_eq!(check(vec![buffer("b", "int")], vec![global("struct cell")]), Ok(()));
+        let w = Workload::single("", "k", NdRange::linear(4, None), vec![]);
+        let err = check_kernel_params(&w, &mut FixedSignatures::one("other", vec![]))
+            .expect_err("no kernel")
+            .to_string();
+        assert!(err.contains("no kernel `k`") && err.contains("other"), "{err}");
     }
 
     #[test]
-    fn survives_garbage() {
-        for text in ["kernel", "kernel void k(", "kernel void k((((", "__kernel ) k (", "/*"] {
-            let _ = scan_kernel_params(text, "k");
-        }
+    fn declarations_read_like_opencl_c() {
+        assert_eq!(param("out", ParamSpace::Global, "float").declaration(), "__global float *out");
+        assert_eq!(param("n", ParamSpace::Private, "uint").declaration(), "uint n");
     }
 }

@@ -8,7 +8,9 @@ use crate::error::{Location, WorkloadError};
 use crate::init::Init;
 use crate::model::{Access, Buffer, Launch, LaunchArg, LoadOptions, NdRange, Workload};
 use crate::number::Number;
-use crate::signature::{scan_kernel_params, KernelParam, ParamSpace};
+use crate::signature::{
+    check_kernel_params, no_such_kernel, KernelParam, ParamSpace, SignatureSource,
+};
 use crate::types::{ElemType, ScalarType};
 
 /// Reads whitespace-separated tokens across lines, remembering positions for errors.
@@ -208,21 +210,21 @@ fn parse_value(token: &str, ty: ScalarType, hex: bool) -> Option<Number> {
     Number::parse(token)
 }
 
-fn default_type(param: Option<&KernelParam>) -> Option<ScalarType> {
-    let name = &param?.type_name;
-    if name == "void" {
+fn default_type(param: &KernelParam) -> Option<ScalarType> {
+    if param.type_name.split_whitespace().any(|w| w == "void") {
         // Oclgrind treats `void *` buffers as bytes.
         return Some(ScalarType::UChar);
     }
-    ElemType::parse(name).map(|t| t.scalar)
+    param.elem_type().map(|t| t.scalar)
 }
 
-/// Parses `.sim` text. `params` describes the kernel's parameters; `None` scans the source.
+/// Parses `.sim` text. The kernel's parameters come from `signatures`, which compiles the
+/// kernel file the `.sim` names; the arguments are then checked against them.
 pub(crate) fn parse(
     text: &str,
     base_dir: &Path,
     file: Option<PathBuf>,
-    params: Option<&[KernelParam]>,
+    signatures: &mut dyn SignatureSource,
     options: &LoadOptions,
 ) -> Result<Workload, WorkloadError> {
     let mut cursor = Cursor::new(text, file.clone());
@@ -252,21 +254,18 @@ pub(crate) fn parse(
             path: source_path.clone(),
             source,
         })?;
-    let scanned;
-    let params = match params {
-        Some(p) => p,
-        None => {
-            scanned =
-                scan_kernel_params(&source, &kernel).ok_or_else(|| WorkloadError::Invalid {
-                    location: source_at.clone(),
-                    message: format!(
-                        "cannot find the parameters of kernel `{kernel}` in {}",
-                        source_path.display()
-                    ),
-                })?;
-            &scanned
-        }
-    };
+    // A .sim file has no build options.
+    let program = signatures
+        .signatures(&source_path, &source, "")
+        .map_err(|message| WorkloadError::Frontend { location: source_at.clone(), message })?;
+    let params = program
+        .kernel_params(&kernel)
+        .map_err(|message| WorkloadError::Invalid { location: source_at.clone(), message })?
+        .ok_or_else(|| WorkloadError::Invalid {
+            location: source_at.clone(),
+            message: format!("{}: {}", source_path.display(), no_such_kernel(&kernel, program)),
+        })?;
+    let params = params.as_slice();
 
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut args = Vec::new();
@@ -290,7 +289,7 @@ pub(crate) fn parse(
             continue;
         }
         let size = h.size.unwrap_or(0);
-        let ty = h.ty.or_else(|| default_type(Some(param))).ok_or_else(|| {
+        let ty = h.ty.or_else(|| default_type(param)).ok_or_else(|| {
             fail(format!(
                 "the parameter type `{}` has no default element type; name one in the header",
                 param.type_name
@@ -341,7 +340,7 @@ pub(crate) fn parse(
                     "a by-value argument of {count} x {ty} is not an OpenCL type"
                 )));
             };
-            let declared = ElemType::parse(&param.type_name).filter(|t| t.scalar == ty);
+            let declared = param.elem_type().filter(|t| t.scalar == ty);
             let elem = match declared {
                 Some(t) if t.width == 3 && width == 4 => t,
                 _ => ElemType { scalar: ty, width },
@@ -390,11 +389,13 @@ pub(crate) fn parse(
         source,
         options: String::new(),
         buffers,
-        launches: vec![Launch { kernel, range, args, repeat: 1, swap: Vec::new() }],
+        launches: vec![Launch::new(kernel, range, args)],
+        groups: Vec::new(),
         outputs,
         bytes_moved: None,
     };
-    workload.validate(options).map_err(|e| crate::with_file(e, file))?;
+    workload.validate(options).map_err(|e| crate::with_file(e, file.clone()))?;
+    check_kernel_params(&workload, program)?;
     Ok(workload)
 }
 

@@ -23,8 +23,8 @@ impl Workload {
     /// Renders the workload as an Oclgrind `.sim` file. The kernel file is written as an
     /// absolute path (Oclgrind resolves it against its working directory). Buffers whose data
     /// Oclgrind cannot generate itself (random, file, float ranges) are written out value by
-    /// value, from [`Workload::initial_data`] with `seed_shift`. Refused: pipelines and
-    /// repeated launches, global offsets, `half` data, and non-finite floats, none of which
+    /// value, from [`Workload::initial_data`] with `seed_shift`. Refused: pipelines,
+    /// repeated launches and groups, host writes, scalars that depend on the repetition, global offsets, `half` data, and non-finite floats, none of which
     /// the format can express. Without a work-group size, work-groups of 1 are written.
     pub fn to_sim(&self, seed_shift: u64) -> Result<SimExport, WorkloadError> {
         let refuse = |message: String| WorkloadError::Invalid {
@@ -34,8 +34,11 @@ impl Workload {
         let [launch] = self.launches.as_slice() else {
             return Err(refuse(format!("it has {} launches; .sim holds one", self.launches.len())));
         };
-        if launch.repeat != 1 || !launch.swap.is_empty() {
-            return Err(refuse("repeated launches and swaps have no .sim form".into()));
+        if launch.repeat != 1 || !launch.swap.is_empty() || !self.groups.is_empty() {
+            return Err(refuse("repeated launches, groups and swaps have no .sim form".into()));
+        }
+        if !launch.writes.is_empty() {
+            return Err(refuse("host writes between launches have no .sim form".into()));
         }
         if launch.range.offset != [0; 3] {
             return Err(refuse("a global offset has no .sim form".into()));
@@ -55,6 +58,11 @@ impl Workload {
         for arg in &launch.args {
             match arg {
                 LaunchArg::Null { .. } => text.push_str("<null>\n"),
+                LaunchArg::LoopScalar { name, .. } => {
+                    return Err(refuse(format!(
+                        "scalar `{name}` depends on the repetition, which .sim cannot express"
+                    )));
+                }
                 LaunchArg::Local { elem, len, .. } => {
                     let _ = writeln!(text, "<size={}>", len.saturating_mul(elem.size()));
                 }

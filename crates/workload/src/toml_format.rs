@@ -9,8 +9,12 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Location, WorkloadError};
+use crate::expr::{Expr, ExprError};
 use crate::init::Init;
-use crate::model::{Access, Buffer, Launch, LaunchArg, LoadOptions, NdRange, Tolerance, Workload};
+use crate::model::{
+    Access, Buffer, BufferWrite, Group, Launch, LaunchArg, LoadOptions, NdRange, Tolerance,
+    Workload,
+};
 use crate::number::Number;
 use crate::types::{valid_type_names, ElemType};
 
@@ -22,18 +26,25 @@ struct RawFile {
     options: String,
     bytes_moved: Option<u64>,
     outputs: Option<Spanned<Vec<String>>>,
+    /// Named sizes: integers or expressions of other sizes.
+    sizes: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     // Single launch.
     kernel: Option<Spanned<String>>,
-    global: Option<Spanned<Vec<u64>>>,
-    local: Option<Spanned<Vec<u64>>>,
-    offset: Option<Spanned<Vec<u64>>>,
+    global: Option<Dims>,
+    local: Option<Dims>,
+    offset: Option<Dims>,
     #[serde(default)]
     arg: Vec<Spanned<RawArg>>,
     // Pipeline.
     buffers: Option<Spanned<BTreeMap<String, Spanned<RawBuffer>>>>,
     #[serde(default)]
     launch: Vec<Spanned<RawLaunch>>,
+    #[serde(default)]
+    group: Vec<Spanned<RawGroup>>,
 }
+
+/// `global`, `local` or `offset`: one integer or expression per dimension.
+type Dims = Spanned<Vec<Spanned<toml::Value>>>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,7 +54,7 @@ struct RawArg {
     scalar: Option<Spanned<String>>,
     local: Option<Spanned<String>>,
     null: Option<bool>,
-    len: Option<u64>,
+    len: Option<Spanned<toml::Value>>,
     init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
@@ -56,7 +67,7 @@ struct RawArg {
 struct RawBuffer {
     #[serde(rename = "type")]
     ty: Spanned<String>,
-    len: u64,
+    len: Spanned<toml::Value>,
     init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
@@ -67,16 +78,44 @@ struct RawBuffer {
 #[serde(deny_unknown_fields)]
 struct RawLaunch {
     kernel: String,
-    global: Spanned<Vec<u64>>,
-    local: Option<Spanned<Vec<u64>>>,
-    offset: Option<Spanned<Vec<u64>>>,
+    global: Dims,
+    local: Option<Dims>,
+    offset: Option<Dims>,
     #[serde(default)]
     args: Vec<Spanned<toml::Value>>,
-    repeat: Option<Spanned<i64>>,
+    repeat: Option<Spanned<toml::Value>>,
     swap: Option<Spanned<toml::Value>>,
+    index: Option<Spanned<String>>,
+    #[serde(default)]
+    write: Vec<Spanned<RawWrite>>,
     /// A top-level `outputs = [...]` written after a `[[launch]]` table belongs, in TOML, to
     /// that launch; it is accepted there and means the same as at the top.
     outputs: Option<Spanned<Vec<String>>>,
+}
+
+/// `[[group]]`: launches (and groups) run `repeat` times over, in the order written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGroup {
+    repeat: Option<Spanned<toml::Value>>,
+    swap: Option<Spanned<toml::Value>>,
+    index: Option<Spanned<String>>,
+    #[serde(default)]
+    launch: Vec<Spanned<RawLaunch>>,
+    #[serde(default)]
+    group: Vec<Spanned<RawGroup>>,
+    /// As for launches: `outputs` written after the group's keys lands here.
+    outputs: Option<Spanned<Vec<String>>>,
+}
+
+/// `[[launch.write]]`: the host writes part of a buffer before the launch.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWrite {
+    buffer: Spanned<String>,
+    offset: Option<Spanned<toml::Value>>,
+    len: Option<Spanned<toml::Value>>,
+    init: Spanned<toml::Value>,
 }
 
 /// An argument written inline in a launch's `args` list.
@@ -87,7 +126,7 @@ struct RawInlineArg {
     scalar: Option<String>,
     value: Option<toml::Value>,
     local: Option<String>,
-    len: Option<u64>,
+    len: Option<toml::Value>,
     null: Option<bool>,
 }
 
@@ -105,7 +144,12 @@ struct Ctx<'a> {
     file: Option<PathBuf>,
     text: &'a str,
     base_dir: &'a Path,
+    /// The `[sizes]` table, evaluated.
+    sizes: BTreeMap<String, i128>,
 }
+
+/// Deepest nesting of `[[group]]` tables.
+const MAX_GROUP_DEPTH: usize = 16;
 
 impl Ctx<'_> {
     fn at(&self, span: Range<usize>) -> Location {
@@ -165,11 +209,50 @@ impl Ctx<'_> {
         }
     }
 
+    /// The error of an expression written in the string at `span`, pointing at the culprit.
+    fn expr_error(&self, span: Range<usize>, what: &str, e: ExprError) -> WorkloadError {
+        // The string's text starts after its opening quote.
+        let at = span.start.saturating_add(1).saturating_add(e.at).min(span.end);
+        self.invalid(at..at, format!("{what}: {}", e.message))
+    }
+
+    /// The names an expression may use, for error messages: every size, then `extra`.
+    fn known_names(&self, extra: &[String]) -> Vec<String> {
+        self.sizes.keys().cloned().chain(extra.iter().cloned()).collect()
+    }
+
+    /// An integer written as a TOML integer or as an expression string over the sizes.
+    fn integer(&self, value: &Spanned<toml::Value>, what: &str) -> Result<i128, WorkloadError> {
+        match value.get_ref() {
+            toml::Value::Integer(i) => Ok(i128::from(*i)),
+            toml::Value::String(text) => {
+                let expr = Expr::parse(text).map_err(|e| self.expr_error(value.span(), what, e))?;
+                let known = || self.known_names(&[]);
+                expr.eval(&|n| self.sizes.get(n).copied(), &known)
+                    .map_err(|e| self.expr_error(value.span(), what, e))
+            }
+            other => Err(self.invalid(
+                value.span(),
+                format!(
+                    "{what} must be an integer or an expression string, not a {}",
+                    other.type_str()
+                ),
+            )),
+        }
+    }
+
+    /// A non-negative integer (a length, a size, an offset).
+    fn count(&self, value: &Spanned<toml::Value>, what: &str) -> Result<u64, WorkloadError> {
+        let n = self.integer(value, what)?;
+        u64::try_from(n)
+            .map_err(|_| self.invalid(value.span(), format!("{what} must not be negative, is {n}")))
+    }
+
     fn range(
         &self,
-        global: &Spanned<Vec<u64>>,
-        local: Option<&Spanned<Vec<u64>>>,
-        offset: Option<&Spanned<Vec<u64>>>,
+        global: &Dims,
+        local: Option<&Dims>,
+        offset: Option<&Dims>,
     ) -> Result<NdRange, WorkloadError> {
         let dims = global.get_ref().len();
         if !(1..=3).contains(&dims) {
@@ -178,7 +261,7 @@ impl Ctx<'_> {
                 format!("`global` has {dims} dimensions; OpenCL allows 1 to 3"),
             ));
         }
-        let widen = |key: &str, v: &Spanned<Vec<u64>>| -> Result<[u64; 3], WorkloadError> {
+        let widen = |key: &str, v: &Dims| -> Result<[u64; 3], WorkloadError> {
             if v.get_ref().len() != dims {
                 return Err(self.invalid(
                     v.span(),
@@ -186,8 +269,8 @@ impl Ctx<'_> {
                 ));
             }
             let mut out = [1u64; 3];
-            for (slot, value) in out.iter_mut().zip(v.get_ref()) {
-                *slot = *value;
+            for (d, (slot, value)) in out.iter_mut().zip(v.get_ref()).enumerate() {
+                *slot = self.count(value, &format!("`{key}` in dimension {d}"))?;
             }
             Ok(out)
         };
@@ -210,6 +293,155 @@ impl Ctx<'_> {
         range.validate().map_err(|message| self.invalid(span, message))?;
         Ok(range)
     }
+
+    /// A scalar's value. Integer scalars also take expressions: of sizes (folded now), or of
+    /// loop indices (`indices`), which makes a [`LaunchArg::LoopScalar`].
+    fn scalar(
+        &self,
+        name: String,
+        ty: ElemType,
+        value: Option<&toml::Value>,
+        span: Range<usize>,
+        indices: &[String],
+    ) -> Result<LaunchArg, WorkloadError> {
+        let fail = |m: String| self.invalid(span.clone(), format!("scalar `{name}`: {m}"));
+        let integer = !ty.scalar.is_float();
+        let one = |v: &toml::Value| -> Result<Result<Number, Expr>, WorkloadError> {
+            match v {
+                toml::Value::String(text) if integer && Number::parse(text).is_none() => {
+                    let what = format!("scalar `{name}`");
+                    let expr =
+                        Expr::parse(text).map_err(|e| self.expr_error(span.clone(), &what, e))?;
+                    for used in expr.names() {
+                        if !self.sizes.contains_key(used) && !indices.iter().any(|n| n == used) {
+                            return Err(fail(format!(
+                                "unknown name `{used}`; known names: {}",
+                                self.known_names(indices).join(", ")
+                            )));
+                        }
+                    }
+                    let expr = expr
+                        .substitute(&|n| self.sizes.get(n).copied())
+                        .map_err(|e| self.expr_error(span.clone(), &what, e))?;
+                    Ok(match expr.constant() {
+                        Some(v) => Ok(Number::Int(v)),
+                        None => Err(expr),
+                    })
+                }
+                other => number(other).map(Ok).map_err(fail),
+            }
+        };
+        let value = value.ok_or_else(|| fail(format!("a {ty} scalar needs `value`")))?;
+        let values = match value {
+            toml::Value::Array(list) => {
+                if list.len() != usize::from(ty.width) {
+                    return Err(fail(format!(
+                        "{ty} needs {} values, {} given",
+                        ty.width,
+                        list.len()
+                    )));
+                }
+                let mut out = Vec::new();
+                for v in list {
+                    match one(v)? {
+                        Ok(n) => out.push(n),
+                        Err(_) => {
+                            return Err(fail(
+                                "only single integer values may depend on the repetition".into(),
+                            ))
+                        }
+                    }
+                }
+                out
+            }
+            single => match one(single)? {
+                Ok(n) => vec![n; usize::from(ty.width)],
+                Err(expr) if ty.width == 1 => {
+                    return Ok(LaunchArg::LoopScalar { name, ty, value: expr })
+                }
+                Err(_) => {
+                    return Err(fail(format!(
+                        "a {ty} vector cannot depend on the repetition; only single integers can"
+                    )))
+                }
+            },
+        };
+        Ok(LaunchArg::Scalar { name, ty, value: values })
+    }
+}
+
+/// Evaluates the `[sizes]` table: each entry an integer or an expression of other entries,
+/// in any order; cycles are errors.
+fn sizes(
+    ctx: &Ctx<'_>,
+    table: &BTreeMap<String, Spanned<toml::Value>>,
+) -> Result<BTreeMap<String, i128>, WorkloadError> {
+    fn resolve(
+        ctx: &Ctx<'_>,
+        table: &BTreeMap<String, Spanned<toml::Value>>,
+        name: &str,
+        done: &mut BTreeMap<String, i128>,
+        visiting: &mut Vec<String>,
+    ) -> Result<Option<i128>, WorkloadError> {
+        if let Some(v) = done.get(name) {
+            return Ok(Some(*v));
+        }
+        let Some(value) = table.get(name) else { return Ok(None) };
+        if visiting.iter().any(|v| v == name) {
+            visiting.push(name.to_string());
+            return Err(ctx.invalid(
+                value.span(),
+                format!("sizes refer to each other in a cycle: {}", visiting.join(" -> ")),
+            ));
+        }
+        if visiting.len() > 256 {
+            return Err(ctx.invalid(value.span(), "sizes refer to each other too deeply"));
+        }
+        let what = format!("size `{name}`");
+        let v = match value.get_ref() {
+            toml::Value::Integer(i) => i128::from(*i),
+            toml::Value::String(text) => {
+                let expr = Expr::parse(text).map_err(|e| ctx.expr_error(value.span(), &what, e))?;
+                visiting.push(name.to_string());
+                let mut known = BTreeMap::new();
+                for used in expr.names() {
+                    if let Some(v) = resolve(ctx, table, used, done, visiting)? {
+                        known.insert(used.to_string(), v);
+                    }
+                }
+                visiting.pop();
+                let names = || table.keys().cloned().collect::<Vec<_>>();
+                expr.eval(&|n| known.get(n).copied(), &names)
+                    .map_err(|e| ctx.expr_error(value.span(), &what, e))?
+            }
+            other => {
+                return Err(ctx.invalid(
+                    value.span(),
+                    format!(
+                        "{what} must be an integer or an expression string, not a {}",
+                        other.type_str()
+                    ),
+                ))
+            }
+        };
+        done.insert(name.to_string(), v);
+        Ok(Some(v))
+    }
+    let mut done = BTreeMap::new();
+    for (name, value) in table {
+        let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier || name == "i" {
+            return Err(ctx.invalid(
+                value.span(),
+                format!(
+                    "`{name}` cannot name a size: sizes are identifiers, and `i` is the loop index"
+                ),
+            ));
+        }
+        resolve(ctx, table, name, &mut done, &mut Vec::new())?;
+    }
+    Ok(done)
 }
 
 /// A TOML number, or a string holding one (TOML integers stop at i64; a string such as
@@ -220,21 +452,6 @@ fn number(raw: &toml::Value) -> Result<Number, String> {
         toml::Value::Float(f) => Ok(Number::Float(*f)),
         toml::Value::String(t) => Number::parse(t).ok_or_else(|| format!("`{t}` is not a number")),
         other => Err(format!("expected a number, found a {}", other.type_str())),
-    }
-}
-
-/// Scalar values: one number per component; a single number is broadcast to every component
-/// of a vector, as OpenCL C converts a scalar to a vector.
-fn scalar_values(ty: ElemType, value: Option<&toml::Value>) -> Result<Vec<Number>, String> {
-    let value = value.ok_or_else(|| format!("a {ty} scalar needs `value`"))?;
-    match value {
-        toml::Value::Array(list) => {
-            if list.len() != usize::from(ty.width) {
-                return Err(format!("{ty} needs {} values, {} given", ty.width, list.len()));
-            }
-            list.iter().map(number).collect()
-        }
-        one => Ok(vec![number(one)?; usize::from(ty.width)]),
     }
 }
 
@@ -249,7 +466,7 @@ pub(crate) fn parse(
     file: Option<PathBuf>,
     options: &LoadOptions,
 ) -> Result<Workload, WorkloadError> {
-    let ctx = Ctx { file: file.clone(), text, base_dir };
+    let mut ctx = Ctx { file: file.clone(), text, base_dir, sizes: BTreeMap::new() };
     let raw: RawFile = toml::from_str(text).map_err(|e| WorkloadError::Syntax {
         location: match e.span() {
             Some(span) => ctx.at(span),
@@ -257,6 +474,9 @@ pub(crate) fn parse(
         },
         message: e.message().trim().to_string(),
     })?;
+    if let Some(table) = &raw.sizes {
+        ctx.sizes = sizes(&ctx, table.get_ref())?;
+    }
 
     let source_path = base_dir.join(raw.source.get_ref());
     let source =
@@ -267,16 +487,16 @@ pub(crate) fn parse(
         })?;
 
     let mut buffers = Vec::new();
-    let launches = if raw.launch.is_empty() {
+    let mut groups = Vec::new();
+    let mut output_lists: Vec<&Spanned<Vec<String>>> = raw.outputs.iter().collect();
+    let launches = if raw.launch.is_empty() && raw.group.is_empty() {
         vec![single_launch(&ctx, &raw, &mut buffers)?]
     } else {
-        pipeline(&ctx, &raw, &mut buffers)?
+        pipeline(&ctx, &raw, &mut buffers, &mut groups, &mut output_lists)?
     };
 
     let mut outputs: Vec<String> = Vec::new();
-    let lists =
-        raw.outputs.iter().chain(raw.launch.iter().filter_map(|l| l.get_ref().outputs.as_ref()));
-    for list in lists {
+    for list in output_lists {
         for name in list.get_ref() {
             if !buffers.iter().any(|b| &b.name == name) {
                 return Err(ctx.invalid(list.span(), format!("output `{name}` is not a buffer")));
@@ -301,6 +521,7 @@ pub(crate) fn parse(
         options: raw.options.clone(),
         buffers,
         launches,
+        groups,
         outputs,
         bytes_moved: raw.bytes_moved,
     };
@@ -326,6 +547,7 @@ fn single_launch(
         .as_ref()
         .ok_or_else(|| ctx.invalid(kernel.span(), "missing `global` (the NDRange size)"))?;
     let range = ctx.range(global, raw.local.as_ref(), raw.offset.as_ref())?;
+    let indices = ["i".to_string()];
     let mut args = Vec::new();
     for arg in &raw.arg {
         let span = arg.span();
@@ -356,16 +578,19 @@ fn single_launch(
                 Ok(())
             }
         };
+        let len = |kind: &str| -> Result<u64, WorkloadError> {
+            let len = arg.len.as_ref().ok_or_else(|| {
+                ctx.invalid(span.clone(), format!("{kind} `{}` needs `len`", arg.name))
+            })?;
+            ctx.count(len, &format!("`len` of `{}`", arg.name))
+        };
         if let Some(ty) = &arg.buffer {
             not_for("value", arg.value.is_some(), "buffer")?;
             let elem = ctx.elem(ty)?;
-            let len = arg.len.ok_or_else(|| {
-                ctx.invalid(span.clone(), format!("buffer `{}` needs `len`", arg.name))
-            })?;
             buffers.push(Buffer {
                 name: arg.name.clone(),
                 elem,
-                len,
+                len: len("buffer")?,
                 init: ctx.init(arg.init.as_ref())?,
                 access: ctx.access(arg.access.as_ref())?,
                 output: arg.output.unwrap_or(false),
@@ -387,16 +612,17 @@ fn single_launch(
             not_for("len", arg.len.is_some(), "scalar")?;
             let ty = ctx.elem(ty)?;
             let value_span = arg.value.as_ref().map_or(span.clone(), |v| v.span());
-            let value = scalar_values(ty, arg.value.as_ref().map(|v| v.get_ref()))
-                .map_err(|m| ctx.invalid(value_span, format!("scalar `{}`: {m}", arg.name)))?;
-            args.push(LaunchArg::Scalar { name: arg.name.clone(), ty, value });
+            args.push(ctx.scalar(
+                arg.name.clone(),
+                ty,
+                arg.value.as_ref().map(|v| v.get_ref()),
+                value_span,
+                &indices,
+            )?);
         } else if let Some(ty) = &arg.local {
             not_for("value", arg.value.is_some(), "local")?;
             let elem = ctx.elem(ty)?;
-            let len = arg.len.ok_or_else(|| {
-                ctx.invalid(span.clone(), format!("local `{}` needs `len`", arg.name))
-            })?;
-            args.push(LaunchArg::Local { name: arg.name.clone(), elem, len });
+            args.push(LaunchArg::Local { name: arg.name.clone(), elem, len: len("local")? });
         } else {
             not_for("value", arg.value.is_some(), "null")?;
             not_for("len", arg.len.is_some(), "null")?;
@@ -406,13 +632,15 @@ fn single_launch(
             args.push(LaunchArg::Null { name: arg.name.clone() });
         }
     }
-    Ok(Launch { kernel: kernel.get_ref().clone(), range, args, repeat: 1, swap: Vec::new() })
+    Ok(Launch::new(kernel.get_ref().clone(), range, args))
 }
 
-fn pipeline(
+fn pipeline<'r>(
     ctx: &Ctx<'_>,
-    raw: &RawFile,
+    raw: &'r RawFile,
     buffers: &mut Vec<Buffer>,
+    groups: &mut Vec<Group>,
+    outputs: &mut Vec<&'r Spanned<Vec<String>>>,
 ) -> Result<Vec<Launch>, WorkloadError> {
     for (present, key, span) in [
         (raw.kernel.is_some(), "kernel", raw.kernel.as_ref().map(|k| k.span())),
@@ -434,56 +662,217 @@ fn pipeline(
         for (name, b) in table.get_ref() {
             let span = b.span();
             let b = b.get_ref();
+            let len = ctx.count(&b.len, &format!("`len` of buffer `{name}`"))?;
             buffers.push(Buffer {
                 name: name.clone(),
                 elem: ctx.elem(&b.ty)?,
-                len: b.len,
+                len,
                 init: ctx.init(b.init.as_ref())?,
                 access: ctx.access(b.access.as_ref())?,
                 output: b.output.unwrap_or(false),
                 tolerance: tolerance(b.tolerance),
                 hex_dump: false,
             });
-            if b.len == 0 {
+            if len == 0 {
                 return Err(ctx.invalid(span, format!("buffer `{name}` has zero elements")));
             }
         }
     }
     let mut launches = Vec::new();
-    for (index, launch) in raw.launch.iter().enumerate() {
-        let span = launch.span();
-        let l = launch.get_ref();
-        let range = ctx.range(&l.global, l.local.as_ref(), l.offset.as_ref())?;
-        let mut args = Vec::new();
-        for (position, arg) in l.args.iter().enumerate() {
-            args.push(inline_arg(ctx, buffers, arg, position)?);
+    let mut body = Body { ctx, buffers, launches: &mut launches, groups, outputs };
+    body.items(&raw.launch, &raw.group, &mut vec!["i".to_string()], 0)?;
+    Ok(launches)
+}
+
+/// Builds the launches and groups of a pipeline, depth first, in the order they are written.
+struct Body<'c, 'r, 'o> {
+    ctx: &'c Ctx<'c>,
+    buffers: &'o [Buffer],
+    launches: &'o mut Vec<Launch>,
+    groups: &'o mut Vec<Group>,
+    outputs: &'o mut Vec<&'r Spanned<Vec<String>>>,
+}
+
+impl<'r> Body<'_, 'r, '_> {
+    /// `launch` and `group` are two TOML arrays; the file's order between their tables is the
+    /// order of their positions in the text.
+    fn items(
+        &mut self,
+        launches: &'r [Spanned<RawLaunch>],
+        groups: &'r [Spanned<RawGroup>],
+        indices: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<(), WorkloadError> {
+        enum Item<'r> {
+            Launch(&'r Spanned<RawLaunch>),
+            Group(&'r Spanned<RawGroup>),
         }
-        let repeat = match &l.repeat {
-            None => 1,
-            Some(r) => u32::try_from(*r.get_ref()).ok().filter(|n| *n >= 1).ok_or_else(|| {
-                ctx.invalid(r.span(), "`repeat` must be a whole number from 1 to 2^32-1")
-            })?,
-        };
-        let swap = match &l.swap {
-            None => Vec::new(),
-            Some(s) => swap_pairs(s.get_ref()).ok_or_else(|| {
-                ctx.invalid(s.span(), "`swap` must be a pair of buffer names, or a list of pairs")
-            })?,
-        };
-        for (a, b) in &swap {
+        let mut items: Vec<(usize, Item<'r>)> =
+            launches.iter().map(|l| (l.span().start, Item::Launch(l))).collect();
+        items.extend(groups.iter().map(|g| (g.span().start, Item::Group(g))));
+        items.sort_by_key(|(at, _)| *at);
+        for (_, item) in items {
+            match item {
+                Item::Launch(launch) => self.launch(launch, indices)?,
+                Item::Group(group) => self.group(group, indices, depth + 1)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn repeat(&self, repeat: Option<&Spanned<toml::Value>>) -> Result<u32, WorkloadError> {
+        let Some(r) = repeat else { return Ok(1) };
+        let n = self.ctx.integer(r, "`repeat`")?;
+        u32::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
+            self.ctx.invalid(r.span(), "`repeat` must be a whole number from 1 to 2^32-1")
+        })
+    }
+
+    fn swap(
+        &self,
+        swap: Option<&Spanned<toml::Value>>,
+        fallback: Range<usize>,
+    ) -> Result<Vec<(String, String)>, WorkloadError> {
+        let Some(s) = swap else { return Ok(Vec::new()) };
+        let pairs = swap_pairs(s.get_ref()).ok_or_else(|| {
+            self.ctx.invalid(s.span(), "`swap` must be a pair of buffer names, or a list of pairs")
+        })?;
+        for (a, b) in &pairs {
             for name in [a, b] {
-                if !buffers.iter().any(|buf| &buf.name == name) {
-                    let at = l.swap.as_ref().map_or(span.clone(), |s| s.span());
-                    return Err(ctx.invalid(at, format!("swap names unknown buffer `{name}`")));
+                if !self.buffers.iter().any(|buf| &buf.name == name) {
+                    let at = if s.span().is_empty() { fallback.clone() } else { s.span() };
+                    return Err(self
+                        .ctx
+                        .invalid(at, format!("swap names unknown buffer `{name}`")));
                 }
             }
         }
-        if l.kernel.is_empty() {
-            return Err(ctx.invalid(span, format!("launch {} has an empty kernel name", index + 1)));
-        }
-        launches.push(Launch { kernel: l.kernel.clone(), range, args, repeat, swap });
+        Ok(pairs)
     }
-    Ok(launches)
+
+    fn index(
+        &self,
+        index: Option<&Spanned<String>>,
+        indices: &[String],
+    ) -> Result<Option<String>, WorkloadError> {
+        let Some(name) = index else { return Ok(None) };
+        let text = name.get_ref();
+        let identifier = text.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier || indices.contains(text) || self.ctx.sizes.contains_key(text) {
+            return Err(self.ctx.invalid(
+                name.span(),
+                format!(
+                    "`index = \"{text}\"`: a loop index needs an identifier that is not `i`, a size \
+                     or the index of an enclosing loop"
+                ),
+            ));
+        }
+        Ok(Some(text.clone()))
+    }
+
+    fn launch(
+        &mut self,
+        launch: &'r Spanned<RawLaunch>,
+        indices: &mut Vec<String>,
+    ) -> Result<(), WorkloadError> {
+        let ctx = self.ctx;
+        let span = launch.span();
+        let l = launch.get_ref();
+        if l.kernel.is_empty() {
+            let n = self.launches.len() + 1;
+            return Err(ctx.invalid(span, format!("launch {n} has an empty kernel name")));
+        }
+        let range = ctx.range(&l.global, l.local.as_ref(), l.offset.as_ref())?;
+        let index = self.index(l.index.as_ref(), indices)?;
+        let pushed = index.iter().len();
+        indices.extend(index.clone());
+        let mut args = Vec::new();
+        for (position, arg) in l.args.iter().enumerate() {
+            args.push(inline_arg(ctx, self.buffers, arg, position, indices)?);
+        }
+        indices.truncate(indices.len() - pushed);
+        let mut writes = Vec::new();
+        for write in &l.write {
+            writes.push(self.write(write)?);
+        }
+        self.outputs.extend(l.outputs.as_ref());
+        self.launches.push(Launch {
+            kernel: l.kernel.clone(),
+            range,
+            args,
+            repeat: self.repeat(l.repeat.as_ref())?,
+            swap: self.swap(l.swap.as_ref(), span)?,
+            index,
+            writes,
+        });
+        Ok(())
+    }
+
+    fn write(&self, write: &Spanned<RawWrite>) -> Result<BufferWrite, WorkloadError> {
+        let ctx = self.ctx;
+        let w = write.get_ref();
+        let name = w.buffer.get_ref();
+        let buffer = self.buffers.iter().find(|b| &b.name == name).ok_or_else(|| {
+            ctx.invalid(w.buffer.span(), format!("host write names unknown buffer `{name}`"))
+        })?;
+        let offset = match &w.offset {
+            Some(o) => ctx.count(o, &format!("`offset` of the write to `{name}`"))?,
+            None => 0,
+        };
+        let len = match &w.len {
+            Some(l) => ctx.count(l, &format!("`len` of the write to `{name}`"))?,
+            None => buffer.len.saturating_sub(offset),
+        };
+        let init = ctx.init(Some(&w.init))?;
+        // Checked here too, so the error points at the write rather than at the launch.
+        let end = offset.checked_add(len);
+        if len == 0 || end.is_none_or(|end| end > buffer.len) {
+            return Err(ctx.invalid(
+                w.len.as_ref().or(w.offset.as_ref()).map_or(write.span(), |v| v.span()),
+                format!(
+                    "the write to `{name}` covers elements {offset} to {} but the buffer has {} \
+                     (offsets and lengths count elements)",
+                    offset.saturating_add(len),
+                    buffer.len
+                ),
+            ));
+        }
+        Ok(BufferWrite { buffer: name.clone(), offset, len, init })
+    }
+
+    fn group(
+        &mut self,
+        group: &'r Spanned<RawGroup>,
+        indices: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<(), WorkloadError> {
+        let ctx = self.ctx;
+        let span = group.span();
+        if depth > MAX_GROUP_DEPTH {
+            return Err(ctx.invalid(span, format!("groups nest more than {MAX_GROUP_DEPTH} deep")));
+        }
+        let g = group.get_ref();
+        let repeat = self.repeat(g.repeat.as_ref())?;
+        let swap = self.swap(g.swap.as_ref(), span.clone())?;
+        let index = self.index(g.index.as_ref(), indices)?;
+        self.outputs.extend(g.outputs.as_ref());
+        let start = self.launches.len();
+        let slot = self.groups.len();
+        self.groups.push(Group { launches: start..start, repeat, swap, index: index.clone() });
+        let pushed = index.iter().len();
+        indices.extend(index);
+        self.items(&g.launch, &g.group, indices, depth)?;
+        indices.truncate(indices.len() - pushed);
+        let end = self.launches.len();
+        if end == start {
+            return Err(ctx.invalid(span, "a group needs at least one `[[group.launch]]`"));
+        }
+        if let Some(entry) = self.groups.get_mut(slot) {
+            entry.launches = start..end;
+        }
+        Ok(())
+    }
 }
 
 fn swap_pairs(value: &toml::Value) -> Option<Vec<(String, String)>> {
@@ -505,6 +894,7 @@ fn inline_arg(
     buffers: &[Buffer],
     arg: &Spanned<toml::Value>,
     position: usize,
+    indices: &[String],
 ) -> Result<LaunchArg, WorkloadError> {
     let span = arg.span();
     if let Some(name) = arg.get_ref().as_str() {
@@ -529,15 +919,23 @@ fn inline_arg(
     match (&inline.scalar, &inline.local, inline.null) {
         (Some(ty), None, None) if inline.len.is_none() => {
             let ty = ctx.elem(&spanned(ty))?;
-            let value = scalar_values(ty, inline.value.as_ref())
-                .map_err(|m| ctx.invalid(span.clone(), format!("argument {position}: {m}")))?;
-            Ok(LaunchArg::Scalar { name, ty, value })
+            ctx.scalar(name, ty, inline.value.as_ref(), span.clone(), indices).map_err(
+                |e| match e {
+                    WorkloadError::Invalid { location, message } => WorkloadError::Invalid {
+                        location,
+                        message: format!("argument {position}: {message}"),
+                    },
+                    other => other,
+                },
+            )
         }
         (None, Some(ty), None) if inline.value.is_none() => {
             let elem = ctx.elem(&spanned(ty))?;
             let len = inline.len.ok_or_else(|| {
                 ctx.invalid(span.clone(), format!("argument {position}: local needs `len`"))
             })?;
+            let len = ctx
+                .count(&Spanned::new(span.clone(), len), &format!("argument {position}: `len`"))?;
             Ok(LaunchArg::Local { name, elem, len })
         }
         (None, None, Some(true)) if inline.value.is_none() && inline.len.is_none() => {

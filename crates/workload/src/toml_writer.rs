@@ -37,7 +37,12 @@ impl Workload {
 
     fn is_single_form(&self) -> bool {
         let [launch] = self.launches.as_slice() else { return false };
-        if launch.repeat != 1 || !launch.swap.is_empty() {
+        if launch.repeat != 1
+            || !launch.swap.is_empty()
+            || !launch.writes.is_empty()
+            || launch.index.is_some()
+            || !self.groups.is_empty()
+        {
             return false;
         }
         let used: Vec<&str> = launch
@@ -80,6 +85,10 @@ impl Workload {
                     let _ = writeln!(out, "local = {}\nlen = {len}", quote(&elem.to_string()));
                 }
                 LaunchArg::Null { .. } => out.push_str("null = true\n"),
+                LaunchArg::LoopScalar { ty, value, .. } => {
+                    let _ = writeln!(out, "scalar = {}", quote(&ty.to_string()));
+                    let _ = writeln!(out, "value = {}", quote(&value.to_string()));
+                }
             }
         }
     }
@@ -92,8 +101,22 @@ impl Workload {
             let inline: Vec<String> = fields.iter().map(|(k, v)| format!("{k} = {v}")).collect();
             let _ = writeln!(out, "{} = {{ {} }}", quote(&b.name), inline.join(", "));
         }
-        for launch in &self.launches {
-            out.push_str("\n[[launch]]\n");
+        let mut open: Vec<usize> = Vec::new();
+        for (index, launch) in self.launches.iter().enumerate() {
+            let chain = self.enclosing_groups(index);
+            let kept = open.iter().zip(&chain).take_while(|(a, b)| a == b).count();
+            for (depth, g) in chain.iter().enumerate().skip(kept) {
+                let Some(group) = self.groups.get(*g) else { continue };
+                let _ = writeln!(out, "\n[[{}group]]", "group.".repeat(depth));
+                let _ = writeln!(out, "repeat = {}", group.repeat);
+                write_swap(out, &group.swap);
+                if let Some(name) = &group.index {
+                    let _ = writeln!(out, "index = {}", quote(name));
+                }
+            }
+            let prefix = "group.".repeat(chain.len());
+            open = chain;
+            let _ = writeln!(out, "\n[[{prefix}launch]]");
             let _ = writeln!(out, "kernel = {}", quote(&launch.kernel));
             write_range(out, &launch.range);
             let args: Vec<String> = launch
@@ -106,6 +129,12 @@ impl Workload {
                         quote(name),
                         quote(&ty.to_string()),
                         number_list(value)
+                    ),
+                    LaunchArg::LoopScalar { name, ty, value } => format!(
+                        "{{ name = {}, scalar = {}, value = {} }}",
+                        quote(name),
+                        quote(&ty.to_string()),
+                        quote(&value.to_string())
                     ),
                     LaunchArg::Local { name, elem, len } => format!(
                         "{{ name = {}, local = {}, len = {len} }}",
@@ -121,15 +150,26 @@ impl Workload {
             if launch.repeat != 1 {
                 let _ = writeln!(out, "repeat = {}", launch.repeat);
             }
-            if !launch.swap.is_empty() {
-                let pairs: Vec<String> = launch
-                    .swap
-                    .iter()
-                    .map(|(a, b)| format!("[{}, {}]", quote(a), quote(b)))
-                    .collect();
-                let _ = writeln!(out, "swap = [{}]", pairs.join(", "));
+            write_swap(out, &launch.swap);
+            if let Some(name) = &launch.index {
+                let _ = writeln!(out, "index = {}", quote(name));
+            }
+            for write in &launch.writes {
+                let _ = writeln!(out, "\n[[{prefix}launch.write]]");
+                let _ = writeln!(out, "buffer = {}", quote(&write.buffer));
+                let _ = writeln!(out, "offset = {}", write.offset);
+                let _ = writeln!(out, "len = {}", write.len);
+                let _ = writeln!(out, "init = {}", init_text(&write.init, base_dir));
             }
         }
+    }
+}
+
+fn write_swap(out: &mut String, swap: &[(String, String)]) {
+    if !swap.is_empty() {
+        let pairs: Vec<String> =
+            swap.iter().map(|(a, b)| format!("[{}, {}]", quote(a), quote(b))).collect();
+        let _ = writeln!(out, "swap = [{}]", pairs.join(", "));
     }
 }
 

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clmap_workload::rng::SplitMix64;
-use clmap_workload::{scan_kernel_params, Init, LoadOptions, Number, Workload};
+use clmap_workload::{
+    Expr, FixedSignatures, Init, KernelParam, LoadOptions, Number, ParamSpace, Workload,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -74,6 +76,18 @@ const FRAGMENTS: &[&str] = &[
     "value",
     "buffer",
     "name",
+    "[[group]]",
+    "[[group.launch]]",
+    "[[group.group]]",
+    "[[launch.write]]",
+    "[sizes]",
+    "\"n * 2\"",
+    "\"i * 3 - 1\"",
+    "(",
+    "%",
+    "/ 0",
+    "index",
+    "offset",
     "é",
     "\u{0}",
     "\t",
@@ -159,6 +173,14 @@ fn exercise(loaded: Result<Workload, clmap_workload::WorkloadError>) -> bool {
     match loaded {
         Ok(w) => {
             let _ = w.initial_data(3);
+            // Walking the schedule (groups, loop scalars, host writes) must not panic either.
+            for step in w.schedule().take(2000) {
+                if step.is_err() {
+                    break;
+                }
+            }
+            let _ = w.final_slots();
+            let _ = w.to_toml(Path::new("."));
             true
         }
         Err(e) => {
@@ -188,6 +210,52 @@ fn mutated_toml_never_panics() {
     assert!(loaded > 50, "only {loaded} mutants loaded");
 }
 
+/// The parameters of the kernels under `tests/sim_files`, as the front end reports them
+/// (written out so that thousands of mutants do not each run the compiler).
+fn sim_signatures() -> FixedSignatures {
+    let p = |name: &str, space: ParamSpace, ty: &str| KernelParam {
+        name: name.into(),
+        space,
+        type_name: ty.into(),
+    };
+    let g = ParamSpace::Global;
+    FixedSignatures {
+        kernels: vec![
+            (
+                "fcopy".into(),
+                vec![p("in", g, "float"), p("out", g, "float"), p("dout", g, "double")],
+            ),
+            (
+                "mix".into(),
+                vec![
+                    p("a", g, "float"),
+                    p("b", g, "int"),
+                    p("out", g, "float"),
+                    p("c", g, "char"),
+                    p("s", g, "short"),
+                    p("u", g, "ulong"),
+                    p("d", g, "double"),
+                    p("n", ParamSpace::Private, "uint"),
+                    p("tmp", ParamSpace::Local, "float"),
+                ],
+            ),
+            (
+                "maybe_copy".into(),
+                vec![p("in", g, "uint"), p("bias", g, "uint"), p("out", g, "uint")],
+            ),
+            (
+                "vector_add".into(),
+                vec![
+                    p("a", g, "float"),
+                    p("b", g, "float"),
+                    p("c", g, "float"),
+                    p("n", ParamSpace::Private, "uint"),
+                ],
+            ),
+        ],
+    }
+}
+
 #[test]
 fn mutated_sim_never_panics() {
     let dir = root().join("tests/sim_files");
@@ -201,7 +269,9 @@ fn mutated_sim_never_panics() {
             let seed = pick::<String>(&mut rng, &seeds).clone();
             mutate(&mut rng, &seed)
         };
-        loaded += usize::from(exercise(Workload::from_sim_str_with(&text, &dir, &OPTIONS)));
+        let mut signatures = sim_signatures();
+        loaded +=
+            usize::from(exercise(Workload::from_sim_str(&text, &dir, &OPTIONS, &mut signatures)));
     }
     assert!(loaded > 50, "only {loaded} mutants loaded");
 }
@@ -215,12 +285,58 @@ fn mutated_kernels_and_init_strings_never_panic() {
     for _ in 0..2000 {
         let kernel = pick::<String>(&mut rng, &kernels).clone();
         let text = mutate(&mut rng, &kernel);
-        for name in ["vector_add", "transpose", "jacobi_step", "mix", "k"] {
-            let _ = scan_kernel_params(&text, name);
-        }
+        let _ = Expr::parse(&text);
         let seed = *pick::<&str>(&mut rng, &inits);
         let init = mutate(&mut rng, seed);
         let _ = Init::parse(&init, Path::new("."));
         let _ = Number::parse(&init);
     }
+}
+
+#[test]
+fn random_expressions_never_panic_and_print_back_to_themselves() {
+    const PIECES: &[&str] = &[
+        "n",
+        "i",
+        "ni",
+        "0",
+        "1",
+        "7",
+        "-",
+        "+",
+        "*",
+        "/",
+        "%",
+        "(",
+        ")",
+        " ",
+        "0x10",
+        "18446744073709551615",
+        "9223372036854775808",
+        "4294967296",
+        "x_1",
+        "$",
+        "1e3",
+    ];
+    let mut rng = SplitMix64::new(99);
+    let mut parsed = 0;
+    for _ in 0..20_000 {
+        let len = 1 + (rng.next_u64() % 12) as usize;
+        let text: String =
+            (0..len).map(|_| PIECES[(rng.next_u64() % PIECES.len() as u64) as usize]).collect();
+        let Ok(expr) = Expr::parse(&text) else { continue };
+        parsed += 1;
+        let lookup = |name: &str| match name {
+            "n" => Some(i128::from(u64::MAX)),
+            "ni" => Some(i128::from(i64::MIN)),
+            "i" => Some(3),
+            _ => None,
+        };
+        let value = expr.eval(&lookup, &Vec::new);
+        let again = Expr::parse(&expr.to_string()).expect("printed expressions parse");
+        assert_eq!(again, expr, "{text} printed as {expr}");
+        assert_eq!(again.eval(&lookup, &Vec::new).ok(), value.ok(), "{text}");
+        let _ = expr.substitute(&lookup);
+    }
+    assert!(parsed > 1000, "only {parsed} expressions parsed");
 }

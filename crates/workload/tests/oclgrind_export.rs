@@ -25,7 +25,9 @@ fn export_and_reload(workload: &Workload, name: &str) -> PathBuf {
     let export = workload.to_sim(0).unwrap_or_else(|e| panic!("{name}: {e}"));
     let path = scratch(name).join(format!("{name}.sim"));
     std::fs::write(&path, &export.text).expect("write");
-    let again = Workload::load(&path).unwrap_or_else(|e| panic!("{name}: {e}\n{}", export.text));
+    let again = clmap_exec::load_checked(&path, &clmap_workload::LoadOptions::default())
+        .map(|(w, _)| w)
+        .unwrap_or_else(|e| panic!("{name}: {e}\n{}", export.text));
     let before = workload.initial_data(0).expect("data");
     let after = again.initial_data(0).expect("data");
     for b in &before.buffers {

@@ -6,18 +6,29 @@
 use clmap_testkit::Scratch;
 use std::path::{Path, PathBuf};
 
+use clmap_exec::FrontEndSignatures;
 use clmap_workload::{
-    Access, BufferSet, Init, KernelParam, LaunchArg, LoadOptions, Number, ParamSpace, Workload,
-    WorkloadError,
+    Access, BufferSet, FixedSignatures, Init, KernelParam, LaunchArg, LoadOptions, Number,
+    ParamSpace, Workload, WorkloadError,
 };
 
 fn sim_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/sim_files")
 }
 
+/// A `.sim` file loaded the way tools load it: parameters from the front end.
+fn load_path(path: &Path) -> Workload {
+    clmap_exec::load_checked(path, &LoadOptions::default())
+        .map(|(w, _)| w)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 fn load(name: &str) -> Workload {
-    let path = sim_dir().join(name);
-    Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    load_path(&sim_dir().join(name))
+}
+
+fn from_sim(text: &str, dir: &Path) -> Result<Workload, WorkloadError> {
+    Workload::from_sim_str(text, dir, &LoadOptions::default(), &mut FrontEndSignatures::new())
 }
 
 fn captured(name: &str) -> String {
@@ -39,7 +50,7 @@ fn every_sim_file_loads() {
     for entry in std::fs::read_dir(sim_dir()).expect("sim dir") {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "sim") {
-            let w = Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let w = load_path(&path);
             w.initial_data(0).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             count += 1;
         }
@@ -157,7 +168,7 @@ const KERNEL: &str = "kernel void k(global int *x, uint n, local float *t) {}";
 
 fn sim_error(body: &str) -> String {
     let dir = scratch_with_kernel(KERNEL);
-    match Workload::from_sim_str(&format!("k.cl k\n4 1 1\n2 1 1\n{body}"), &dir) {
+    match from_sim(&format!("k.cl k\n4 1 1\n2 1 1\n{body}"), &dir) {
         Ok(_) => panic!("expected an error for {body}"),
         Err(e) => e.to_string(),
     }
@@ -180,38 +191,60 @@ fn sim_errors_are_located() {
                    170141183460469231731687303715884105727> <size=4> 1 <size=4>";
     assert!(sim_error(extreme).contains("range"));
     let dir = scratch_with_kernel(KERNEL);
-    let bad_range = Workload::from_sim_str("k.cl k\n4 1 1\n3 1 1\n", &dir).expect_err("divide");
+    let bad_range = from_sim("k.cl k\n4 1 1\n3 1 1\n", &dir).expect_err("divide");
     assert!(bad_range.to_string().contains("divide"));
-    let missing = Workload::from_sim_str("nope.cl k\n4 1 1\n1 1 1\n", &dir).expect_err("missing");
+    let missing = from_sim("nope.cl k\n4 1 1\n1 1 1\n", &dir).expect_err("missing");
     assert!(matches!(missing, WorkloadError::MissingSource { .. }));
-    let unknown = Workload::from_sim_str("k.cl other\n4 1 1\n1 1 1\n", &dir).expect_err("kernel");
+    let unknown = from_sim("k.cl other\n4 1 1\n1 1 1\n", &dir).expect_err("kernel");
     assert!(unknown.to_string().contains("other"));
 }
 
 #[test]
-fn explicit_parameters_override_the_scan() {
+fn parameters_come_from_the_compiled_program() {
+    // Macros build the signature: only the front end sees `x`.
     let dir = scratch_with_kernel("#define K(name) kernel void name(global int *x)\nK(k) {}");
     let text = "k.cl k\n4 1 1\n1 1 1\n<size=16 range=0:2:6 dump>\n";
-    assert!(Workload::from_sim_str(text, &dir).is_err(), "macros hide the signature");
-    let params =
-        [KernelParam { name: "x".into(), space: ParamSpace::Global, type_name: "int".into() }];
-    let w = Workload::from_sim_str_with_params(text, &dir, &params, &LoadOptions::default())
-        .expect("explicit params");
+    let w = from_sim(text, &dir).expect("front-end signatures");
     let data = w.initial_data(0).expect("data");
     assert_eq!(
         data.get("x").map(|b| b.bytes.clone()),
         Some(le(&[0i32, 2, 4, 6], i32::to_le_bytes))
     );
+    // Without signatures, a .sim file is refused with a message that says what to do.
+    std::fs::write(dir.join("w.sim"), text).expect("write");
+    let err = Workload::load(&dir.join("w.sim")).expect_err("needs signatures");
+    assert!(matches!(err, WorkloadError::NeedsSignatures { .. }));
+    assert!(err.to_string().contains("front end"), "{err}");
+    // Parameters known in advance serve as well.
+    let params =
+        [KernelParam { name: "x".into(), space: ParamSpace::Global, type_name: "int".into() }];
+    let mut fixed = FixedSignatures::one("k", params.to_vec());
+    let w = Workload::from_sim_str(text, &dir, &LoadOptions::default(), &mut fixed).expect("fixed");
+    assert_eq!(w.buffer("x").map(|b| b.len), Some(4));
+    // A kernel that does not compile reports the compiler's diagnostics.
+    let broken = scratch_with_kernel("kernel void k(global int *x) { x[0] = ; }");
+    let err = from_sim(text, &broken).expect_err("compile error");
+    assert!(matches!(err, WorkloadError::Frontend { .. }), "{err}");
+    let err = from_sim("k.cl nope\n4 1 1\n1 1 1\n", &dir).expect_err("no kernel");
+    assert!(err.to_string().contains("`nope`") && err.to_string().contains("kernels: k"), "{err}");
+}
+
+#[test]
+fn sim_header_types_are_checked_against_the_parameters() {
+    let dir = scratch_with_kernel("kernel void k(global float *x) {}");
+    let err = from_sim("k.cl k 4 1 1 4 1 1 <size=16 int fill=1>", &dir).expect_err("int for float");
+    assert!(err.to_string().contains("`int` buffer") && err.to_string().contains("float"), "{err}");
+    let bytes = scratch_with_kernel("kernel void k(global void *x) {}");
+    from_sim("k.cl k 4 1 1 4 1 1 <size=16 int fill=1>", &bytes).expect("void * takes any buffer");
 }
 
 #[test]
 fn vector_scalars_take_one_value_per_component() {
     let dir = scratch_with_kernel("kernel void k(float4 v, global uchar *p) {}");
-    let w = Workload::from_sim_str("k.cl k 4 1 1 4 1 1 <size=16> 1 2 3 4 <size=2> 250 251", &dir)
-        .expect("load");
+    let w = from_sim("k.cl k 4 1 1 4 1 1 <size=16> 1 2 3 4 <size=2> 250 251", &dir).expect("load");
     let arg = &w.launches[0].args[0];
     assert_eq!(arg.scalar_bytes().and_then(Result::ok).map(|b| b.len()), Some(16));
-    let err = Workload::from_sim_str("k.cl k 4 1 1 4 1 1 <size=16> 1 2 3 4 <size=2> 250 256", &dir)
+    let err = from_sim("k.cl k 4 1 1 4 1 1 <size=16> 1 2 3 4 <size=2> 250 256", &dir)
         .expect_err("256 is not a uchar");
     assert!(err.to_string().contains("256"));
 }

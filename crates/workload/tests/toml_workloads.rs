@@ -256,7 +256,9 @@ fn unknown_extension_is_refused() {
 
 /// Loads `path`, writes it as TOML, loads that text again and expects the same model.
 fn assert_round_trip(path: &Path) {
-    let original = Workload::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let original = clmap_exec::load_checked(path, &clmap_workload::LoadOptions::default())
+        .map(|(w, _)| w)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let dir = path.parent().expect("parent");
     let text = original.to_toml(dir);
     let reloaded = Workload::from_toml_str(&text, dir)

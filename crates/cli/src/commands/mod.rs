@@ -14,3 +14,4 @@ pub mod print;
 pub mod run;
 pub mod time;
 pub mod unlocal;
+pub mod workload;
