@@ -32,17 +32,6 @@ mod psl;
 mod stats;
 mod summary;
 
-/// Metric curves are drawn by `clmap-plot`'s line chart; these paths keep it where callers of
-/// the metrics look for it.
-pub mod plot {
-    pub use clmap_plot::{line_chart_svg, ChartText, Series, CHART_SIZE};
-}
-
-/// PNG rendering of metric curves (see [`plot`]).
-pub mod raster {
-    pub use clmap_plot::{line_chart_png, RasterError};
-}
-
 pub use branches::{BranchSummary, HISTORY_LENGTH};
 pub use entropy::{EntropyCurve, MAX_DROPPED_BITS};
 pub use keys::{metric_key, region_of, Region};

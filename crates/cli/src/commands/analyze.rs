@@ -2,9 +2,8 @@
 
 use crate::exit::{CliError, Status};
 use crate::workload_args;
-use clmap_metrics::plot::{line_chart_svg, ChartText, Series};
-use clmap_metrics::raster::line_chart_png;
 use clmap_metrics::{analyze_workload, KernelMetrics, Mode};
+use clmap_plot::{line_chart_png, line_chart_svg, read_font, ChartText, Series};
 use clmap_sim::{SimError, SimOptions};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -252,9 +251,6 @@ fn csv(analysed: &[Analysed]) -> String {
     out
 }
 
-/// The TrueType font of PNG charts (Debian's fonts-dejavu-core).
-const PNG_FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-
 fn write_plots(dir: &Path, analysed: &[Analysed]) -> Result<(), CliError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::BadInput(format!("cannot create {}: {e}", dir.display())))?;
@@ -297,12 +293,9 @@ fn write_plots(dir: &Path, analysed: &[Analysed]) -> Result<(), CliError> {
             psl,
         ),
     ];
-    let font = std::fs::read(PNG_FONT);
+    let font = read_font();
     if let Err(e) = &font {
-        eprintln!(
-            "warning: no PNG charts: cannot read the font {PNG_FONT} ({e}); \
-             install fonts-dejavu-core (the SVG charts are written)"
-        );
+        eprintln!("warning: no PNG charts: {e} (the SVG charts are written)");
     }
     let write = |path: PathBuf, bytes: &[u8]| {
         std::fs::write(&path, bytes)

@@ -4,7 +4,7 @@ use crate::commands::devices::environment_error;
 use crate::exit::{CliError, Status};
 use crate::workload_args;
 // `unlocal` reports its timings through this path too.
-pub use clmap_device::human_ns;
+use clmap_device::human_ns;
 use clmap_device::{select_device, TimingOptions};
 use serde_json::json;
 use std::path::PathBuf;
@@ -17,11 +17,9 @@ use std::path::PathBuf;
 /// workload declares `bytes_moved`, the effective bandwidth (bytes / median time) is printed.
 /// A pipeline is timed as the sum of its launches per run.
 ///
-/// Example: clmap time examples/transpose.toml --device gpu --reps 51 --flush
+/// How a command times kernels on a device: `time`, and `unlocal --measure`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
-    /// The workload (.toml, or an Oclgrind .sim file).
-    pub workload: PathBuf,
+pub struct TimingArgs {
     /// The device: an index from `clmap devices` (`0`, `1:0`), a type (`cpu`, `gpu`) or part of
     /// its name.
     #[arg(long, short, default_value = "default")]
@@ -32,6 +30,25 @@ pub struct Args {
     /// Flush the caches between runs.
     #[arg(long)]
     pub flush: bool,
+}
+
+impl TimingArgs {
+    /// The selected device and the options to time on it with.
+    pub fn device_and_options(
+        &self,
+    ) -> Result<(clmap_device::Device, clmap_device::TimingOptions), CliError> {
+        let device = select_device(&self.device).map_err(environment_error)?;
+        Ok((device, TimingOptions { warmup: 1, reps: self.reps - 1, flush_cache: self.flush }))
+    }
+}
+
+/// Example: clmap time examples/transpose.toml --device gpu --reps 51 --flush
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The workload (.toml, or an Oclgrind .sim file).
+    pub workload: PathBuf,
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// Also measure the device's own copy bandwidth (clEnqueueCopyBuffer of `bytes_moved / 2`
     /// bytes, timed with events) and print the workload's bandwidth as a fraction of it.
     #[arg(long)]
@@ -43,8 +60,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<Status, CliError> {
     let workload = workload_args::load(&args.workload)?;
-    let device = select_device(&args.device).map_err(environment_error)?;
-    let options = TimingOptions { warmup: 1, reps: args.reps - 1, flush_cache: args.flush };
+    let (device, options) = args.timing.device_and_options()?;
     let timing = clmap_exec::time_on_device(&device, &workload, &options).map_err(|e| match e {
         clmap_exec::ExecError::Device(d) => environment_error(d),
         other => CliError::BadInput(other.to_string()),
@@ -58,7 +74,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             ))
         }
         (true, Some(bytes)) => Some(
-            clmap_device::copy_bandwidth(&device, (bytes / 2) as usize, args.reps)
+            clmap_device::copy_bandwidth(&device, (bytes / 2) as usize, args.timing.reps)
                 .map_err(environment_error)?,
         ),
     };
@@ -66,9 +82,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         let out = json!({
             "workload": args.workload.display().to_string(),
             "device": device.info().name,
-            "runs": args.reps,
+            "runs": args.timing.reps,
             "warmup": 1,
-            "flush": args.flush,
+            "flush": args.timing.flush,
             "min_ns": timing.min,
             "median_ns": timing.median,
             "mean_ns": timing.mean,
@@ -83,9 +99,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         println!("{} on {}", args.workload.display(), device.info().name);
         println!(
             "  {} runs ({} measured, first discarded{})",
-            args.reps,
+            args.timing.reps,
             timing.samples_ns.len(),
-            if args.flush { ", caches flushed" } else { "" }
+            if args.timing.flush { ", caches flushed" } else { "" }
         );
         println!(
             "  min {}  median {}  mean {}  std {} ({:.1} %)",

@@ -1,11 +1,11 @@
 //! `clmap unlocal`: remove local-memory staging from a kernel (Grover, seed 000).
 
 use crate::commands::devices::environment_error;
-use crate::commands::time::human_ns;
 use crate::exit::{CliError, Status};
 use crate::run_report::exec_error;
 use crate::workload_args;
-use clmap_device::{select_device, TimingOptions};
+use clmap_device::human_ns;
+use clmap_device::select_device;
 use clmap_exec::{PreparedWorkload, Target};
 use clmap_grover::candidate::Decision;
 use clmap_grover::{explain::explain, unlocal, validate, UnlocalOptions};
@@ -71,15 +71,9 @@ pub struct Args {
     /// is given.
     #[arg(long)]
     pub measure: bool,
-    /// The device for --measure.
-    #[arg(long, short, default_value = "default")]
-    pub device: String,
-    /// Runs per kernel for --measure, the first discarded as warm-up.
-    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(2..))]
-    pub reps: u32,
-    /// Flush the caches between timed runs.
-    #[arg(long)]
-    pub flush: bool,
+    /// The device --measure times on, its runs per kernel and cache flushing.
+    #[command(flatten)]
+    pub timing: crate::commands::time::TimingArgs,
 }
 
 fn is_workload(path: &Path) -> bool {
@@ -228,8 +222,7 @@ fn measure(
     original: &PreparedWorkload,
     rewrite: &PreparedWorkload,
 ) -> Result<String, CliError> {
-    let device = select_device(&args.device).map_err(environment_error)?;
-    let options = TimingOptions { warmup: 1, reps: args.reps - 1, flush_cache: args.flush };
+    let (device, options) = args.timing.device_and_options()?;
     let m =
         clmap_grover::measure::measure(&device, original, rewrite, &options).map_err(exec_error)?;
     Ok(format!(
