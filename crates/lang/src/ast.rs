@@ -434,49 +434,7 @@ pub enum UnaryOp {
     PostDec,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Mul,
-    Div,
-    Rem,
-    Add,
-    Sub,
-    Shl,
-    Shr,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-    Eq,
-    Ne,
-    BitAnd,
-    BitXor,
-    BitOr,
-    LogicalAnd,
-    LogicalOr,
-}
-
-impl BinaryOp {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::Rem => "%",
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Shl => "<<",
-            BinaryOp::Shr => ">>",
-            BinaryOp::Lt => "<",
-            BinaryOp::Gt => ">",
-            BinaryOp::Le => "<=",
-            BinaryOp::Ge => ">=",
-            BinaryOp::Eq => "==",
-            BinaryOp::Ne => "!=",
-            BinaryOp::BitAnd => "&",
-            BinaryOp::BitXor => "^",
-            BinaryOp::BitOr => "|",
-            BinaryOp::LogicalAnd => "&&",
-            BinaryOp::LogicalOr => "||",
-        }
-    }
-}
+/// Binary operators are the IR's own: C has none that the IR computes differently from how
+/// the parser reads it, so the parser produces them directly. (Unary and assignment operators
+/// do differ, `+x`, `*p`, `x++` and `a += b` being other IR forms, and sema lowers those.)
+pub use crate::proc::BinaryOp;
