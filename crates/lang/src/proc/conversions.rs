@@ -51,34 +51,23 @@ impl ConversionKind {
 mod tests {
     use super::*;
 
-    const ALL: [Scalar; 12] = [
-        Scalar::Bool,
-        Scalar::Char,
-        Scalar::UChar,
-        Scalar::Short,
-        Scalar::UShort,
-        Scalar::Int,
-        Scalar::UInt,
-        Scalar::Long,
-        Scalar::ULong,
-        Scalar::Half,
-        Scalar::Float,
-        Scalar::Double,
-    ];
+    use Scalar::*;
+
+    const ALL: [Scalar; 12] =
+        [Bool, Char, UChar, Short, UShort, Int, UInt, Long, ULong, Half, Float, Double];
 
     #[test]
     fn small_integers_promote_to_int() {
-        for s in [Scalar::Bool, Scalar::Char, Scalar::UChar, Scalar::Short, Scalar::UShort] {
-            assert_eq!(promote(s), Scalar::Int);
+        for s in [Bool, Char, UChar, Short, UShort] {
+            assert_eq!(promote(s), Int);
         }
-        for s in [Scalar::UInt, Scalar::Long, Scalar::Float] {
+        for s in [UInt, Long, Float] {
             assert_eq!(promote(s), s);
         }
     }
 
     #[test]
     fn usual_conversions_follow_c99() {
-        use Scalar::*;
         assert_eq!(usual_arithmetic_conversion(Char, Short), Int);
         assert_eq!(usual_arithmetic_conversion(Int, UInt), UInt);
         assert_eq!(usual_arithmetic_conversion(UInt, Long), Long);
@@ -96,7 +85,7 @@ mod tests {
             for b in ALL {
                 let common = usual_arithmetic_conversion(a, b);
                 assert_eq!(common, usual_arithmetic_conversion(b, a), "{a:?} {b:?}");
-                assert!(common.rank() >= Scalar::Int.rank(), "{a:?} {b:?}");
+                assert!(common.rank() >= Int.rank(), "{a:?} {b:?}");
                 assert!(common.rank() >= promote(a).rank().min(promote(b).rank()));
             }
         }
