@@ -33,6 +33,7 @@ use candidate::{Candidate, Decision};
 use clmap_lang::edit::{unified_diff, EditSet};
 use clmap_lang::frontend::Compiled;
 use clmap_lang::ir::{Function, Handle};
+use clmap_lang::valid::{TransformError, VerifyOptions};
 use walk::{Events, LocalBuffer, Walker};
 
 /// What to transform.
@@ -44,6 +45,10 @@ pub struct UnlocalOptions {
     pub buffers: Vec<String>,
     /// Keep removed statements as `//` comments (seed 000 Figure 1b).
     pub comment_out: bool,
+    /// Whether the rewritten text is compiled again, and so validated, before it is returned
+    /// (on in debug builds and tests, or with `CLMAP_VERIFY=1`; see
+    /// [`clmap_lang::valid::verify_after_transform`]).
+    pub verify: VerifyOptions,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +63,9 @@ pub enum GroverError {
     NoSuchBuffer { kernel: String, name: String, known: String },
     #[error(transparent)]
     Rewrite(#[from] rewrite::RewriteError),
+    /// The rewrite produced code that does not compile or does not validate: a bug in Grover.
+    #[error(transparent)]
+    Transform(#[from] TransformError),
 }
 
 /// The outcome for one local buffer.
@@ -177,6 +185,9 @@ pub fn unlocal(compiled: &Compiled, options: &UnlocalOptions) -> Result<Outcome,
         r.replacements = texts.next().unwrap_or_default();
     }
     let text = result.edits.apply(&original);
+    if text != original {
+        rewrite::verify_rewrite(compiled, &text, options.verify)?;
+    }
     Ok(Outcome {
         kernel: function.name.clone(),
         kernel_handle: handle,

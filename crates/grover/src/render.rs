@@ -9,8 +9,9 @@
 use crate::index_expr::{op_text, Sym};
 use crate::poly::{Atom, Poly};
 use crate::walk::{Events, LoadEvent};
-use clmap_lang::ir::{BinaryOp, Builtin, ConversionKind, Function, Module, TypeInner, UnaryOp};
+use clmap_lang::ir::{BinaryOp, Builtin, ConversionKind, Function, Module, TypeInner};
 use clmap_lang::print::print_type;
+use clmap_lang::proc::precedence;
 
 /// What the printer needs to know about the place of the load.
 pub struct RenderContext<'a> {
@@ -59,15 +60,10 @@ impl RenderContext<'_> {
                 }
             }
             Sym::Unary { op, operand, .. } => {
-                let o = match op {
-                    UnaryOp::Negate => "-",
-                    UnaryOp::LogicalNot => "!",
-                    UnaryOp::BitNot => "~",
-                };
-                format!("({o}{})", self.r(operand, d)?)
+                format!("({}{})", op.as_str(), self.r(operand, d)?)
             }
             Sym::Binary { op, lhs, rhs, .. } => {
-                let mine = precedence(*op);
+                let mine = op.precedence();
                 let mut l = self.r(lhs, d)?;
                 if self.operand_precedence(lhs) >= mine {
                     l = strip_parens(&l).to_string();
@@ -139,10 +135,9 @@ impl RenderContext<'_> {
             Sym::Convert { value, kind: ConversionKind::Implicit, .. } => {
                 self.operand_precedence(value)
             }
-            Sym::Binary { op, .. } => precedence(*op),
-            Sym::Solved(p) if p.terms().count() > 1 => precedence(BinaryOp::Add),
-            Sym::Solved(p) if p.terms().any(|(_, c)| c.numerator() < 0) => 11,
-            _ => 11,
+            Sym::Binary { op, .. } => op.precedence(),
+            Sym::Solved(p) if p.terms().count() > 1 => BinaryOp::Add.precedence(),
+            _ => precedence::UNARY,
         }
     }
 
@@ -237,21 +232,6 @@ impl RenderContext<'_> {
 }
 
 /// C operator precedence, higher binds tighter (casts and unary operators are 11).
-fn precedence(op: BinaryOp) -> u8 {
-    match op {
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 10,
-        BinaryOp::Add | BinaryOp::Sub => 9,
-        BinaryOp::Shl | BinaryOp::Shr => 8,
-        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge => 7,
-        BinaryOp::Eq | BinaryOp::Ne => 6,
-        BinaryOp::BitAnd => 5,
-        BinaryOp::BitXor => 4,
-        BinaryOp::BitOr => 3,
-        BinaryOp::LogicalAnd => 2,
-        BinaryOp::LogicalOr => 1,
-    }
-}
-
 fn builtin_name(b: Builtin) -> String {
     b.name()
 }

@@ -4,12 +4,39 @@
 
 use crate::candidate::Plan;
 use crate::render::RenderContext;
-use crate::walk::{children, Events, LocalBuffer};
+use crate::walk::{Events, LocalBuffer};
 use clmap_lang::edit::{EditError, EditSet};
+use clmap_lang::frontend::Compiled;
 use clmap_lang::ir::{Block, Expression, Function, Handle, Module, Statement, TypeInner};
 use clmap_lang::print::print_type;
+use clmap_lang::proc;
+use clmap_lang::valid::{TransformError, VerifyOptions};
 use clmap_lang::{SourceMap, Span};
 use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+/// The name of the transform in verification errors.
+pub const PASS: &str = "grover.unlocal";
+
+/// Verifies a rewrite's text when the switch is on.
+///
+/// The rewrite is an edit of the user's text, not of the IR (untouched lines stay
+/// byte-identical, comments and macros included), so what is verified is the text it
+/// produced: compiled again with the original's options and includes. The front end
+/// validates every module it returns, so a rewrite whose IR would be invalid fails here as
+/// well, named as Grover's.
+pub fn verify_rewrite(
+    compiled: &Compiled,
+    text: &str,
+    verify: VerifyOptions,
+) -> Result<(), TransformError> {
+    if !verify.enabled {
+        return Ok(());
+    }
+    clmap_lang::frontend::recompile_main(compiled, text).map(drop).map_err(|failure| {
+        TransformError::DoesNotCompile { pass: PASS.to_string(), message: failure.render() }
+    })
+}
 
 /// Why the edits could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -237,23 +264,71 @@ fn is_dead(f: &Function, s: &Statement, span: Span, dead: &HashSet<Span>, depth:
 
 /// No assignment, call or memory-touching built-in inside.
 fn is_pure(f: &Function, e: Handle<Expression>) -> bool {
-    let mut stack = vec![e];
-    let mut steps = 0;
-    while let Some(e) = stack.pop() {
-        steps += 1;
-        if steps > 100_000 {
-            return false;
-        }
-        let Some(expr) = f.expressions.get(e) else { return false };
-        match expr {
-            Expression::Assign { .. }
-            | Expression::CompoundAssign { .. }
-            | Expression::IncDec { .. }
-            | Expression::Call { .. } => return false,
-            Expression::Builtin { function, .. } if function.touches_memory() => return false,
-            _ => {}
-        }
-        stack.extend(children(expr));
+    let impure = proc::visit_expression_tree(f, e, &mut |_, expr| match expr {
+        Expression::Assign { .. }
+        | Expression::CompoundAssign { .. }
+        | Expression::IncDec { .. }
+        | Expression::Call { .. } => ControlFlow::Break(()),
+        Expression::Builtin { function, .. } if function.touches_memory() => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    });
+    impure.is_continue()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{unlocal, GroverError, UnlocalOptions};
+    use clmap_lang::frontend::compile_isolated;
+
+    const STAGED: &str = "#define N 64
+__kernel void k(__global const float *g, __global float *out) {
+    __local float lm[N];
+    const uint lx = get_local_id(0);
+    lm[lx] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = lm[N - 1 - lx];
+}
+";
+
+    fn compiled() -> Compiled {
+        compile_isolated(STAGED, "").unwrap_or_else(|f| panic!("{}", f.render()))
     }
-    true
+
+    #[test]
+    fn a_real_rewrite_passes_verification() {
+        let compiled = compiled();
+        let options = UnlocalOptions { verify: VerifyOptions::ON, ..Default::default() };
+        let outcome = unlocal(&compiled, &options).expect("the rewrite verifies");
+        assert_eq!(outcome.removed(), ["lm"]);
+        assert!(!outcome.text.contains("__local"), "{}", outcome.text);
+        assert_eq!(verify_rewrite(&compiled, &outcome.text, VerifyOptions::ON), Ok(()));
+    }
+
+    #[test]
+    fn a_rewrite_that_does_not_compile_is_rejected_naming_the_pass() {
+        let compiled = compiled();
+        // What a rewrite that deleted the declaration but left a use behind would print.
+        let broken = STAGED.replace("    __local float lm[N];\n", "");
+        let error = verify_rewrite(&compiled, &broken, VerifyOptions::ON)
+            .expect_err("a use of a deleted buffer must not verify");
+        assert_eq!(error.pass(), PASS);
+        let TransformError::DoesNotCompile { message, .. } = &error else { panic!("{error}") };
+        assert!(message.contains("lm"), "{message}");
+        assert!(error.to_string().contains("`grover.unlocal`"), "{error}");
+        // With the switch off the same text goes through unchecked.
+        assert_eq!(verify_rewrite(&compiled, &broken, VerifyOptions::OFF), Ok(()));
+        // And unlocal reports it as a transform error, not as a rewrite the caller can use.
+        let wrapped: GroverError = error.into();
+        assert!(matches!(wrapped, GroverError::Transform(_)));
+    }
+
+    #[test]
+    fn the_recompiled_rewrite_keeps_the_original_build_options() {
+        let compiled =
+            compile_isolated(&STAGED.replace("#define N 64\n", ""), "-DN=64").expect("compiles");
+        let options = UnlocalOptions { verify: VerifyOptions::ON, ..Default::default() };
+        let outcome = unlocal(&compiled, &options).expect("N comes from the build options");
+        assert!(outcome.changed());
+    }
 }

@@ -11,12 +11,14 @@
 use crate::index_expr::{same_value, work_item_atom, Sym};
 use crate::poly::Atom;
 use clmap_lang::ir::{
-    AddressSpace, BinaryOp, Block, Builtin, ConversionKind, Expression, Function, Handle, Literal,
-    LocalVariable, Module, Statement, Type, TypeInner, VariableRef,
+    AddressSpace, BinaryOp, Block, Builtin, Expression, Function, Handle, Literal, LocalVariable,
+    Module, Statement, Type, TypeInner, VariableRef,
 };
 use clmap_lang::print::print_expression;
+use clmap_lang::proc;
 use clmap_lang::Span;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::ControlFlow;
 
 /// A `__local` object: a variable declared in the kernel or a `__local` pointer parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -318,7 +320,7 @@ impl<'a> Walker<'a> {
         if let Some(c) = condition {
             assigned_variables(self.f, c, &mut assigned);
         }
-        assigned_in_block(self.f, body, &mut assigned, 0);
+        assigned_in_block(self.f, body, &mut assigned);
         let induction: Vec<_> =
             in_update.iter().copied().filter(|v| !assigned.contains(v)).collect();
         let carried: Vec<_> = assigned
@@ -975,35 +977,33 @@ fn count_definitions(f: &Function, counts: &mut HashMap<Handle<LocalVariable>, u
             }
         }
     }
-    count_declarations(&f.body, counts, 0);
+    count_declarations(&f.body, counts);
 }
 
-fn count_declarations(b: &Block, counts: &mut HashMap<Handle<LocalVariable>, usize>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for (s, _) in b.iter() {
-        match s {
-            Statement::Declare { variable, init: Some(_) } => {
-                *counts.entry(*variable).or_insert(0) += 1;
-            }
-            Statement::Block(inner) => count_declarations(inner, counts, depth + 1),
-            Statement::If { accept, reject, .. } => {
-                count_declarations(accept, counts, depth + 1);
-                count_declarations(reject, counts, depth + 1);
-            }
-            Statement::Loop { init, body, .. } => {
-                count_declarations(init, counts, depth + 1);
-                count_declarations(body, counts, depth + 1);
-            }
-            Statement::Switch { cases, .. } => {
-                for c in cases {
-                    count_declarations(&c.body, counts, depth + 1);
-                }
-            }
-            _ => {}
+fn count_declarations(b: &Block, counts: &mut HashMap<Handle<LocalVariable>, usize>) {
+    let _: ControlFlow<()> = proc::visit_statements(b, &mut |s, _| {
+        if let Statement::Declare { variable, init: Some(_) } = s {
+            *counts.entry(*variable).or_insert(0) += 1;
+        }
+        ControlFlow::Continue(())
+    });
+}
+
+/// Records the private variable `expr` assigns, if it assigns one.
+fn record_assigned(
+    f: &Function,
+    expr: &Expression,
+    out: &mut BTreeSet<Handle<LocalVariable>>,
+) -> ControlFlow<()> {
+    if let Expression::Assign { place, .. }
+    | Expression::CompoundAssign { place, .. }
+    | Expression::IncDec { place, .. } = expr
+    {
+        if let Some(Expression::Variable(VariableRef::Local(v))) = f.expressions.get(*place) {
+            out.insert(*v);
         }
     }
+    ControlFlow::Continue(())
 }
 
 /// Private variables an expression assigns.
@@ -1012,99 +1012,11 @@ fn assigned_variables(
     e: Handle<Expression>,
     out: &mut BTreeSet<Handle<LocalVariable>>,
 ) {
-    let mut stack = vec![e];
-    let mut steps = 0;
-    while let Some(e) = stack.pop() {
-        steps += 1;
-        if steps > 100_000 {
-            return;
-        }
-        let Some(expr) = f.expressions.get(e) else { continue };
-        if let Expression::Assign { place, .. }
-        | Expression::CompoundAssign { place, .. }
-        | Expression::IncDec { place, .. } = expr
-        {
-            if let Some(Expression::Variable(VariableRef::Local(v))) = f.expressions.get(*place) {
-                out.insert(*v);
-            }
-        }
-        stack.extend(children(expr));
-    }
+    let _ = proc::visit_expression_tree(f, e, &mut |_, expr| record_assigned(f, expr, out));
 }
 
 /// Private variables a block assigns (declarations inside it do not count: they are new
 /// each iteration).
-fn assigned_in_block(
-    f: &Function,
-    b: &Block,
-    out: &mut BTreeSet<Handle<LocalVariable>>,
-    depth: usize,
-) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for (s, _) in b.iter() {
-        match s {
-            Statement::Declare { init: Some(e), .. }
-            | Statement::Expression(e)
-            | Statement::Return(Some(e)) => assigned_variables(f, *e, out),
-            Statement::Block(inner) => assigned_in_block(f, inner, out, depth + 1),
-            Statement::If { condition, accept, reject } => {
-                assigned_variables(f, *condition, out);
-                assigned_in_block(f, accept, out, depth + 1);
-                assigned_in_block(f, reject, out, depth + 1);
-            }
-            Statement::Loop { init, condition, update, body, .. } => {
-                assigned_in_block(f, init, out, depth + 1);
-                for e in condition.iter().chain(update.iter()) {
-                    assigned_variables(f, *e, out);
-                }
-                assigned_in_block(f, body, out, depth + 1);
-            }
-            Statement::Switch { selector, cases } => {
-                assigned_variables(f, *selector, out);
-                for c in cases {
-                    assigned_in_block(f, &c.body, out, depth + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The operands of an expression.
-pub fn children(expr: &Expression) -> Vec<Handle<Expression>> {
-    match expr {
-        Expression::Literal(_)
-        | Expression::StringLiteral(_)
-        | Expression::ZeroValue
-        | Expression::Variable(_) => vec![],
-        Expression::Deref(a)
-        | Expression::Load(a)
-        | Expression::AddressOf(a)
-        | Expression::Decay(a)
-        | Expression::Bitcast(a)
-        | Expression::Splat(a) => vec![*a],
-        Expression::Unary { operand, .. } => vec![*operand],
-        Expression::Convert { value, .. } => vec![*value],
-        Expression::Member { base, .. } | Expression::Swizzle { base, .. } => vec![*base],
-        Expression::Index { base, index } => vec![*base, *index],
-        Expression::Binary { lhs, rhs, .. }
-        | Expression::PointerDifference { lhs, rhs }
-        | Expression::PointerCompare { lhs, rhs, .. }
-        | Expression::Comma { lhs, rhs } => vec![*lhs, *rhs],
-        Expression::PointerOffset { pointer, offset, .. } => vec![*pointer, *offset],
-        Expression::Conditional { condition, accept, reject } => vec![*condition, *accept, *reject],
-        Expression::Compose(parts) => parts.clone(),
-        Expression::Assign { place, value } | Expression::CompoundAssign { place, value, .. } => {
-            vec![*place, *value]
-        }
-        Expression::IncDec { place, .. } => vec![*place],
-        Expression::Call { args, .. } | Expression::Builtin { args, .. } => args.clone(),
-    }
-}
-
-/// Whether the conversion changes nothing the printer must show.
-pub fn is_implicit(kind: ConversionKind) -> bool {
-    matches!(kind, ConversionKind::Implicit)
+fn assigned_in_block(f: &Function, b: &Block, out: &mut BTreeSet<Handle<LocalVariable>>) {
+    let _ = proc::visit_block_expressions(f, b, &mut |_, expr| record_assigned(f, expr, out));
 }

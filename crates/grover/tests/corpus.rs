@@ -35,6 +35,7 @@ fn run_case(case: &Case) -> String {
         kernel,
         buffers: case.buffers.iter().map(|s| s.to_string()).collect(),
         comment_out: false,
+        ..Default::default()
     };
     let outcome = unlocal(compiled, &options).expect("grover runs");
     let explanation = explain(compiled, &outcome);

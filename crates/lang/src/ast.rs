@@ -5,6 +5,7 @@
 //! strings: scoping is sema's business. Every node has the [`Span`] of what the user wrote (the
 //! token *sites*, so a node that comes out of a macro covers the macro invocation).
 
+use crate::ir::Scalar;
 use crate::span::Span;
 use crate::token::{FloatSuffix, IntSuffix, Radix};
 
@@ -127,18 +128,11 @@ pub enum TypeSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PrimitiveType {
     Void,
-    Bool,
-    Char,
-    UChar,
-    Short,
-    UShort,
-    Int,
-    UInt,
-    Long,
-    ULong,
-    Half,
-    Float,
-    Double,
+    /// `bool`, `char` … `double`, `unsigned int` …: the IR's scalar types, named as it names
+    /// them (the parser has combined multi-word forms already).
+    Scalar(Scalar),
+    /// The pointer-sized integers keep their spelling (a kernel parameter may not use them,
+    /// and the diagnostic names the word written); sema maps them to `ulong`/`long`.
     SizeT,
     PtrdiffT,
     IntptrT,
@@ -434,49 +428,7 @@ pub enum UnaryOp {
     PostDec,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Mul,
-    Div,
-    Rem,
-    Add,
-    Sub,
-    Shl,
-    Shr,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-    Eq,
-    Ne,
-    BitAnd,
-    BitXor,
-    BitOr,
-    LogicalAnd,
-    LogicalOr,
-}
-
-impl BinaryOp {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::Rem => "%",
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Shl => "<<",
-            BinaryOp::Shr => ">>",
-            BinaryOp::Lt => "<",
-            BinaryOp::Gt => ">",
-            BinaryOp::Le => "<=",
-            BinaryOp::Ge => ">=",
-            BinaryOp::Eq => "==",
-            BinaryOp::Ne => "!=",
-            BinaryOp::BitAnd => "&",
-            BinaryOp::BitXor => "^",
-            BinaryOp::BitOr => "|",
-            BinaryOp::LogicalAnd => "&&",
-            BinaryOp::LogicalOr => "||",
-        }
-    }
-}
+/// Binary operators are the IR's own: C has none that the IR computes differently from how
+/// the parser reads it, so the parser produces them directly. (Unary and assignment operators
+/// do differ, `+x`, `*p`, `x++` and `a += b` being other IR forms, and sema lowers those.)
+pub use crate::proc::BinaryOp;

@@ -8,9 +8,10 @@
 
 use crate::ir::{
     AddressSpace, Block, ConstValue, ConversionKind, Expression, Function, FunctionKind, Handle,
-    Module, Statement, Type, TypeInner, UnaryOp, VariableRef,
+    Module, Statement, Type, TypeInner, VariableRef,
 };
 use crate::print::print_type;
+use crate::proc;
 use crate::span::{SourceMap, Span};
 use crate::valid::{MAX_EXPRESSION_DEPTH, MAX_STATEMENT_NESTING};
 use std::fmt::Write as _;
@@ -317,7 +318,6 @@ impl<'a> FunctionDumper<'a> {
     /// without recursion.
     fn expression_tree(&mut self, root: Handle<Expression>, indent: usize) {
         let mut stack = vec![(root, false)];
-        let mut operands = Vec::new();
         while let Some((e, expanded)) = stack.pop() {
             if self.written.get(e.index()).copied().unwrap_or(true) && !expanded {
                 if !self.function.expressions.contains(e) {
@@ -338,10 +338,7 @@ impl<'a> FunctionDumper<'a> {
             }
             stack.push((e, true));
             if let Some(expr) = self.function.expressions.get(e) {
-                crate::valid::operands_of(expr, &mut operands);
-                for &operand in operands.iter().rev() {
-                    stack.push((operand, false));
-                }
+                stack.extend(proc::operands(expr).rev().map(|operand| (operand, false)));
             }
         }
     }
@@ -350,66 +347,14 @@ impl<'a> FunctionDumper<'a> {
         let Some(expr) = self.function.expressions.get(e) else { return };
         let ty = self.function.expression_types.get(e.index()).copied();
         let mut ty_text = ty.map_or("<no type>".to_string(), |t| type_text(self.module, t));
-        if self.is_place(e) {
-            let space = self.place_space(e).map_or("", AddressSpace::qualifier);
+        if proc::is_place(self.function, e) {
+            let space = proc::place_space(self.module, self.function, e)
+                .map_or("", AddressSpace::qualifier);
             ty_text = format!("{space} {ty_text} place");
         }
         let text = format!("%{}: {ty_text} = {}", e.index(), self.describe(expr));
         let span = self.function.expressions.span(e);
         self.line(indent, &text, span);
-    }
-
-    /// Whether an expression designates an object (the IR's rule, with a bound on the chain).
-    fn is_place(&self, e: Handle<Expression>) -> bool {
-        let mut current = e;
-        for _ in 0..=MAX_EXPRESSION_DEPTH {
-            match self.function.expressions.get(current) {
-                Some(Expression::Variable(_) | Expression::Deref(_) | Expression::Index { .. }) => {
-                    return true
-                }
-                Some(Expression::Member { base, .. } | Expression::Swizzle { base, .. }) => {
-                    current = *base
-                }
-                _ => return false,
-            }
-        }
-        false
-    }
-
-    /// The address space of the object a place designates.
-    fn place_space(&self, place: Handle<Expression>) -> Option<AddressSpace> {
-        let mut current = place;
-        for _ in 0..=MAX_EXPRESSION_DEPTH {
-            match self.function.expressions.get(current)? {
-                Expression::Variable(VariableRef::Local(h)) => {
-                    return self.function.locals.get(*h).map(|l| l.space)
-                }
-                Expression::Variable(VariableRef::Param(_)) => return Some(AddressSpace::Private),
-                Expression::Variable(VariableRef::Global(h)) => {
-                    return self.module.global_variables.get(*h).map(|g| g.space)
-                }
-                Expression::Deref(pointer) => return self.pointer_space(*pointer),
-                Expression::Index { base, .. } => {
-                    if let Some(space) = self.pointer_space(*base) {
-                        return Some(space);
-                    }
-                    current = *base;
-                }
-                Expression::Member { base, .. } | Expression::Swizzle { base, .. } => {
-                    current = *base
-                }
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    fn pointer_space(&self, pointer: Handle<Expression>) -> Option<AddressSpace> {
-        let ty = self.function.expression_types.get(pointer.index())?;
-        match self.module.types.get(*ty)? {
-            TypeInner::Pointer { space, .. } => Some(*space),
-            _ => None,
-        }
     }
 
     fn variable(&self, var: VariableRef) -> String {
@@ -462,14 +407,7 @@ impl<'a> FunctionDumper<'a> {
             Expression::Load(p) => format!("Load %{}", p.index()),
             Expression::AddressOf(p) => format!("AddressOf %{}", p.index()),
             Expression::Decay(p) => format!("Decay %{}", p.index()),
-            Expression::Unary { op, operand } => {
-                let op = match op {
-                    UnaryOp::Negate => "Negate",
-                    UnaryOp::LogicalNot => "LogicalNot",
-                    UnaryOp::BitNot => "BitNot",
-                };
-                format!("{op} %{}", operand.index())
-            }
+            Expression::Unary { op, operand } => format!("{op:?} %{}", operand.index()),
             Expression::Binary { op, lhs, rhs } => {
                 format!("Binary %{} {} %{}", lhs.index(), op.as_str(), rhs.index())
             }

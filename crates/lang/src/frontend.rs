@@ -8,6 +8,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Module;
 use crate::preprocess::{self, BuildOptions, Expansion, FileLoader, FsLoader, MemoryLoader};
 use crate::span::{FileId, SourceFile, SourceMap, Span};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// A checked program with everything needed to point back at its source.
@@ -81,6 +82,37 @@ fn parse_options(options: &str) -> Result<BuildOptions, CompileFailure> {
             ),
         )
     })
+}
+
+/// Compiles `text` in place of the main file of `compiled`, with the same build options and
+/// the same included files (the texts the first compilation read; files it did not read come
+/// from disk). Transforms that edit source text use it to check what they produced.
+pub fn recompile_main(compiled: &Compiled, text: &str) -> Result<Compiled, CompileFailure> {
+    let mut sources = SourceMap::new();
+    let mut main = None;
+    let mut included = HashMap::new();
+    for (id, file) in compiled.sources.files() {
+        if id == compiled.main {
+            main = Some(sources.add(SourceFile::new(
+                file.name.clone(),
+                file.path.clone(),
+                text.to_string(),
+            )));
+        } else if let Some(path) = &file.path {
+            included.insert(path.clone(), file.text.clone());
+        }
+    }
+    let main = main.unwrap_or_else(|| sources.add_text("input.cl", text));
+    compile(sources, main, compiled.options.clone(), &SeenFilesFirst(MemoryLoader(included)))
+}
+
+/// Serves the files an earlier compilation read, then the disk.
+struct SeenFilesFirst(MemoryLoader);
+
+impl FileLoader for SeenFilesFirst {
+    fn load(&self, path: &Path) -> Option<String> {
+        self.0.load(path).or_else(|| FsLoader.load(path))
+    }
 }
 
 /// Runs every stage; stops after the first stage that reports an error.

@@ -6,8 +6,9 @@
 //! placed, and calls go only to functions defined earlier. It never panics itself, whatever the
 //! module holds, and runs in time linear in the module's size.
 //!
-//! Run it after sema and after every transform (in debug builds and tests); its errors mean a
-//! bug in whatever produced the module, and say where.
+//! Run it after sema and after every transform (in debug builds and tests, through
+//! [`verify_after_transform`]); its errors mean a bug in whatever produced the module, and say
+//! where.
 
 mod builtins;
 mod expression;
@@ -17,17 +18,16 @@ mod statement;
 pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
+mod transform;
 
 use crate::diag::Diagnostic;
 use crate::ir;
 use crate::span::Span;
 use thiserror::Error;
 
-/// The operands of an expression, in evaluation order (cleared first), for passes that walk
-/// expression trees without recursion.
-pub(crate) fn operands_of(expr: &ir::Expression, out: &mut Vec<ir::Handle<ir::Expression>>) {
-    expression::operands(expr, out)
-}
+pub use transform::{
+    verify_after_transform, verify_after_transform_with, TransformError, VerifyOptions, VERIFY_ENV,
+};
 
 /// Expression trees deeper than this are rejected: later passes recurse over them.
 pub const MAX_EXPRESSION_DEPTH: usize = 1024;

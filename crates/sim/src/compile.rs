@@ -472,17 +472,7 @@ impl<'m> Compiler<'m> {
         }
         Ok(match ctx.expr(e)? {
             Expression::Binary { op, lhs, .. } => {
-                matches!(
-                    op,
-                    BinaryOp::Lt
-                        | BinaryOp::Gt
-                        | BinaryOp::Le
-                        | BinaryOp::Ge
-                        | BinaryOp::Eq
-                        | BinaryOp::Ne
-                        | BinaryOp::LogicalAnd
-                        | BinaryOp::LogicalOr
-                ) && self.shape(ctx.ty(*lhs)?)?.slots() == 1
+                op.yields_truth_value() && self.shape(ctx.ty(*lhs)?)?.slots() == 1
             }
             Expression::Unary { op: UnaryOp::LogicalNot, .. }
             | Expression::PointerCompare { .. } => true,

@@ -337,7 +337,10 @@ pub(crate) fn build_parts(
     let total = total.unwrap_or_else(|| b.float(0.0));
     b.assign(place, total);
     b.finish();
-    module.finish().map_err(|e| GenerateError::InvalidKernel(e.to_string()))
+    let module = module.finish().map_err(|e| GenerateError::InvalidKernel(e.to_string()))?;
+    // Every generated kernel is verified before it is printed, like any transform's output.
+    clmap_lang::valid::verify_after_transform(&module, crate::generate::PASS)?;
+    Ok(module)
 }
 
 fn cells_u32(cells: usize) -> Result<u32, GenerateError> {
@@ -637,4 +640,42 @@ fn strip_body(
         });
         b.barrier_local();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::PASS;
+    use crate::map::valid_maps;
+    use clmap_lang::ir::Statement;
+    use clmap_lang::valid::{verify_after_transform_with, TransformError, VerifyOptions};
+    use clmap_lang::Span;
+
+    #[test]
+    fn every_generated_kernel_passes_verification() {
+        for map in valid_maps() {
+            for variant in Variant::ALL {
+                let spec = BenchSpec { map, variant, dataset: 32, work_group: [16, 16] };
+                let module = build(&spec).unwrap_or_else(|e| panic!("{map} {variant}: {e}"));
+                let verified = verify_after_transform_with(&module, PASS, VerifyOptions::ON);
+                assert_eq!(verified, Ok(()), "{map} {variant}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_corrupted_generated_kernel_is_rejected_as_the_generator_s() {
+        let map = valid_maps()[0];
+        let spec = BenchSpec { map, variant: Variant::LocalMax, dataset: 32, work_group: [16, 16] };
+        let mut module = build(&spec).expect("builds");
+        let (kernel, _) = module.kernels().next().expect("one kernel");
+        let body = &mut module.functions.get_mut(kernel).body;
+        body.push(Statement::Expression(Handle::from_index(1 << 20)), Span::UNDEFINED);
+        let error = verify_after_transform_with(&module, PASS, VerifyOptions::ON)
+            .expect_err("a dangling handle must not pass");
+        assert_eq!(error.pass(), "aristotle.generate");
+        assert!(matches!(error, TransformError::InvalidIr { .. }), "{error}");
+        assert!(error.first_error().and_then(|e| e.invalid_handle()).is_some(), "{error}");
+        assert!(GenerateError::from(error).to_string().starts_with("internal error: transform"));
+    }
 }

@@ -132,6 +132,9 @@ pub enum GenerateError {
     Unsupported { map: String, variant: Variant, reason: String },
     #[error("internal error: the generated kernel is invalid: {0}")]
     InvalidKernel(String),
+    /// The generated module failed verification before printing (a bug in the generator).
+    #[error("internal error: {0}")]
+    Transform(#[from] clmap_lang::valid::TransformError),
 }
 
 /// Why a work-group size given as text is not one.
@@ -155,6 +158,9 @@ pub fn parse_work_group(text: &str) -> Result<[usize; 2], WorkGroupError> {
     };
     Ok([side(x)?, side(y)?])
 }
+
+/// The generator's name in verification errors.
+pub const PASS: &str = "aristotle.generate";
 
 /// Seed of the random input every microbenchmark starts from, so that variants of one MAP
 /// read the same data and their outputs can be compared.

@@ -125,8 +125,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let kernel = args.kernel.clone().or_else(|| {
         input.workload().and_then(|w| w.workload().launches.first()).map(|l| l.kernel.clone())
     });
-    let options =
-        UnlocalOptions { kernel, buffers: args.buffers.clone(), comment_out: args.comment_out };
+    let options = UnlocalOptions {
+        kernel,
+        buffers: args.buffers.clone(),
+        comment_out: args.comment_out,
+        ..Default::default()
+    };
     let outcome = unlocal(compiled, &options).map_err(|e| CliError::BadInput(e.to_string()))?;
     let explanation = explain(compiled, &outcome);
 

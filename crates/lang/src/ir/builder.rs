@@ -333,8 +333,8 @@ impl<'m> FunctionBuilder<'m> {
         self.cast(value, Scalar::Int)
     }
 
-    /// The usual arithmetic conversions of two scalar operands: both to the higher-ranked type
-    /// (unsigned winning at equal rank), as sema does.
+    /// The usual arithmetic conversions of two scalar operands, as sema makes them
+    /// ([`crate::proc::usual_arithmetic_conversion`]).
     fn balance(
         &mut self,
         lhs: Handle<Expression>,
@@ -346,19 +346,7 @@ impl<'m> FunctionBuilder<'m> {
         if l == r {
             return (lhs, rhs);
         }
-        let promote = |s: Scalar| if s.rank() < Scalar::Int.rank() { Scalar::Int } else { s };
-        let (l, r) = (promote(l), promote(r));
-        let common = if l.rank() != r.rank() {
-            if l.rank() > r.rank() {
-                l
-            } else {
-                r
-            }
-        } else if !l.is_signed() {
-            l
-        } else {
-            r
-        };
+        let common = crate::proc::usual_arithmetic_conversion(l, r);
         let lhs = self.convert(lhs, common, ConversionKind::Implicit);
         let rhs = self.convert(rhs, common, ConversionKind::Implicit);
         (lhs, rhs)
@@ -372,15 +360,11 @@ impl<'m> FunctionBuilder<'m> {
         lhs: Handle<Expression>,
         rhs: Handle<Expression>,
     ) -> Handle<Expression> {
-        if matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr) {
+        if op.is_logical() {
             return self.logical(op, lhs, rhs);
         }
         let (lhs, rhs) = self.balance(lhs, rhs);
-        let comparison = matches!(
-            op,
-            BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
-        );
-        let ty = if comparison { self.scalar_type(Scalar::Int) } else { self.type_of(lhs) };
+        let ty = if op.is_comparison() { self.scalar_type(Scalar::Int) } else { self.type_of(lhs) };
         self.expr(Expression::Binary { op, lhs, rhs }, ty)
     }
 

@@ -254,18 +254,8 @@ pub enum VariableRef {
     Global(Handle<GlobalVariable>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    /// `-x`
-    Negate,
-    /// `!x` (result `int` for scalars, signed integer vector for vectors)
-    LogicalNot,
-    /// `~x`
-    BitNot,
-}
-
-/// Binary operators on arithmetic operands (pointer arithmetic has its own expressions).
-pub use crate::ast::BinaryOp;
+/// The IR's operators; their classes, spelling and precedence are in [`crate::proc`].
+pub use crate::proc::{BinaryOp, UnaryOp};
 
 /// How a conversion came about; all kinds convert values the same way except where noted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

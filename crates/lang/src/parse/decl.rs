@@ -14,10 +14,11 @@ use crate::token::Punct;
 /// Whether `written` names the builtin `builtin`, taking the pointer-sized integer types as the
 /// 64-bit types they are on the devices clmap runs on.
 fn same_builtin_type(written: &TypeSpec, builtin: &TypeSpec) -> bool {
+    use crate::ir::Scalar as S;
     use PrimitiveType as P;
     let canonical = |ty: &TypeSpec| match ty {
-        TypeSpec::Primitive(P::SizeT | P::UintptrT) => TypeSpec::Primitive(P::ULong),
-        TypeSpec::Primitive(P::PtrdiffT | P::IntptrT) => TypeSpec::Primitive(P::Long),
+        TypeSpec::Primitive(P::SizeT | P::UintptrT) => TypeSpec::Primitive(P::Scalar(S::ULong)),
+        TypeSpec::Primitive(P::PtrdiffT | P::IntptrT) => TypeSpec::Primitive(P::Scalar(S::Long)),
         other => other.clone(),
     };
     canonical(written) == canonical(builtin)

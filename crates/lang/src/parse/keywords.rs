@@ -5,6 +5,7 @@
 //! never name a variable.
 
 use crate::ast::{AccessQualifier, AddressSpace, ImageKind, PrimitiveType, StorageClass};
+use crate::ir::Scalar;
 
 /// A word that may appear among declaration specifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,17 +98,18 @@ pub(crate) fn specifier_word(word: &str) -> Option<SpecifierWord> {
 /// One-word builtin types other than `int`, `short`, `long` (which combine with other words).
 fn primitive_word(word: &str) -> Option<PrimitiveType> {
     use PrimitiveType as P;
+    use Scalar as S;
     let prim = match word {
         "void" => P::Void,
-        "bool" | "_Bool" => P::Bool,
-        "char" => P::Char,
-        "uchar" => P::UChar,
-        "ushort" => P::UShort,
-        "uint" => P::UInt,
-        "ulong" => P::ULong,
-        "half" => P::Half,
-        "float" => P::Float,
-        "double" => P::Double,
+        "bool" | "_Bool" => P::Scalar(S::Bool),
+        "char" => P::Scalar(S::Char),
+        "uchar" => P::Scalar(S::UChar),
+        "ushort" => P::Scalar(S::UShort),
+        "uint" => P::Scalar(S::UInt),
+        "ulong" => P::Scalar(S::ULong),
+        "half" => P::Scalar(S::Half),
+        "float" => P::Scalar(S::Float),
+        "double" => P::Scalar(S::Double),
         "size_t" => P::SizeT,
         "ptrdiff_t" => P::PtrdiffT,
         "intptr_t" => P::IntptrT,
@@ -128,6 +130,7 @@ fn primitive_word(word: &str) -> Option<PrimitiveType> {
 /// `float4` → `(Float, 4)`; only the widths OpenCL C defines (2, 3, 4, 8, 16).
 pub(crate) fn vector_word(word: &str) -> Option<(PrimitiveType, u8)> {
     use PrimitiveType as P;
+    use Scalar as S;
     let digits_at = word.find(|c: char| c.is_ascii_digit())?;
     let (scalar_name, digits) = word.split_at(digits_at);
     let width = match digits {
@@ -139,17 +142,17 @@ pub(crate) fn vector_word(word: &str) -> Option<(PrimitiveType, u8)> {
         _ => return None,
     };
     let scalar = match scalar_name {
-        "char" => P::Char,
-        "uchar" => P::UChar,
-        "short" => P::Short,
-        "ushort" => P::UShort,
-        "int" => P::Int,
-        "uint" => P::UInt,
-        "long" => P::Long,
-        "ulong" => P::ULong,
-        "half" => P::Half,
-        "float" => P::Float,
-        "double" => P::Double,
+        "char" => P::Scalar(S::Char),
+        "uchar" => P::Scalar(S::UChar),
+        "short" => P::Scalar(S::Short),
+        "ushort" => P::Scalar(S::UShort),
+        "int" => P::Scalar(S::Int),
+        "uint" => P::Scalar(S::UInt),
+        "long" => P::Scalar(S::Long),
+        "ulong" => P::Scalar(S::ULong),
+        "half" => P::Scalar(S::Half),
+        "float" => P::Scalar(S::Float),
+        "double" => P::Scalar(S::Double),
         _ => return None,
     };
     Some((scalar, width))
@@ -183,18 +186,7 @@ pub(crate) fn primitive_name(prim: PrimitiveType) -> &'static str {
     use PrimitiveType as P;
     match prim {
         P::Void => "void",
-        P::Bool => "bool",
-        P::Char => "char",
-        P::UChar => "uchar",
-        P::Short => "short",
-        P::UShort => "ushort",
-        P::Int => "int",
-        P::UInt => "uint",
-        P::Long => "long",
-        P::ULong => "ulong",
-        P::Half => "half",
-        P::Float => "float",
-        P::Double => "double",
+        P::Scalar(s) => s.name(),
         P::SizeT => "size_t",
         P::PtrdiffT => "ptrdiff_t",
         P::IntptrT => "intptr_t",
@@ -211,9 +203,9 @@ mod tests {
 
     #[test]
     fn vector_names_need_a_valid_width_and_scalar() {
-        assert_eq!(vector_word("float4"), Some((PrimitiveType::Float, 4)));
-        assert_eq!(vector_word("uchar16"), Some((PrimitiveType::UChar, 16)));
-        assert_eq!(vector_word("double3"), Some((PrimitiveType::Double, 3)));
+        assert_eq!(vector_word("float4"), Some((PrimitiveType::Scalar(Scalar::Float), 4)));
+        assert_eq!(vector_word("uchar16"), Some((PrimitiveType::Scalar(Scalar::UChar), 16)));
+        assert_eq!(vector_word("double3"), Some((PrimitiveType::Scalar(Scalar::Double), 3)));
         assert_eq!(vector_word("float5"), None);
         assert_eq!(vector_word("float04"), None);
         assert_eq!(vector_word("bool2"), None);

@@ -281,21 +281,22 @@ impl Parser<'_> {
 
     /// Turns the collected words into one type, reporting combinations C or OpenCL forbid.
     fn combine_type_words(&mut self, words: TypeWords, specifiers_span: Span) -> TypeSpec {
+        use crate::ir::Scalar as S;
         use PrimitiveType as P;
         let unsigned = matches!(words.signedness, Some((true, _)));
         let first_modifier = words.first_modifier();
         match words.base {
-            Some((BaseType::Primitive(P::Char), _)) => {
+            Some((BaseType::Primitive(P::Scalar(S::Char)), _)) => {
                 let sized = words.short.or(words.long).or(words.int);
                 if let Some(span) = sized {
                     self.error_at(span, "cannot combine this with 'char'");
                 }
-                TypeSpec::Primitive(if unsigned { P::UChar } else { P::Char })
+                TypeSpec::Primitive(P::Scalar(if unsigned { S::UChar } else { S::Char }))
             }
-            Some((BaseType::Primitive(P::Double), span)) if words.long.is_some() => {
+            Some((BaseType::Primitive(P::Scalar(S::Double)), span)) if words.long.is_some() => {
                 let long = words.long.unwrap_or(span);
                 self.error_at(long.to(span), "'long double' is not supported in OpenCL C");
-                TypeSpec::Primitive(P::Double)
+                TypeSpec::Primitive(P::Scalar(S::Double))
             }
             Some((base, _)) => {
                 if let Some((modifier, span)) = first_modifier {
@@ -309,23 +310,23 @@ impl Parser<'_> {
                     if words.long.is_some() {
                         self.error_at(short, "cannot combine 'short' with 'long'");
                     }
-                    (P::Short, P::UShort)
+                    (S::Short, S::UShort)
                 } else if let Some(long) = words.long {
                     if words.long_count > 1 {
                         let d = Diagnostic::error(long, "'long long' is reserved in OpenCL C")
                             .with_help("'long' is already 64 bits wide in OpenCL C");
                         self.report(d);
                     }
-                    (P::Long, P::ULong)
+                    (S::Long, S::ULong)
                 } else {
                     if first_modifier.is_none() {
                         let d = Diagnostic::error(specifiers_span, "a type specifier is required")
                             .with_help("OpenCL C has no implicit 'int'; name the type");
                         self.report(d);
                     }
-                    (P::Int, P::UInt)
+                    (S::Int, S::UInt)
                 };
-                TypeSpec::Primitive(if unsigned { unsigned_type } else { signed_type })
+                TypeSpec::Primitive(P::Scalar(if unsigned { unsigned_type } else { signed_type }))
             }
         }
     }

@@ -197,8 +197,10 @@ fn type_text(ty: &TypeName) -> String {
 
 fn spec_text(ty: &TypeSpec) -> String {
     match ty {
-        TypeSpec::Primitive(p) => format!("{p:?}").to_lowercase(),
-        TypeSpec::Vector { scalar, width } => format!("{scalar:?}{width}").to_lowercase(),
+        TypeSpec::Primitive(p) => super::keywords::primitive_name(*p).to_string(),
+        TypeSpec::Vector { scalar, width } => {
+            format!("{}{width}", super::keywords::primitive_name(*scalar))
+        }
         TypeSpec::Named(name) => name.name.clone(),
         TypeSpec::Struct(s) => format!("struct {}", s.name.as_ref().map_or("", |n| &n.name)),
         TypeSpec::Enum(e) => format!("enum {}", e.name.as_ref().map_or("", |n| &n.name)),
@@ -396,23 +398,24 @@ fn parse_expression_rejects_leftovers() {
 
 #[test]
 fn specifiers_combine_in_any_order() {
+    use crate::ir::Scalar as S;
     use PrimitiveType as P;
     let cases = [
-        ("unsigned x;", P::UInt),
-        ("signed x;", P::Int),
-        ("long int x;", P::Long),
-        ("int long x;", P::Long),
-        ("short int x;", P::Short),
-        ("unsigned short x;", P::UShort),
-        ("signed char x;", P::Char),
-        ("unsigned char x;", P::UChar),
-        ("char unsigned x;", P::UChar),
-        ("unsigned long x;", P::ULong),
-        ("long unsigned int x;", P::ULong),
-        ("uint x;", P::UInt),
+        ("unsigned x;", P::Scalar(S::UInt)),
+        ("signed x;", P::Scalar(S::Int)),
+        ("long int x;", P::Scalar(S::Long)),
+        ("int long x;", P::Scalar(S::Long)),
+        ("short int x;", P::Scalar(S::Short)),
+        ("unsigned short x;", P::Scalar(S::UShort)),
+        ("signed char x;", P::Scalar(S::Char)),
+        ("unsigned char x;", P::Scalar(S::UChar)),
+        ("char unsigned x;", P::Scalar(S::UChar)),
+        ("unsigned long x;", P::Scalar(S::ULong)),
+        ("long unsigned int x;", P::Scalar(S::ULong)),
+        ("uint x;", P::Scalar(S::UInt)),
         ("size_t x;", P::SizeT),
-        ("bool x;", P::Bool),
-        ("half x;", P::Half),
+        ("bool x;", P::Scalar(S::Bool)),
+        ("half x;", P::Scalar(S::Half)),
         ("event_t x;", P::Event),
         ("image2d_t x;", P::Image(ImageKind::Image2d)),
         ("image1d_buffer_t x;", P::Image(ImageKind::Image1dBuffer)),
@@ -465,12 +468,21 @@ fn qualifiers_address_spaces_and_function_specifiers() {
 #[test]
 fn vector_type_words() {
     let d = only_declaration("float4 a, b;");
-    assert_eq!(d.specifiers.ty, TypeSpec::Vector { scalar: PrimitiveType::Float, width: 4 });
+    assert_eq!(
+        d.specifiers.ty,
+        TypeSpec::Vector { scalar: PrimitiveType::Scalar(crate::ir::Scalar::Float), width: 4 }
+    );
     assert_eq!(d.declarators.len(), 2);
     let d = only_declaration("const ushort16 v;");
-    assert_eq!(d.specifiers.ty, TypeSpec::Vector { scalar: PrimitiveType::UShort, width: 16 });
+    assert_eq!(
+        d.specifiers.ty,
+        TypeSpec::Vector { scalar: PrimitiveType::Scalar(crate::ir::Scalar::UShort), width: 16 }
+    );
     let d = only_declaration("double3 v;");
-    assert_eq!(d.specifiers.ty, TypeSpec::Vector { scalar: PrimitiveType::Double, width: 3 });
+    assert_eq!(
+        d.specifiers.ty,
+        TypeSpec::Vector { scalar: PrimitiveType::Scalar(crate::ir::Scalar::Double), width: 3 }
+    );
 }
 
 #[test]
@@ -491,7 +503,10 @@ fn typedefs_of_builtin_types_are_dropped_with_a_warning() {
     );
     // Only `uint x;` is left, and `uint` is still the builtin type.
     let [ExternalDecl::Declaration(d)] = unit.items.as_slice() else { panic!("{unit:#?}") };
-    assert_eq!(d.specifiers.ty, TypeSpec::Primitive(PrimitiveType::UInt));
+    assert_eq!(
+        d.specifiers.ty,
+        TypeSpec::Primitive(PrimitiveType::Scalar(crate::ir::Scalar::UInt))
+    );
     // Other uses of builtin words as names stay errors.
     assert_eq!(messages("int x, uint;"), ["expected identifier or '(', found keyword 'uint'"]);
     assert_eq!(messages("int uint;"), ["cannot combine 'int' with 'uint'"]);

@@ -5,66 +5,26 @@ use super::literal;
 use super::types::{type_name, value_type_name};
 use crate::ir::{
     BinaryOp, ConversionKind, Expression, Function, Handle, Literal, Module, Scalar, Type,
-    TypeInner, UnaryOp,
+    TypeInner,
 };
+use crate::proc::usual_arithmetic_conversion;
 
-/// C precedence levels, loosest first; an operand printed where at least `p` is required gets
-/// parentheses when its own level is lower.
-pub(crate) mod prec {
-    pub const NONE: u8 = 0;
-    pub const COMMA: u8 = 1;
-    pub const ASSIGN: u8 = 2;
-    pub const CONDITIONAL: u8 = 3;
-    pub const LOGICAL_OR: u8 = 4;
-    pub const UNARY: u8 = 14;
-    pub const POSTFIX: u8 = 15;
-    pub const PRIMARY: u8 = 16;
-}
+pub(crate) use crate::proc::precedence as prec;
 
 /// Expression trees deeper than this are not printed (the validator rejects them); it keeps a
 /// hostile tree from exhausting the stack.
 pub(crate) const MAX_DEPTH: usize = 1024;
-
-fn binary_precedence(op: BinaryOp) -> u8 {
-    match op {
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 13,
-        BinaryOp::Add | BinaryOp::Sub => 12,
-        BinaryOp::Shl | BinaryOp::Shr => 11,
-        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge => 10,
-        BinaryOp::Eq | BinaryOp::Ne => 9,
-        BinaryOp::BitAnd => 8,
-        BinaryOp::BitXor => 7,
-        BinaryOp::BitOr => 6,
-        BinaryOp::LogicalAnd => 5,
-        BinaryOp::LogicalOr => 4,
-    }
-}
-
-fn is_arithmetic(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Add | BinaryOp::Sub)
-}
-
-fn is_comparison(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
-    )
-}
-
-fn is_logical(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr)
-}
 
 /// Whether `child` may appear unparenthesised under `parent` when precedence allows it.
 /// Mixing bitwise or shift operators with anything else, comparisons with comparisons, and
 /// `&&` with `||` always gets parentheses: precedence is right but readers (and clang) stumble.
 fn mixes_clearly(parent: BinaryOp, child: BinaryOp) -> bool {
     if parent == child {
-        return !is_comparison(parent);
+        return !parent.is_comparison();
     }
-    (is_arithmetic(parent) && is_arithmetic(child))
-        || (is_comparison(parent) && is_arithmetic(child))
-        || (is_logical(parent) && (is_arithmetic(child) || is_comparison(child)))
+    (parent.is_arithmetic() && child.is_arithmetic())
+        || (parent.is_comparison() && child.is_arithmetic())
+        || (parent.is_logical() && (child.is_arithmetic() || child.is_comparison()))
 }
 
 /// A printed subexpression: its text, its precedence level and, for binary operators, which
@@ -186,7 +146,7 @@ impl<'a> ExpressionPrinter<'a> {
             }
             _ => self.print(e, depth + 1),
         };
-        let level = binary_precedence(parent);
+        let level = parent.precedence();
         let needs = printed.prec < level
             || (printed.prec == level && is_rhs)
             || printed.op.is_some_and(|child| !mixes_clearly(parent, child));
@@ -241,7 +201,7 @@ impl<'a> ExpressionPrinter<'a> {
             op.as_str(),
             self.binary_operand(op, shown_rhs, true, spell_out, depth)
         );
-        Printed { text, prec: binary_precedence(op), op: Some(op) }
+        Printed { text, prec: op.precedence(), op: Some(op) }
     }
 
     /// Whether C's usual arithmetic conversions give the operands of `op` the types the IR
@@ -254,7 +214,7 @@ impl<'a> ExpressionPrinter<'a> {
         lhs: Handle<Expression>,
         rhs: Handle<Expression>,
     ) -> bool {
-        if is_logical(op) || matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+        if op.is_logical() || op.is_shift() {
             return true;
         }
         let implicit_source = |e: Handle<Expression>| match self.function.expressions.get(e) {
@@ -312,14 +272,7 @@ impl<'a> ExpressionPrinter<'a> {
             // Loads and array decay are implicit in C.
             Expression::Load(place) | Expression::Decay(place) => self.print(*place, depth + 1),
             Expression::AddressOf(place) => self.prefix("&", *place, depth),
-            Expression::Unary { op, operand } => {
-                let op = match op {
-                    UnaryOp::Negate => "-",
-                    UnaryOp::LogicalNot => "!",
-                    UnaryOp::BitNot => "~",
-                };
-                self.prefix(op, *operand, depth)
-            }
+            Expression::Unary { op, operand } => self.prefix(op.as_str(), *operand, depth),
             Expression::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs, depth),
             Expression::PointerOffset { pointer, offset, subtract } => {
                 let op = if *subtract { BinaryOp::Sub } else { BinaryOp::Add };
@@ -615,29 +568,6 @@ impl<'a> ExpressionPrinter<'a> {
             }
             _ => Printed::new("0".to_string(), prec::PRIMARY),
         }
-    }
-}
-
-/// The common type of C's usual arithmetic conversions (C99 §6.3.1.8) for scalar operands.
-fn usual_arithmetic_conversion(a: Scalar, b: Scalar) -> Scalar {
-    if a.is_float() || b.is_float() {
-        return if a.rank() >= b.rank() { a } else { b };
-    }
-    let promote = |s: Scalar| if s.rank() < Scalar::Int.rank() { Scalar::Int } else { s };
-    let (a, b) = (promote(a), promote(b));
-    if a == b {
-        return a;
-    }
-    if a.is_signed() == b.is_signed() {
-        return if a.rank() >= b.rank() { a } else { b };
-    }
-    let (unsigned, signed) = if a.is_signed() { (b, a) } else { (a, b) };
-    if unsigned.rank() >= signed.rank() {
-        unsigned
-    } else if signed.size() > unsigned.size() {
-        signed
-    } else {
-        signed.to_unsigned()
     }
 }
 

@@ -7,8 +7,7 @@
 
 use super::{empty_function, Checker, SResult};
 use crate::ast;
-use crate::ast::BinaryOp;
-use crate::ir::{self, Expression, Handle, Literal, Scalar, TypeInner, UnaryOp};
+use crate::ir::{self, BinaryOp, Expression, Handle, Literal, Scalar, TypeInner, UnaryOp};
 use crate::span::Span;
 
 /// A folded value: one scalar, or the components of a vector.
@@ -232,19 +231,11 @@ impl Checker {
                         for (x, y) in a.into_iter().zip(b) {
                             let l = fold_binary(*op, x, y, result.scalar)?;
                             // Vector comparisons are -1 when true.
-                            let l = match (op, l) {
-                                (
-                                    BinaryOp::Lt
-                                    | BinaryOp::Gt
-                                    | BinaryOp::Le
-                                    | BinaryOp::Ge
-                                    | BinaryOp::Eq
-                                    | BinaryOp::Ne
-                                    | BinaryOp::LogicalAnd
-                                    | BinaryOp::LogicalOr,
-                                    Literal::Int { bits: 1, scalar },
-                                ) => Literal::int(scalar, -1),
-                                (_, l) => l,
+                            let l = match l {
+                                Literal::Int { bits: 1, scalar } if op.yields_truth_value() => {
+                                    Literal::int(scalar, -1)
+                                }
+                                l => l,
                             };
                             out.push(l);
                         }

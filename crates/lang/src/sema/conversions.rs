@@ -7,6 +7,7 @@ use crate::diag::Diagnostic;
 use crate::ir::{
     self, AddressSpace, ConversionKind, Expression, Handle, Scalar, TypeInner, VectorSize,
 };
+use crate::proc::{promote, usual_arithmetic_conversion};
 use crate::span::Span;
 
 /// A checked expression: a place (lvalue) or a value.
@@ -32,36 +33,6 @@ pub(super) struct PlaceInfo {
 pub(super) struct Shape {
     pub scalar: Scalar,
     pub size: Option<VectorSize>,
-}
-
-/// Integer promotion of a scalar (C99 §6.3.1.1): small integers and `bool` become `int`.
-pub(super) fn promote(scalar: Scalar) -> Scalar {
-    match scalar {
-        Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => Scalar::Int,
-        other => other,
-    }
-}
-
-/// The common type of two promoted arithmetic scalars (C99 §6.3.1.8).
-pub(super) fn common_scalar(a: Scalar, b: Scalar) -> Scalar {
-    let (a, b) = (promote(a), promote(b));
-    if a == b {
-        return a;
-    }
-    if a.is_float() || b.is_float() {
-        return if a.rank() >= b.rank() { a } else { b };
-    }
-    if a.is_signed() == b.is_signed() {
-        return if a.rank() >= b.rank() { a } else { b };
-    }
-    let (signed, unsigned) = if a.is_signed() { (a, b) } else { (b, a) };
-    if unsigned.rank() >= signed.rank() {
-        unsigned
-    } else if signed.size() > unsigned.size() {
-        signed
-    } else {
-        signed.to_unsigned()
-    }
 }
 
 impl Checker {
@@ -167,7 +138,7 @@ impl Checker {
             return Err(self.invalid_operands(lhs, rhs, op_span));
         };
         match (a.size, b.size) {
-            (None, None) => Ok(self.scalar_type(common_scalar(a.scalar, b.scalar))),
+            (None, None) => Ok(self.scalar_type(usual_arithmetic_conversion(a.scalar, b.scalar))),
             (Some(_), Some(_)) => {
                 if lhs.ty == rhs.ty {
                     Ok(lhs.ty)

@@ -1,10 +1,11 @@
 //! Operators: unary, binary (arithmetic, comparison, logical, shifts, pointer arithmetic),
 //! assignment and compound assignment, and the conditional operator.
 
-use super::conversions::{common_scalar, AssignContext, Operand, PlaceInfo};
+use super::conversions::{AssignContext, Operand, PlaceInfo};
 use super::{Checker, SResult};
-use crate::ast::{self, BinaryOp};
-use crate::ir::{self, AddressSpace, Expression, Handle, Scalar, TypeInner, UnaryOp};
+use crate::ast;
+use crate::ir::{self, AddressSpace, BinaryOp, Expression, Handle, Scalar, TypeInner, UnaryOp};
+use crate::proc::usual_arithmetic_conversion;
 use crate::span::Span;
 
 impl Checker {
@@ -194,12 +195,7 @@ impl Checker {
                 }
                 self.comparison(op, lhs, rhs, span)
             }
-            BinaryOp::Lt
-            | BinaryOp::Gt
-            | BinaryOp::Le
-            | BinaryOp::Ge
-            | BinaryOp::Eq
-            | BinaryOp::Ne => self.comparison(op, lhs, rhs, span),
+            op if op.is_comparison() => self.comparison(op, lhs, rhs, span),
             BinaryOp::Shl | BinaryOp::Shr => {
                 let (Some(ls), Some(rs)) = (self.shape(lhs.ty), self.shape(rhs.ty)) else {
                     return Err(self.invalid_operands(lhs, rhs, span));
@@ -226,11 +222,7 @@ impl Checker {
             }
             _ => {
                 let common = self.arithmetic_common_type(lhs, rhs, span)?;
-                let integer_only = matches!(
-                    op,
-                    BinaryOp::Rem | BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor
-                );
-                if integer_only && self.shape(common).is_some_and(|s| s.scalar.is_float()) {
+                if op.is_integer_only() && self.shape(common).is_some_and(|s| s.scalar.is_float()) {
                     return Err(self.invalid_operands(lhs, rhs, span));
                 }
                 let l = self.implicit(lhs, common);
@@ -312,12 +304,7 @@ impl Checker {
                     span,
                 ))
             }
-            BinaryOp::Lt
-            | BinaryOp::Gt
-            | BinaryOp::Le
-            | BinaryOp::Ge
-            | BinaryOp::Eq
-            | BinaryOp::Ne => {
+            op if op.is_comparison() => {
                 let (l, r) = match (lhs_pointer, rhs_pointer) {
                     (true, true) if self.is_null_constant(rhs.expr) => {
                         let r = self.implicit(rhs, lhs.ty);
@@ -439,19 +426,17 @@ impl Checker {
                 }
                 match ts.size {
                     Some(_) => target.ty,
-                    None => self.scalar_type(super::conversions::promote(ts.scalar)),
+                    None => self.scalar_type(crate::proc::promote(ts.scalar)),
                 }
             }
             _ => {
                 let common = match (ts.size, vs.size) {
-                    (None, None) => self.scalar_type(common_scalar(ts.scalar, vs.scalar)),
+                    (None, None) => {
+                        self.scalar_type(usual_arithmetic_conversion(ts.scalar, vs.scalar))
+                    }
                     _ => self.arithmetic_common_type(target, value, span)?,
                 };
-                let integer_only = matches!(
-                    op,
-                    BinaryOp::Rem | BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor
-                );
-                if integer_only && self.shape(common).is_some_and(|s| s.scalar.is_float()) {
+                if op.is_integer_only() && self.shape(common).is_some_and(|s| s.scalar.is_float()) {
                     return Err(self.invalid_operands(target, value, span));
                 }
                 common

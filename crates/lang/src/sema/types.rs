@@ -63,18 +63,9 @@ pub(super) fn address_space(space: ast::AddressSpace) -> Option<AddressSpace> {
 fn primitive_scalar(p: ast::PrimitiveType) -> Option<Scalar> {
     use ast::PrimitiveType as P;
     Some(match p {
-        P::Bool => Scalar::Bool,
-        P::Char => Scalar::Char,
-        P::UChar => Scalar::UChar,
-        P::Short => Scalar::Short,
-        P::UShort => Scalar::UShort,
-        P::Int => Scalar::Int,
-        P::UInt => Scalar::UInt,
-        P::Long | P::PtrdiffT | P::IntptrT => Scalar::Long,
-        P::ULong | P::SizeT | P::UintptrT => Scalar::ULong,
-        P::Half => Scalar::Half,
-        P::Float => Scalar::Float,
-        P::Double => Scalar::Double,
+        P::Scalar(s) => s,
+        P::PtrdiffT | P::IntptrT => Scalar::Long,
+        P::SizeT | P::UintptrT => Scalar::ULong,
         P::Void | P::Event | P::Image(_) | P::Sampler => return None,
     })
 }

@@ -6,6 +6,7 @@ use crate::ir::{
     TypeInner, UnaryOp, VariableRef, VectorSize,
 };
 use crate::print::print_type;
+use crate::proc;
 use crate::span::Span;
 
 /// Validates one function; statements are in `statement.rs`.
@@ -28,44 +29,6 @@ pub(super) struct FunctionValidator<'a> {
     pub(super) scope_stack: Vec<Handle<crate::ir::LocalVariable>>,
     /// Expressions already checked for out-of-scope variables.
     pub(super) scope_checked: Vec<bool>,
-}
-
-/// The operands of an expression, in evaluation order.
-pub(super) fn operands(expr: &Expression, out: &mut Vec<Handle<Expression>>) {
-    out.clear();
-    match expr {
-        Expression::Literal(_)
-        | Expression::StringLiteral(_)
-        | Expression::ZeroValue
-        | Expression::Variable(_) => {}
-        Expression::Deref(e)
-        | Expression::Load(e)
-        | Expression::AddressOf(e)
-        | Expression::Decay(e)
-        | Expression::Bitcast(e)
-        | Expression::Splat(e)
-        | Expression::Member { base: e, .. }
-        | Expression::Swizzle { base: e, .. }
-        | Expression::Unary { operand: e, .. }
-        | Expression::Convert { value: e, .. } => out.push(*e),
-        Expression::IncDec { place, .. } => out.push(*place),
-        Expression::Index { base, index } => out.extend([*base, *index]),
-        Expression::Binary { lhs, rhs, .. }
-        | Expression::PointerDifference { lhs, rhs }
-        | Expression::PointerCompare { lhs, rhs, .. }
-        | Expression::Comma { lhs, rhs } => out.extend([*lhs, *rhs]),
-        Expression::PointerOffset { pointer, offset, .. } => out.extend([*pointer, *offset]),
-        Expression::Conditional { condition, accept, reject } => {
-            out.extend([*condition, *accept, *reject])
-        }
-        Expression::Assign { place, value } | Expression::CompoundAssign { place, value, .. } => {
-            out.extend([*place, *value])
-        }
-        Expression::Compose(parts) => out.extend(parts.iter().copied()),
-        Expression::Call { args, .. } | Expression::Builtin { args, .. } => {
-            out.extend(args.iter().copied())
-        }
-    }
 }
 
 impl<'a> FunctionValidator<'a> {
@@ -143,10 +106,8 @@ impl<'a> FunctionValidator<'a> {
     fn check_structure(&mut self) -> bool {
         let count = self.function.expressions.len();
         let mut ok = true;
-        let mut children = Vec::new();
         for (e, expr) in self.function.expressions.iter() {
-            operands(expr, &mut children);
-            for &child in &children {
+            for child in proc::operands(expr) {
                 match self.uses.get_mut(child.index()) {
                     Some(uses) => *uses += 1,
                     None => {
@@ -175,8 +136,7 @@ impl<'a> FunctionValidator<'a> {
                     stack.pop();
                     continue;
                 };
-                operands(expr, &mut children);
-                if let Some(&child) = children.get(*next) {
+                if let Some(child) = proc::operands(expr).nth(*next) {
                     *next += 1;
                     match state[child.index()] {
                         0 => {
@@ -194,10 +154,11 @@ impl<'a> FunctionValidator<'a> {
                 }
                 stack.pop();
                 state[e.index()] = 2;
-                let own_depth = 1 + children.iter().map(|c| depth[c.index()]).max().unwrap_or(0);
+                let own_depth =
+                    1 + proc::operands(expr).map(|c| depth[c.index()]).max().unwrap_or(0);
                 depth[e.index()] = own_depth;
                 if own_depth > MAX_EXPRESSION_DEPTH
-                    && children.iter().all(|c| depth[c.index()] <= MAX_EXPRESSION_DEPTH)
+                    && proc::operands(expr).all(|c| depth[c.index()] <= MAX_EXPRESSION_DEPTH)
                 {
                     ok = false;
                     self.error(
@@ -328,40 +289,6 @@ impl<'a> FunctionValidator<'a> {
         false
     }
 
-    /// The address space of the object a place designates: the variable's, or the space of
-    /// the pointer it is reached through.
-    fn place_space(&self, place: Handle<Expression>) -> Option<AddressSpace> {
-        let mut current = place;
-        for _ in 0..=MAX_EXPRESSION_DEPTH {
-            match self.function.expressions.get(current)? {
-                Expression::Variable(VariableRef::Local(h)) => {
-                    return self.function.locals.get(*h).map(|l| l.space)
-                }
-                Expression::Variable(VariableRef::Param(_)) => return Some(AddressSpace::Private),
-                Expression::Variable(VariableRef::Global(h)) => {
-                    return self.module.global_variables.get(*h).map(|g| g.space)
-                }
-                Expression::Deref(pointer) => return self.pointer_space(*pointer),
-                Expression::Index { base, .. } => match self.pointer_space(*base) {
-                    Some(space) => return Some(space),
-                    None => current = *base,
-                },
-                Expression::Member { base, .. } | Expression::Swizzle { base, .. } => {
-                    current = *base
-                }
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    fn pointer_space(&self, pointer: Handle<Expression>) -> Option<AddressSpace> {
-        match self.type_of(pointer)? {
-            TypeInner::Pointer { space, .. } => Some(*space),
-            _ => None,
-        }
-    }
-
     /// A pointer to a place points into the place's address space.
     fn expect_space(
         &mut self,
@@ -369,7 +296,7 @@ impl<'a> FunctionValidator<'a> {
         place: Handle<Expression>,
         space: AddressSpace,
     ) {
-        if let Some(actual) = self.place_space(place) {
+        if let Some(actual) = proc::place_space(self.module, self.function, place) {
             if actual != space {
                 let reason = format!(
                     "a pointer into {} memory points at a {} object",
@@ -535,7 +462,7 @@ impl<'a> FunctionValidator<'a> {
                 let both_pointers = [*lhs, *rhs]
                     .iter()
                     .all(|&h| matches!(self.type_of(h), Some(TypeInner::Pointer { .. })));
-                if !both_pointers || !is_comparison(*op) {
+                if !both_pointers || !op.is_comparison() {
                     self.invalid(e, "a pointer comparison compares two pointers".into());
                 }
                 if inner != &TypeInner::Scalar(Scalar::Int) {
@@ -750,7 +677,7 @@ impl<'a> FunctionValidator<'a> {
     ) {
         let (l, r) = (self.type_of(lhs), self.type_of(rhs));
         let (Some(l), Some(r)) = (l, r) else { return };
-        if matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr) {
+        if op.is_logical() {
             let ok = match (l, r) {
                 (TypeInner::Vector { .. }, _) | (_, TypeInner::Vector { .. }) => {
                     l == r && is_integer(l) && comparison_result(l).as_ref() == Some(inner)
@@ -776,22 +703,13 @@ impl<'a> FunctionValidator<'a> {
             );
             return self.invalid(e, reason);
         }
-        let integer_only = matches!(
-            op,
-            BinaryOp::Rem
-                | BinaryOp::Shl
-                | BinaryOp::Shr
-                | BinaryOp::BitAnd
-                | BinaryOp::BitOr
-                | BinaryOp::BitXor
-        );
-        if integer_only && !is_integer(l) {
+        if op.is_integer_only() && !is_integer(l) {
             return self.invalid(e, format!("`{}` applies to integers", op.as_str()));
         }
         if !is_numeric(l) {
             return self.invalid(e, format!("`{}` applies to numbers", op.as_str()));
         }
-        if is_comparison(op) {
+        if op.is_comparison() {
             if comparison_result(l).as_ref() != Some(inner) {
                 self.invalid(
                     e,
@@ -945,13 +863,6 @@ fn is_integer(t: &TypeInner) -> bool {
 
 pub(super) fn is_integer_scalar(t: Option<&TypeInner>) -> bool {
     matches!(t, Some(TypeInner::Scalar(s)) if s.is_integer())
-}
-
-fn is_comparison(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
-    )
 }
 
 /// The type of a comparison of operands of type `t`: `int`, or the signed integer vector of

@@ -44,7 +44,6 @@ impl FunctionValidator<'_> {
     /// walked once (trees are used once; `scope_checked` also stops cycles).
     fn check_scope(&mut self, root: Handle<Expression>, span: Span) {
         let mut stack = vec![root];
-        let mut operands = Vec::new();
         while let Some(e) = stack.pop() {
             match self.scope_checked.get_mut(e.index()) {
                 Some(checked) if !*checked => *checked = true,
@@ -57,8 +56,7 @@ impl FunctionValidator<'_> {
                     self.error(span, Kind::VariableOutOfScope { name });
                 }
             }
-            super::expression::operands(expr, &mut operands);
-            stack.extend(operands.iter().copied());
+            stack.extend(crate::proc::operands(expr));
         }
     }
 

@@ -135,17 +135,7 @@ impl<'m> FunctionBuilder<'m> {
         lhs: Handle<Expression>,
         rhs: Handle<Expression>,
     ) -> Handle<Expression> {
-        let ty = match op {
-            BinaryOp::Lt
-            | BinaryOp::Gt
-            | BinaryOp::Le
-            | BinaryOp::Ge
-            | BinaryOp::Eq
-            | BinaryOp::Ne
-            | BinaryOp::LogicalAnd
-            | BinaryOp::LogicalOr => self.scalar(Scalar::Int),
-            _ => self.type_of(lhs),
-        };
+        let ty = if op.yields_truth_value() { self.scalar(Scalar::Int) } else { self.type_of(lhs) };
         self.expr(Expression::Binary { op, lhs, rhs }, ty)
     }
 

@@ -166,7 +166,7 @@ fn argument_cost(checker: &Checker, arg: &Operand, param: &Param) -> Option<u8> 
             if shape.size.is_some() || v.size.is_some() {
                 return None;
             }
-            let promotion = (super::conversions::promote(shape.scalar) == v.scalar
+            let promotion = (crate::proc::promote(shape.scalar) == v.scalar
                 && shape.scalar != v.scalar)
                 || (shape.scalar == Scalar::Float && v.scalar == Scalar::Double);
             Some(if promotion { 1 } else { 2 })
