@@ -7,7 +7,6 @@
 //! the module instead of scanning text. A rewrite is another prepared workload
 //! ([`PreparedWorkload::with_source`]), compiled once too.
 
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -19,16 +18,11 @@ use clmap_workload::{KernelParam, LoadOptions, ParamSpace, Tolerance, Workload};
 
 use crate::on_device::ExecError;
 
-thread_local! {
-    /// Front-end runs made on this thread through [`compile_source`]; see [`front_end_runs`].
-    static FRONT_END_RUNS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// How many times this thread has run the front end on a workload's source. Preparing a
-/// workload costs one run; tests use the count to hold that promise (a rewrite's validation
-/// costs two: the original and the rewrite).
+/// How many times this thread has run the front end (on workloads, rewrites, anything).
+/// Preparing a workload costs one run; tests use the count to hold that promise (a
+/// rewrite's validation costs two: the original and the rewrite).
 pub fn front_end_runs() -> u64 {
-    FRONT_END_RUNS.with(Cell::get)
+    clmap_lang::frontend::runs_on_this_thread()
 }
 
 /// A workload with its program compiled. Cloning shares the compiled program.
@@ -86,6 +80,18 @@ impl PreparedWorkload {
         PreparedWorkload::new(workload)
     }
 
+    /// [`PreparedWorkload::with_source`] for a rewrite the caller has compiled already (a
+    /// transform that verified its output, say): `compiled` must be `source`'s program.
+    pub fn with_compiled_source(
+        &self,
+        source: &str,
+        compiled: Compiled,
+    ) -> Result<PreparedWorkload, ExecError> {
+        let mut workload = self.workload.clone();
+        workload.source = source.to_string();
+        PreparedWorkload::from_compiled(workload, compiled)
+    }
+
     pub fn workload(&self) -> &Workload {
         &self.workload
     }
@@ -131,7 +137,6 @@ pub fn compile_source(
     source: &str,
     options: &str,
 ) -> Result<Compiled, ExecError> {
-    FRONT_END_RUNS.with(|runs| runs.set(runs.get() + 1));
     let options = BuildOptions::parse(options).map_err(|message| ExecError::Frontend {
         message: format!("bad build options: {message}"),
     })?;

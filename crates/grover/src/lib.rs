@@ -94,6 +94,9 @@ pub struct Outcome {
     pub original: String,
     /// The new source text (equal to `original` when nothing was removed).
     pub text: String,
+    /// `text` compiled, when the verify-after-transform switch checked it; validation runs
+    /// this program rather than compiling the text again.
+    pub verified: Option<Compiled>,
     pub barriers_removed: bool,
 }
 
@@ -185,9 +188,11 @@ pub fn unlocal(compiled: &Compiled, options: &UnlocalOptions) -> Result<Outcome,
         r.replacements = texts.next().unwrap_or_default();
     }
     let text = result.edits.apply(&original);
-    if text != original {
-        rewrite::verify_rewrite(compiled, &text, options.verify)?;
-    }
+    let verified = if text != original {
+        rewrite::verify_rewrite(compiled, &text, options.verify)?
+    } else {
+        None
+    };
     Ok(Outcome {
         kernel: function.name.clone(),
         kernel_handle: handle,
@@ -196,6 +201,7 @@ pub fn unlocal(compiled: &Compiled, options: &UnlocalOptions) -> Result<Outcome,
         edits: result.edits,
         original,
         text,
+        verified,
         barriers_removed,
     })
 }

@@ -24,16 +24,17 @@ pub const PASS: &str = "grover.unlocal";
 /// byte-identical, comments and macros included), so what is verified is the text it
 /// produced: compiled again with the original's options and includes. The front end
 /// validates every module it returns, so a rewrite whose IR would be invalid fails here as
-/// well, named as Grover's.
+/// well, named as Grover's. The compiled rewrite is returned (`None` when the switch is off)
+/// so that validation runs it instead of compiling the same text again.
 pub fn verify_rewrite(
     compiled: &Compiled,
     text: &str,
     verify: VerifyOptions,
-) -> Result<(), TransformError> {
+) -> Result<Option<Compiled>, TransformError> {
     if !verify.enabled {
-        return Ok(());
+        return Ok(None);
     }
-    clmap_lang::frontend::recompile_main(compiled, text).map(drop).map_err(|failure| {
+    clmap_lang::frontend::recompile_main(compiled, text).map(Some).map_err(|failure| {
         TransformError::DoesNotCompile { pass: PASS.to_string(), message: failure.render() }
     })
 }
@@ -302,7 +303,8 @@ __kernel void k(__global const float *g, __global float *out) {
         let outcome = unlocal(&compiled, &options).expect("the rewrite verifies");
         assert_eq!(outcome.removed(), ["lm"]);
         assert!(!outcome.text.contains("__local"), "{}", outcome.text);
-        assert_eq!(verify_rewrite(&compiled, &outcome.text, VerifyOptions::ON), Ok(()));
+        assert!(matches!(verify_rewrite(&compiled, &outcome.text, VerifyOptions::ON), Ok(Some(_))));
+        assert!(outcome.verified.is_some(), "the verified rewrite is kept for validation");
     }
 
     #[test]
@@ -317,7 +319,7 @@ __kernel void k(__global const float *g, __global float *out) {
         assert!(message.contains("lm"), "{message}");
         assert!(error.to_string().contains("`grover.unlocal`"), "{error}");
         // With the switch off the same text goes through unchecked.
-        assert_eq!(verify_rewrite(&compiled, &broken, VerifyOptions::OFF), Ok(()));
+        assert!(matches!(verify_rewrite(&compiled, &broken, VerifyOptions::OFF), Ok(None)));
         // And unlocal reports it as a transform error, not as a rewrite the caller can use.
         let wrapped: GroverError = error.into();
         assert!(matches!(wrapped, GroverError::Transform(_)));

@@ -6,6 +6,7 @@
 //! timing.
 
 use clmap_exec::{differential, Disagreement, ExecError, PreparedWorkload, Side, StopAt, Target};
+use clmap_lang::frontend::Compiled;
 use clmap_sim::SimOptions;
 
 #[derive(Debug, thiserror::Error)]
@@ -43,7 +44,23 @@ pub fn validate(
     rewritten_source: &str,
     seeds: u64,
 ) -> Result<ValidatedRewrite, ValidationError> {
-    let rewrite = original.with_source(rewritten_source).map_err(|e| match e {
+    validate_compiled(original, rewritten_source, None, seeds)
+}
+
+/// [`validate`] for a rewrite the transform compiled already ([`crate::Outcome::verified`],
+/// when the verify-after-transform switch was on): `compiled` is `rewritten_source`'s program
+/// and is run as it is, so a rewrite costs one front-end run however it was checked.
+pub fn validate_compiled(
+    original: &PreparedWorkload,
+    rewritten_source: &str,
+    compiled: Option<Compiled>,
+    seeds: u64,
+) -> Result<ValidatedRewrite, ValidationError> {
+    let prepared = match compiled {
+        Some(compiled) => original.with_compiled_source(rewritten_source, compiled),
+        None => original.with_source(rewritten_source),
+    };
+    let rewrite = prepared.map_err(|e| match e {
         ExecError::Frontend { message } => ValidationError::DoesNotCompile(message),
         other => ValidationError::DoesNotCompile(other.to_string()),
     })?;

@@ -6,7 +6,8 @@
 //! rewrite them after an intended change.
 
 use clmap_exec::{front_end_runs, PreparedWorkload};
-use clmap_grover::{explain::explain, unlocal, validate::validate, UnlocalOptions};
+use clmap_grover::{explain::explain, unlocal, validate::validate_compiled, UnlocalOptions};
+use clmap_lang::valid::VerifyOptions;
 use clmap_testkit::ClangCheck;
 use clmap_workload::Workload;
 use std::path::{Path, PathBuf};
@@ -35,9 +36,11 @@ fn run_case(case: &Case) -> String {
         kernel,
         buffers: case.buffers.iter().map(|s| s.to_string()).collect(),
         comment_out: false,
+        // Verification after the transform compiles the rewrite; validation reuses it.
+        verify: VerifyOptions::ON,
         ..Default::default()
     };
-    let outcome = unlocal(compiled, &options).expect("grover runs");
+    let mut outcome = unlocal(compiled, &options).expect("grover runs");
     let explanation = explain(compiled, &outcome);
     let mut removed = outcome.removed();
     removed.sort();
@@ -45,12 +48,14 @@ fn run_case(case: &Case) -> String {
     want.sort();
     assert_eq!(removed, want, "{}:\n{explanation}", case.snapshot);
     if outcome.changed() {
-        let v = validate(&prepared, &outcome.text, 3).unwrap_or_else(|e| {
+        let verified = outcome.verified.take();
+        assert!(verified.is_some(), "{}: the verify switch compiled the rewrite", case.snapshot);
+        let v = validate_compiled(&prepared, &outcome.text, verified, 3).unwrap_or_else(|e| {
             panic!("{}: validation failed: {e}\n{}", case.snapshot, outcome.text)
         });
         assert_eq!(v.validation.seeds, 3);
         // The front end ran once for the original and once for the rewrite: analysis,
-        // rewriting and three input sets on both kernels reuse the compiled programs.
+        // verification, and three input sets on both kernels reuse the compiled programs.
         assert_eq!(front_end_runs() - runs_before, 2, "{}", case.snapshot);
         clang_accepts(workload, &outcome.text, case.snapshot);
     }

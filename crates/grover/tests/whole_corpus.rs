@@ -3,7 +3,7 @@
 //! `clmap unlocal` gives before printing a kernel).
 
 use clmap_exec::PreparedWorkload;
-use clmap_grover::{unlocal, validate::validate, UnlocalOptions};
+use clmap_grover::{unlocal, validate::validate_compiled, UnlocalOptions};
 use std::path::Path;
 
 /// Every rewritten workload is simulated four times (original and rewrite, several seeds):
@@ -28,11 +28,12 @@ fn every_rewrite_of_the_corpus_validates() {
         // Pipelines run several kernels; rewriting one at a time keeps the others as they are.
         for kernel in kernels {
             let options = UnlocalOptions { kernel: Some(kernel.clone()), ..Default::default() };
-            let outcome = unlocal(compiled, &options).expect("grover runs on corpus kernels");
+            let mut outcome = unlocal(compiled, &options).expect("grover runs on corpus kernels");
             if !outcome.changed() {
                 continue;
             }
-            if let Err(e) = validate(&prepared, &outcome.text, 2) {
+            let verified = outcome.verified.take();
+            if let Err(e) = validate_compiled(&prepared, &outcome.text, verified, 2) {
                 panic!(
                     "{} ({kernel}): the rewrite does not validate: {e}\n{}",
                     path.display(),

@@ -115,6 +115,18 @@ impl FileLoader for SeenFilesFirst {
     }
 }
 
+thread_local! {
+    /// Front-end runs made on this thread; see [`runs_on_this_thread`].
+    static RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread has run the front end ([`compile`], whatever called it).
+/// Compiling is the expensive step of preparing and rewriting kernels; tests use the count
+/// to hold the promise that a program is compiled once and a rewrite once more.
+pub fn runs_on_this_thread() -> u64 {
+    RUNS.with(std::cell::Cell::get)
+}
+
 /// Runs every stage; stops after the first stage that reports an error.
 pub fn compile(
     mut sources: SourceMap,
@@ -122,6 +134,7 @@ pub fn compile(
     options: BuildOptions,
     loader: &dyn FileLoader,
 ) -> Result<Compiled, CompileFailure> {
+    RUNS.with(|runs| runs.set(runs.get() + 1));
     let pre = preprocess::preprocess(&mut sources, main, &options, loader);
     let mut diagnostics = pre.diagnostics;
     if diagnostics.has_errors() {

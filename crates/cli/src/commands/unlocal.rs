@@ -131,7 +131,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         comment_out: args.comment_out,
         ..Default::default()
     };
-    let outcome = unlocal(compiled, &options).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut outcome = unlocal(compiled, &options).map_err(|e| CliError::BadInput(e.to_string()))?;
     let explanation = explain(compiled, &outcome);
 
     if !outcome.changed() {
@@ -152,7 +152,13 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let mut rewrite = None;
     match input.workload() {
         Some(original) => {
-            let validated = match validate::validate(original, &outcome.text, args.seeds) {
+            let verified = outcome.verified.take();
+            let validated = match validate::validate_compiled(
+                original,
+                &outcome.text,
+                verified,
+                args.seeds,
+            ) {
                 Ok(v) => v,
                 Err(e) => {
                     eprintln!("error: the rewritten kernel is not reported: {e}");
