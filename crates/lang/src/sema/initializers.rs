@@ -235,10 +235,25 @@ impl Checker {
 
     /// Whether an expression item for a slot of type `slot` starts an aggregate whose braces
     /// were left out: the slot is an aggregate and the expression is not a whole value of it.
+    ///
+    /// A vector slot is not entered by a scalar: in OpenCL C a scalar converts to a vector by
+    /// replicating it, and that conversion initialises the whole element, so
+    /// `long16 a[4] = {1, 2, 3, 4}` is four splatted vectors, as clang (hence PoCL and
+    /// Oclgrind) compiles it, not sixteen components of `a[0]`. A vector's own braces still
+    /// list its components (`int4 v = {1, 2}`).
     fn elides_braces(&mut self, e: &ast::Expr, slot: Handle<ir::Type>) -> bool {
         match self.inner(slot).clone() {
             TypeInner::Array { .. } => string_literal(e).is_none(),
-            TypeInner::Vector { .. } | TypeInner::Struct { is_union: false, .. } => {
+            TypeInner::Vector { .. } => {
+                let before = self.diags.0.len();
+                let ty = self.type_without_evaluating(e);
+                self.diags.0.truncate(before);
+                match ty {
+                    Ok(ty) => !matches!(self.inner(ty), TypeInner::Scalar(_)) && ty != slot,
+                    Err(_) => false,
+                }
+            }
+            TypeInner::Struct { is_union: false, .. } => {
                 // Only the expression's type decides; errors in it are reported when it is
                 // checked for real, so diagnostics of this look are dropped.
                 let before = self.diags.0.len();

@@ -542,7 +542,7 @@ fn a_bad_declaration_is_reported_once() {
 fn brace_elision_fills_nested_aggregates_in_order() {
     let m = module(
         "typedef struct { float a; int b[2]; } S;\n\
-         void f() { int a[2][3] = { 1, 2, 3, 4, 5 }; S s[2] = { 1.0f, 2, 3, [1] = { 4.0f } }; float4 v[2] = { 1, 2, 3, 4, (float4)(0.0f) }; }",
+         void f() { int a[2][3] = { 1, 2, 3, 4, 5 }; S s[2] = { 1.0f, 2, 3, [1] = { 4.0f } }; float4 v[2] = { 1, (float4)(0.0f) }; }",
     );
     let f = kernel(&m, "f");
     let Some(Statement::Declare { init: Some(init), .. }) = f.body.statements.first() else {
@@ -554,6 +554,48 @@ fn brace_elision_fills_nested_aggregates_in_order() {
     assert!(matches!(f.expressions[second[2]], Expression::ZeroValue));
     let text = errors("void f() { int a[2][2] = { 1, 2, 3, 4, 5 }; }");
     assert!(text.contains("excess elements"), "{text}");
+}
+
+/// A scalar item for a vector element converts to the whole vector (OpenCL's scalar-to-vector
+/// conversion replicates it) instead of filling the vector's components: clang compiles
+/// `int4 w[2] = {7, 8}` as two splats, and `struct { int4 a; int b; } s = {1, 2}` as
+/// `a = (int4)(1)`, `b = 2`. Braces of the vector's own still list components.
+#[test]
+fn scalars_initialise_whole_vector_elements() {
+    let m = module(
+        "typedef struct { int4 a; int b; } S;\n\
+         void f() { int4 w[2] = { 7, 8 }; S s = { 1, 2 }; int4 v[1] = { { 1, 2, 3, 4 } }; long16 l[4] = { 1, 2, 3, 4 }; }",
+    );
+    let f = kernel(&m, "f");
+    let inits: Vec<Handle<Expression>> = f
+        .body
+        .statements
+        .iter()
+        .filter_map(|s| match s {
+            Statement::Declare { init: Some(init), .. } => Some(*init),
+            _ => None,
+        })
+        .collect();
+    let parts = |h: Handle<Expression>| match &f.expressions[h] {
+        Expression::Compose(parts) => parts.clone(),
+        other => panic!("expected a brace list, got {other:?}"),
+    };
+    let is_splat = |h: Handle<Expression>| matches!(f.expressions[h], Expression::Splat(_));
+    let w = parts(inits[0]);
+    assert_eq!(w.len(), 2);
+    assert!(w.iter().all(|&e| is_splat(e)), "each scalar fills one whole int4");
+    let s = parts(inits[1]);
+    assert!(is_splat(s[0]), "the int4 member is the splatted 1");
+    assert!(matches!(f.expressions[s[1]], Expression::Literal(l) if l.as_i128() == Some(2)));
+    let v = parts(inits[2]);
+    let components = parts(v[0]);
+    assert_eq!(components.len(), 4, "a vector's own braces list its components");
+    assert!(
+        matches!(f.expressions[components[2]], Expression::Literal(l) if l.as_i128() == Some(3))
+    );
+    let l = parts(inits[3]);
+    assert_eq!(l.len(), 4);
+    assert!(l.iter().all(|&e| is_splat(e)));
 }
 
 #[test]
