@@ -50,7 +50,27 @@ enum Command {
     Workload(commands::workload::Args),
 }
 
+/// `clmap … | head` closes the pipe before clmap has printed everything. Rust ignores SIGPIPE,
+/// so the next `print!` would panic; like other command-line tools, clmap instead ends
+/// quietly through the default action. (clmap writes to no child process's stdin, where an
+/// ignored SIGPIPE would matter.)
+fn end_quietly_when_the_reader_leaves() {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn signal(signum: i32, handler: usize) -> usize;
+        }
+        const SIGPIPE: i32 = 13;
+        const SIG_DFL: usize = 0;
+        // SAFETY: restoring a signal's default action has no preconditions.
+        unsafe {
+            signal(SIGPIPE, SIG_DFL);
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    end_quietly_when_the_reader_leaves();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Check(args) => commands::check::run(args),

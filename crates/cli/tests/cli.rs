@@ -82,3 +82,27 @@ fn help_teaches_every_command() {
         assert!(help.contains(command), "--help lists {command}");
     }
 }
+
+/// A reader that stops early (`clmap … | head -1`) ends clmap quietly: no panic message.
+#[test]
+fn a_closed_output_pipe_ends_clmap_without_a_panic() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clmap"))
+        // The dump is over a megabyte: far more than a pipe holds, so clmap is still printing.
+        .args(["run", "tests/corpus/mm_simple.toml", "--dump"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("clmap starts");
+    // Read one byte, then close the pipe while clmap still has lines to print.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).expect("clmap prints");
+    drop(stdout);
+    let mut stderr = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr reads");
+    child.wait().expect("clmap ends");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
