@@ -9,6 +9,7 @@ use std::process::Command;
 
 use clmap_exec::{differential, PreparedWorkload, Side, StopAt, Target};
 use clmap_sim::SimOptions;
+use clmap_testkit::Scratch;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -16,13 +17,6 @@ fn root() -> PathBuf {
 
 fn clmap(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_clmap")).args(args).output().expect("clmap runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("clmap-cli-workload-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    dir
 }
 
 #[test]
@@ -64,7 +58,7 @@ fn the_host_writes_and_the_growing_start_step_change_the_result() {
     // features are not silently ignored by the backends.
     let path = root().join("examples/hotspot_pyramid.toml");
     let text = std::fs::read_to_string(&path).expect("read");
-    let dir = scratch("variants");
+    let dir = Scratch::new("variants");
     std::fs::copy(root().join("examples/hotspot_pyramid.cl"), dir.join("hotspot_pyramid.cl"))
         .expect("copy");
     let simulator = Target::Simulator(SimOptions::default());
@@ -86,7 +80,7 @@ fn the_host_writes_and_the_growing_start_step_change_the_result() {
 
 #[test]
 fn skeletons_load_back_and_run_on_the_simulator() {
-    let dir = scratch("skeleton");
+    let dir = Scratch::new("skeleton");
     for (kernel_file, kernel) in [("vector_add.cl", "vector_add"), ("jacobi.cl", "jacobi_step")] {
         let cl = root().join("examples").join(kernel_file);
         let out = dir.join(format!("{kernel}.toml"));
@@ -133,7 +127,7 @@ fn skeleton_errors_exit_non_zero_and_explain() {
     let missing = clmap(&["workload", "--skeleton", "/nonexistent/k.cl", "--kernel", "k"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no such file"));
-    let dir = scratch("broken");
+    let dir = Scratch::new("broken");
     std::fs::write(dir.join("k.cl"), "kernel void k(global int *x) {\n  x[0] = ;\n}\n")
         .expect("write");
     let broken = clmap(&["workload", "--skeleton", dir.join("k.cl").to_str().expect("utf-8")]);

@@ -4,15 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use clmap_exec::{front_end_runs, ExecError, PreparedWorkload};
+use clmap_testkit::Scratch;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clmap-signatures-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    dir
 }
 
 #[test]
@@ -34,7 +29,7 @@ fn loading_runs_the_front_end_exactly_once() {
 
 #[test]
 fn an_int_buffer_for_a_float_pointer_is_refused_at_load() {
-    let dir = scratch("mismatch");
+    let dir = Scratch::new("mismatch");
     std::fs::write(dir.join("k.cl"), "kernel void k(global float *out, uint n) { out[0] = n; }")
         .expect("write");
     let text = "source = \"k.cl\"\nkernel = \"k\"\nglobal = [4]\n\
@@ -61,7 +56,7 @@ fn an_int_buffer_for_a_float_pointer_is_refused_at_load() {
 
 #[test]
 fn compile_errors_and_missing_kernels_are_reported() {
-    let dir = scratch("broken");
+    let dir = Scratch::new("broken");
     std::fs::write(dir.join("k.cl"), "kernel void k(global int *x) { x[0] = ; }").expect("write");
     std::fs::write(dir.join("w.sim"), "k.cl k 4 1 1 4 1 1 <size=16 fill=0>").expect("write");
     let err = PreparedWorkload::load(&dir.join("w.sim")).expect_err("compile error");

@@ -3,23 +3,20 @@
 //! expressions. Each feature is checked through the schedule the backends walk, through its
 //! errors, and through the TOML writer (the model must read back unchanged).
 
+use clmap_testkit::Scratch;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clmap_workload::{HostWrite, LaunchArg, Step, StepArg, Workload, WorkloadError};
 
 /// A fresh directory holding an (uncompiled) `k.cl`, as the TOML reader needs the file.
-fn scratch() -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("clmap-host-loops-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    std::fs::write(dir.join("k.cl"), "kernel void k() {}").expect("write");
+fn scratch() -> Scratch {
+    let dir = Scratch::new("host-loops");
+    dir.write("k.cl", "kernel void k() {}");
     dir
 }
 
 fn load(text: &str) -> Result<Workload, WorkloadError> {
-    Workload::from_toml_str(text, &scratch())
+    Workload::from_toml_str(text, scratch().path())
 }
 
 fn error(text: &str) -> String {
@@ -34,8 +31,9 @@ fn round_trips(w: &Workload) {
     std::fs::write(dir.join("k.cl"), &w.source).expect("write");
     let mut relocated = w.clone();
     relocated.source_path = dir.join("k.cl");
-    let text = relocated.to_toml(&dir);
-    let again = Workload::from_toml_str(&text, &dir).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let text = relocated.to_toml(dir.path());
+    let again =
+        Workload::from_toml_str(&text, dir.path()).unwrap_or_else(|e| panic!("{e}\n{text}"));
     relocated.path = None;
     assert_eq!(again, relocated, "{text}");
 }

@@ -1,7 +1,7 @@
 //! Loading TOML workloads: the examples, every form of the format, and located errors.
 
+use clmap_testkit::Scratch;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clmap_workload::{Access, Init, LaunchArg, Number, Workload, WorkloadError};
 
@@ -11,17 +11,14 @@ fn repo_root() -> PathBuf {
 
 /// A scratch directory holding a kernel file, so TOML snippets can name a real source.
 /// A fresh directory per call, so parallel tests never see a half-written file.
-fn scratch() -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("clmap-toml-tests-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    std::fs::write(dir.join("k.cl"), "__kernel void k(__global float *x) {}\n").expect("write");
+fn scratch() -> Scratch {
+    let dir = Scratch::new("toml-tests");
+    dir.write("k.cl", "__kernel void k(__global float *x) {}\n");
     dir
 }
 
 fn load(text: &str) -> Result<Workload, WorkloadError> {
-    Workload::from_toml_str(text, &scratch())
+    Workload::from_toml_str(text, scratch().path())
 }
 
 fn error(text: &str) -> String {
@@ -249,7 +246,8 @@ fn pipeline_errors() {
 
 #[test]
 fn unknown_extension_is_refused() {
-    let path = scratch().join("w.yaml");
+    let dir = scratch();
+    let path = dir.join("w.yaml");
     std::fs::write(&path, "x").expect("write");
     assert!(matches!(Workload::load(&path), Err(WorkloadError::UnknownFormat { .. })));
 }
@@ -302,7 +300,7 @@ repeat = 3
 swap = [["a", "a"]]
 "#;
     let dir = scratch();
-    let w = Workload::from_toml_str(text, &dir).expect("load");
-    let again = Workload::from_toml_str(&w.to_toml(&dir), &dir).expect("reload");
-    assert_eq!(again, w, "{}", w.to_toml(&dir));
+    let w = Workload::from_toml_str(text, dir.path()).expect("load");
+    let again = Workload::from_toml_str(&w.to_toml(dir.path()), dir.path()).expect("reload");
+    assert_eq!(again, w, "{}", w.to_toml(dir.path()));
 }
