@@ -4,7 +4,6 @@
 //! errors, and through the TOML writer (the model must read back unchanged).
 
 use clmap_testkit::Scratch;
-use std::path::PathBuf;
 
 use clmap_workload::{HostWrite, LaunchArg, Step, StepArg, Workload, WorkloadError};
 
