@@ -341,6 +341,7 @@ mod tests {
             time,
             object: None,
             group: g,
+            unchanged: None,
         });
     }
 

@@ -833,6 +833,8 @@ fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: Atomic
     let size = scalar.size();
     let signed = scalar.is_signed() && scalar.is_integer();
     let mut addresses = vec![0u64; ex.lanes()];
+    // Lanes whose compare-and-exchange found another value: they read and wrote nothing.
+    let mut unchanged = Mask::none(ex.lanes());
     for lane in for_lanes(mask) {
         let addr = ex.get(p.slot, 0, lane);
         addresses[lane] = addr;
@@ -881,10 +883,13 @@ fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: Atomic
             to_mem(new)
         };
         let old = ex.atomic(lane, addr, size, update).map_or(0, reg);
+        if op == AtomicOp::CmpXchg && old != cmp {
+            unchanged.set(lane, true);
+        }
         ex.set(call.dst, 0, lane, old);
     }
     ex.finish_accesses(call.site, size, true);
-    ex.notify_addresses(&addresses, size, call.site, mask, AccessKind::Atomic);
+    ex.notify_atomic(&addresses, size, call.site, mask, &unchanged);
 }
 
 fn shuffle<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, mask: &Mask) {

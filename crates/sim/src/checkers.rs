@@ -204,6 +204,7 @@ fn check_cells(
     me: u16,
     epoch: u16,
     group: u32,
+    reads_only: bool,
 ) -> Option<Conflict> {
     let other = |who: u16| who != 0 && who != me;
     let mut found = None;
@@ -247,6 +248,16 @@ fn check_cells(
                     state.writer = if state.writer == 0 { me } else { MANY_LANES };
                 }
                 c
+            }
+            // A failed compare-and-exchange only read: it races with plain writes, but it
+            // leaves no mark that later plain reads would take for a write. (A plain write
+            // after it by another work-item goes unnoticed: cells keep no atomic readers.)
+            AccessKind::Atomic if reads_only => {
+                if other(state.writer) {
+                    Some(("atomic read after write", state.writer))
+                } else {
+                    None
+                }
             }
             AccessKind::Atomic => {
                 let c = if other(state.writer) {
@@ -432,6 +443,7 @@ impl RaceChecker {
                 }
                 continue;
             }
+            let reads_only = batch.unchanged.is_some_and(|m| m.get(lane));
             let region = match decode(addr) {
                 Target::Local { offset } => Some((&mut self.local, offset)),
                 Target::Buffer { index, offset } => {
@@ -444,7 +456,7 @@ impl RaceChecker {
             let me = lane as u16 + 1;
             let conflict = match region.cells_mut(offset, size) {
                 Some(cells) => {
-                    let c = check_cells(cells, batch.kind, me, epoch, group);
+                    let c = check_cells(cells, batch.kind, me, epoch, group, reads_only);
                     if is_load && c.is_none() && shared_read_only(cells, epoch) {
                         self.shared_reads[slot] = (addr, stamp);
                         if let Some(c) = self.columns.get_mut(lane & column_mask) {
@@ -461,7 +473,7 @@ impl RaceChecker {
                     let mut at = 0;
                     while at < size {
                         if let Some(cells) = region.cells_mut(offset.saturating_add(at), step) {
-                            c = c.or(check_cells(cells, batch.kind, me, epoch, group));
+                            c = c.or(check_cells(cells, batch.kind, me, epoch, group, reads_only));
                         }
                         at += step;
                     }

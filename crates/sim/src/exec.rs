@@ -1145,6 +1145,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     time: self.time,
                     object,
                     group: &self.group,
+                    unchanged: None,
                 };
                 self.observer.memory_access(&batch);
             }
@@ -1164,6 +1165,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                         time: self.time,
                         object,
                         group: &self.group,
+                        unchanged: None,
                     };
                     self.observer.memory_access(&batch);
                 }
@@ -1409,6 +1411,33 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             time: self.time,
             object,
             group: &self.group,
+            unchanged: None,
+        };
+        self.observer.memory_access(&batch);
+    }
+
+    /// Tells the observer about an atomic operation; `unchanged` holds the lanes whose
+    /// operation did not modify memory (a failed compare-and-exchange).
+    pub(crate) fn notify_atomic(
+        &mut self,
+        addresses: &[u64],
+        size: u32,
+        site: u32,
+        mask: &Mask,
+        unchanged: &Mask,
+    ) {
+        let (span, object, space) = self.site(site);
+        let batch = AccessBatch {
+            addresses,
+            size,
+            space,
+            kind: AccessKind::Atomic,
+            mask,
+            span,
+            time: self.time,
+            object,
+            group: &self.group,
+            unchanged: (!unchanged.is_empty()).then_some(unchanged),
         };
         self.observer.memory_access(&batch);
     }

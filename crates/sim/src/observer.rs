@@ -96,6 +96,9 @@ pub struct AccessBatch<'a> {
     /// The variable or parameter the address derives from, when the compiler could tell.
     pub object: Option<&'a str>,
     pub group: &'a GroupInfo,
+    /// For atomics: the lanes whose operation left memory as it was (an `atomic_cmpxchg`
+    /// whose comparison failed). They only read, so checkers must not count them as writes.
+    pub unchanged: Option<&'a Mask>,
 }
 
 /// One lock-step operation (arithmetic, comparison, conversion, move, address computation,

@@ -372,3 +372,46 @@ fn barriers_order_only_the_memory_their_fences_name() {
         assert!(races.is_empty(), "{fence}: {races:#?}");
     }
 }
+
+/// A compare-and-exchange that finds another value writes nothing, so plain reads of the same
+/// word by other work-items do not race with it; one that succeeds does.
+#[test]
+fn a_failed_compare_and_exchange_is_a_read() {
+    let kernel = |expected: i32| {
+        format!(
+            r#"
+    __kernel void probe(__global int *flag, __global int *out) {{
+        int l = get_local_id(0);
+        int seen = atomic_cmpxchg(&flag[0], {expected}, 1);
+        out[l] = seen * 10 + flag[0];
+    }}"#
+        )
+    };
+    let run = |src: &str| {
+        let flag = buf_i32("flag", &[7]);
+        let out = buf_i32("out", &[0; 8]);
+        let run = run_with(
+            src,
+            "probe",
+            &[8],
+            &[8],
+            &[ArgValue::Buffer(flag.clone()), ArgValue::Buffer(out.clone())],
+            &checked(),
+        );
+        let races: Vec<Report> =
+            run.reports.into_iter().filter(|r| r.kind == ReportKind::DataRace).collect();
+        (races, i32s(&flag), i32s(&out))
+    };
+
+    // flag[0] is 7: comparing with 0 fails for every work-item.
+    let (races, flag, out) = run(&kernel(0));
+    assert!(races.is_empty(), "failed compare-and-exchanges only read: {races:#?}");
+    assert_eq!(flag, vec![7]);
+    assert_eq!(out, vec![77; 8]);
+
+    // Comparing with 7 succeeds for one work-item, which writes 1: the plain reads race.
+    let (races, flag, _) = run(&kernel(7));
+    assert_eq!(flag, vec![1]);
+    assert_eq!(races.len(), 1, "{races:#?}");
+    assert_eq!(races[0].object.as_deref(), Some("flag"));
+}
