@@ -28,6 +28,9 @@ pub enum CliError {
     BadInput(String),
     #[error("{0}")]
     Environment(String),
+    /// The kernel itself is at fault (it ran past its step budget, say).
+    #[error("{0}")]
+    KernelFault(String),
 }
 
 impl CliError {
@@ -35,6 +38,7 @@ impl CliError {
         match self {
             CliError::BadInput(_) => Status::BadInput,
             CliError::Environment(_) => Status::Environment,
+            CliError::KernelFault(_) => Status::KernelFault,
         }
     }
 }

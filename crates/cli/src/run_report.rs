@@ -15,6 +15,16 @@ use std::path::Path;
 pub fn exec_error(error: ExecError) -> CliError {
     match error {
         ExecError::Device(d) => environment_error(d),
+        // A kernel that does not finish is the kernel's fault, as any other it commits.
+        ExecError::Simulator(e @ clmap_sim::SimError::StepLimit { .. }) => {
+            CliError::KernelFault(format!("{e}; `clmap run --max-steps N` allows more"))
+        }
+        ExecError::Workload(e @ clmap_workload::WorkloadError::TooLarge { .. }) => {
+            CliError::BadInput(format!(
+                "{e}; set {}=BYTES (suffixes K, M, G, T) to allow more",
+                crate::workload_args::MAX_ALLOC_VAR
+            ))
+        }
         other => CliError::BadInput(other.to_string()),
     }
 }
