@@ -107,6 +107,7 @@ extern "C" {
     pub fn isl_map_reverse(map: *mut IslMap) -> *mut IslMap;
     pub fn isl_map_domain(map: *mut IslMap) -> *mut IslSet;
     pub fn isl_map_range(map: *mut IslMap) -> *mut IslSet;
+    pub fn isl_map_deltas(map: *mut IslMap) -> *mut IslSet;
     pub fn isl_map_apply_range(a: *mut IslMap, b: *mut IslMap) -> *mut IslMap;
     pub fn isl_map_intersect_domain(map: *mut IslMap, set: *mut IslSet) -> *mut IslMap;
     pub fn isl_map_intersect_range(map: *mut IslMap, set: *mut IslSet) -> *mut IslMap;

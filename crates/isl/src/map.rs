@@ -57,6 +57,12 @@ impl Map {
         self.to_set("take the range of a relation", ffi::isl_map_range)
     }
 
+    /// Every difference `y - x` of a pair (the relation's input and output tuples have the
+    /// same length): how far a tile reaches from its origin, say.
+    pub fn deltas(&self) -> Result<Set, IslError> {
+        self.to_set("take the differences of a relation", ffi::isl_map_deltas)
+    }
+
     /// The composition `x -> z` for `x -> y` in `self` and `y -> z` in `next`.
     pub fn apply_range(&self, next: &Map) -> Result<Map, IslError> {
         let operation = "compose relations";

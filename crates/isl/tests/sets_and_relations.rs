@@ -162,3 +162,15 @@ fn objects_outlive_their_context_handle_and_copies_are_independent() {
     assert_eq!(grown.count().unwrap(), 8);
     assert!(copies.iter().all(|c| c.count().unwrap() == 5));
 }
+
+/// A tile's reach from its origin is the set of differences of the origin → point relation;
+/// clamped indices (`max`, `min`) are exact in isl's notation.
+#[test]
+fn deltas_measure_reach_and_clamps_are_exact() {
+    let ctx = Context::new();
+    let tile =
+        ctx.map("{ [t] -> [p] : exists k : t = 8k and 0 <= t < 64 and t <= p < t + 8 }").unwrap();
+    let reads = ctx.map("{ [p] -> [q] : q = max(p - 1, 0) or q = min(p + 1, 63) }").unwrap();
+    let reach = tile.apply_range(&reads).unwrap().deltas().unwrap();
+    assert_eq!(reach.dim_range(0).unwrap(), (-1, 8));
+}

@@ -1,0 +1,529 @@
+//! Cross-kernel tiling and fusion with redundant computation (Zhou, Ghike et al.): the
+//! launches of a pipeline workload — the repetitions of a ping-pong stencil, or a chain of
+//! different kernels handing buffers on — become one kernel per group of stages, in which each
+//! work-group computes its tile of the last stage and, redundantly, the halo every earlier
+//! stage must supply, in `__local` memory, with no global synchronisation in between.
+//!
+//! The pipeline: [`pipeline::segments`] finds what may be fused; [`analysis`] derives every
+//! buffer access of every kernel symbolically from the IR; [`plan`] decides, per stage, where
+//! data comes from and goes to, refusing with reasons; [`tiling`] turns accesses into isl
+//! relations and pulls a symbolic tile back through them; [`codegen`] writes the helpers and
+//! the fused kernel; [`fuse`] assembles the new workload. Validation against the unfused
+//! pipeline is the caller's (`clmap fuse` runs it before writing anything).
+
+pub mod analysis;
+pub mod codegen;
+pub mod pipeline;
+pub mod plan;
+pub mod refusal;
+pub mod sym;
+pub mod tiling;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use clmap_isl::Context;
+use clmap_lang::frontend::Compiled;
+use clmap_workload::{Launch, LaunchArg, NdRange, Workload};
+
+pub use codegen::Shape;
+pub use pipeline::{Segment, SegmentKind};
+pub use refusal::Refusal;
+
+/// The seed's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// `o`: tiles with their halos recomputed, no global barriers (the default).
+    Redundant,
+    /// `s`: tiling with a launch boundary wherever a halo would be needed.
+    Split,
+    /// `nr`: fusion without redundant computation — wrong wherever a halo is read; kept so
+    /// that validation can be seen to reject it.
+    NoRedundancy,
+}
+
+impl Variant {
+    pub fn parse(text: &str) -> Option<Variant> {
+        match text {
+            "o" => Some(Variant::Redundant),
+            "s" => Some(Variant::Split),
+            "nr" => Some(Variant::NoRedundancy),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Redundant => "o",
+            Variant::Split => "s",
+            Variant::NoRedundancy => "nr",
+        }
+    }
+}
+
+/// The device the tiles are chosen for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Local memory per work-group, bytes.
+    pub local_bytes: u64,
+    /// Compute units: the parallelism constraint wants at least this many tiles.
+    pub compute_units: u64,
+    /// Largest work-group.
+    pub max_group: u64,
+}
+
+impl Default for Limits {
+    /// A GPU of today: 48 KiB of local memory, 132 compute units, 1024 work-items.
+    fn default() -> Limits {
+        Limits { local_bytes: 48 << 10, compute_units: 132, max_group: 1024 }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Fused steps per launch for temporal fusion (odd); `None` searches.
+    pub steps: Option<u32>,
+    /// Tile size per dimension; `None` searches.
+    pub tile: Option<Vec<u64>>,
+    pub variant: Variant,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { steps: None, tile: None, variant: Variant::Redundant, limits: Limits::default() }
+    }
+}
+
+/// One fused segment, for reports.
+#[derive(Clone, Debug)]
+pub struct SegmentReport {
+    pub kind: SegmentKind,
+    pub kernel: String,
+    pub stages: Vec<String>,
+    pub steps: u32,
+    pub shape: Shape,
+    pub local_bytes: u64,
+    /// Redundant computation, as a fraction of the useful work.
+    pub redundancy: f64,
+    /// Each stage's reach from the tile origin, per dimension (inclusive).
+    pub reach: Vec<Vec<(i64, i64)>>,
+    /// `(kernel, buffer, "consuming" | "producing", isl text)`.
+    pub relations: Vec<(String, String, &'static str, String)>,
+    /// Candidates tried by the tile search, with the estimated cost per step.
+    pub candidates: usize,
+}
+
+/// A fused pipeline.
+#[derive(Clone, Debug)]
+pub struct Fused {
+    pub workload: Workload,
+    pub segments: Vec<SegmentReport>,
+    /// Why other launches were left alone.
+    pub refusals: Vec<Refusal>,
+    pub launches_before: u64,
+    pub launches_after: u64,
+}
+
+/// Why nothing was fused.
+#[derive(Clone, Debug)]
+pub struct NothingFused {
+    pub refusals: Vec<Refusal>,
+}
+
+/// Fuses what can be fused in `workload` (compiled as `compiled`).
+pub fn fuse(
+    compiled: &Compiled,
+    workload: &Workload,
+    options: &Options,
+) -> Result<Fused, NothingFused> {
+    let ctx = Context::new();
+    let module = &compiled.module;
+    let (segments, mut refusals) = pipeline::segments(workload);
+    let mut new_module = module.clone();
+    let mut drivers = String::new();
+    let mut reports = Vec::new();
+    let mut replaced: Vec<(usize, usize, Vec<Launch>)> = Vec::new();
+    let mut analyses = HashMap::new();
+    for (n, segment) in segments.iter().enumerate() {
+        match fuse_segment(
+            &ctx,
+            module,
+            &mut new_module,
+            workload,
+            segment,
+            n,
+            options,
+            &mut analyses,
+        ) {
+            Ok((text, report, launches, range)) => {
+                drivers.push_str(&text);
+                reports.push(report);
+                replaced.push((range.0, range.1, launches));
+            }
+            Err(r) => refusals.push(r),
+        }
+    }
+    if reports.is_empty() {
+        return Err(NothingFused { refusals });
+    }
+    let mut fused = workload.clone();
+    let mut launches = Vec::new();
+    let mut l = 0;
+    while l < workload.launches.len() {
+        if let Some((_, last, new)) = replaced.iter().find(|(first, _, _)| *first == l) {
+            launches.extend(new.iter().cloned());
+            l = last + 1;
+        } else {
+            launches.push(workload.launches[l].clone());
+            l += 1;
+        }
+    }
+    fused.launches = launches;
+    let mut source = clmap_lang::print::print_module(&new_module);
+    source.push('\n');
+    source.push_str(&drivers);
+    fused.source = source;
+    fused.options = compiled_options_without_defines(&workload.options);
+    let count = |w: &Workload| w.launches.iter().map(|l| l.repeat as u64).sum::<u64>();
+    Ok(Fused {
+        launches_before: count(workload),
+        launches_after: count(&fused),
+        workload: fused,
+        segments: reports,
+        refusals,
+    })
+}
+
+/// The printed program has its macros expanded; defines are dropped, other options kept.
+fn compiled_options_without_defines(options: &str) -> String {
+    let Ok(words) = clmap_lang::preprocess::split_words(options) else {
+        return options.to_string();
+    };
+    let mut out = Vec::new();
+    let mut skip = false;
+    for w in words {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w == "-D" || w == "-I" {
+            skip = true;
+            continue;
+        }
+        if w.starts_with("-D") || w.starts_with("-I") {
+            continue;
+        }
+        out.push(w);
+    }
+    out.join(" ")
+}
+
+type SegmentResult = (String, SegmentReport, Vec<Launch>, (usize, usize));
+
+#[allow(clippy::too_many_arguments)]
+fn fuse_segment(
+    ctx: &Context,
+    module: &clmap_lang::ir::Module,
+    new_module: &mut clmap_lang::ir::Module,
+    workload: &Workload,
+    segment: &Segment,
+    index: usize,
+    options: &Options,
+    analyses: &mut HashMap<usize, Rc<analysis::KernelAccesses>>,
+) -> Result<SegmentResult, Refusal> {
+    let (first, last, repeat) = match &segment.kind {
+        SegmentKind::Temporal { launch, .. } => {
+            (*launch, *launch, workload.launches[*launch].repeat)
+        }
+        SegmentKind::Spatial { first, last } => (*first, *last, 1),
+    };
+    let later_reads = |storage: &str| {
+        workload.outputs.iter().any(|o| o == storage)
+            || workload.launches[last + 1..].iter().any(|l| {
+                l.args
+                    .iter()
+                    .any(|a| matches!(a, LaunchArg::Buffer { buffer } if buffer == storage))
+            })
+    };
+    let temporal = matches!(segment.kind, SegmentKind::Temporal { .. });
+    // Temporal: the last repetition stays unfused (so both buffers end as the host expects)
+    // and fused steps are odd (so a fused launch never writes the buffer it reads).
+    let steps_choices: Vec<u32> = if temporal {
+        let max = repeat - 1;
+        match options.steps {
+            Some(k) if k % 2 == 0 || k < 3 => {
+                return Err(Refusal::pipeline(format!(
+                    "--steps {k}: temporal fusion takes an odd number of steps of at least 3 \
+                     (a fused launch must write the other buffer of the pair, never the one it reads)"
+                )))
+            }
+            Some(k) if k > max => {
+                return Err(Refusal::pipeline(format!(
+                    "--steps {k} is more than the {max} repetitions that can be fused"
+                )))
+            }
+            Some(k) => vec![k],
+            None => [3u32, 5, 7, 9, 11].into_iter().filter(|k| *k <= max).collect(),
+        }
+    } else {
+        vec![1]
+    };
+    if steps_choices.is_empty() {
+        return Err(Refusal::pipeline("too few repetitions to fuse"));
+    }
+    let dims = workload.launches[first].range.dims as usize;
+    let global: Vec<u64> = workload.launches[first].range.global[..dims].to_vec();
+    // Search: every step count and tile candidate that meets the bound and locality
+    // constraints; prefer those that meet the parallelism constraint; least estimated cost.
+    let mut best: Option<(f64, u32, Shape, plan::Plan, tiling::Boxes, u64)> = None;
+    let mut tried = 0usize;
+    let mut last_reason = None;
+    for &steps in &steps_choices {
+        let stages = segment.stages(workload, if temporal { steps } else { 1 });
+        let live = |s: &str| if temporal { false } else { later_reads(s) };
+        let the_plan = plan::plan(module, workload, &stages, &live, analyses)?;
+        for shape in candidate_shapes(&global, options) {
+            tried += 1;
+            let boxes = tiling::tile_boxes(ctx, module, &the_plan, &shape.tile)
+                .map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
+            let boxes = match options.variant {
+                Variant::Redundant => boxes,
+                Variant::NoRedundancy => boxes,
+                Variant::Split => {
+                    let core: Vec<(i64, i64)> =
+                        shape.tile.iter().map(|t| (0, *t as i64 - 1)).collect();
+                    if boxes.reach.iter().any(|r| *r != core) {
+                        return Err(Refusal::pipeline(
+                            "variant s puts a launch boundary wherever a halo is needed, and every \
+                             stage here needs one: nothing is left to fuse",
+                        ));
+                    }
+                    boxes
+                }
+            };
+            let local: u64 = the_plan
+                .stages
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.output.to_tile)
+                .map(|(k, s)| boxes.points(k) * elem_bytes(&s.output.elem))
+                .sum();
+            if local > options.limits.local_bytes {
+                last_reason = Some(format!(
+                    "tile {} needs {local} bytes of local memory, more than {}",
+                    shape.tile.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("x"),
+                    options.limits.local_bytes
+                ));
+                continue;
+            }
+            let tiles: u64 = (0..dims).map(|d| global[d].div_ceil(shape.tile[d])).product();
+            let parallel = tiles >= options.limits.compute_units;
+            let cost = estimated_cost(&boxes, steps, &global, parallel);
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, steps, shape, the_plan.clone(), boxes, local));
+            }
+        }
+    }
+    let Some((_, steps, shape, the_plan, mut boxes, local_bytes)) = best else {
+        return Err(Refusal::pipeline(last_reason.unwrap_or_else(|| "no tile fits".into())));
+    };
+    if options.variant == Variant::NoRedundancy {
+        // Only the core of every tile: the halo reads see stale data.
+        let core: Vec<(i64, i64)> = shape.tile.iter().map(|t| (0, *t as i64 - 1)).collect();
+        for r in boxes.reach.iter_mut() {
+            *r = core.clone();
+        }
+        // Slots outside the core would be out of bounds; keep the boxes but compute the core
+        // only (code generation fills the rest with old values).
+    }
+    let name = format!("fused{index}_{}", workload.launches[first].kernel);
+    let (text, kernel) = codegen::generate(new_module, workload, &the_plan, &boxes, &shape, &name);
+    let mut args: Vec<LaunchArg> =
+        kernel.buffers.iter().map(|b| LaunchArg::Buffer { buffer: b.clone() }).collect();
+    for (n, arg) in &kernel.scalars {
+        if let LaunchArg::Scalar { ty, value, .. } = arg {
+            args.push(LaunchArg::Scalar { name: n.clone(), ty: *ty, value: value.clone() });
+        }
+    }
+    let mut range =
+        NdRange { global: [1; 3], local: Some([1; 3]), offset: [0; 3], dims: dims as u8 };
+    let mut local3 = [1u64; 3];
+    for d in 0..dims {
+        range.global[d] = kernel.global[d];
+        local3[d] = kernel.local[d];
+    }
+    range.local = Some(local3);
+    let mut launches = Vec::new();
+    match &segment.kind {
+        SegmentKind::Temporal { launch, pair } => {
+            let original = &workload.launches[*launch];
+            let fusable = repeat - 1;
+            let chunks = fusable / steps;
+            let rest = fusable % steps;
+            let mut fused = Launch::new(name.clone(), range, args.clone());
+            fused.repeat = chunks;
+            fused.swap = vec![pair.clone()];
+            launches.push(fused);
+            // The rest runs unfused, as does the last repetition.
+            let mut tail = original.clone();
+            tail.repeat = rest + 1;
+            launches.push(tail);
+        }
+        SegmentKind::Spatial { first, last } => {
+            let mut fused = Launch::new(name.clone(), range, args);
+            for l in *first..=*last {
+                fused.swap.extend(workload.launches[l].swap.iter().cloned());
+            }
+            launches.push(fused);
+        }
+    }
+    let mut relations = Vec::new();
+    let mut seen = Vec::new();
+    for s in &the_plan.stages {
+        if seen.contains(&s.launch) {
+            continue;
+        }
+        seen.push(s.launch);
+        let f = &module.functions[s.function];
+        for (p, storage) in s.storage.iter().enumerate() {
+            if storage.is_none() {
+                continue;
+            }
+            let values = |q: u32| s.values.get(&q).copied();
+            for (consuming, label) in [(true, "consuming"), (false, "producing")] {
+                if let Some(text) = tiling::relation_text(
+                    module,
+                    &s.accesses,
+                    p as u32,
+                    &values,
+                    &global,
+                    consuming,
+                    true,
+                    true,
+                ) {
+                    relations.push((s.kernel.clone(), f.params[p].name.clone(), label, text));
+                }
+            }
+        }
+    }
+    let report = SegmentReport {
+        kind: segment.kind.clone(),
+        kernel: name,
+        stages: the_plan.stages.iter().map(|s| s.kernel.clone()).collect(),
+        steps,
+        shape,
+        local_bytes,
+        redundancy: boxes.redundancy(),
+        reach: boxes.reach.clone(),
+        relations,
+        candidates: tried,
+    };
+    Ok((text, report, launches, (first, last)))
+}
+
+fn elem_bytes(elem: &str) -> u64 {
+    match elem {
+        "char" | "uchar" => 1,
+        "short" | "ushort" | "half" => 2,
+        "long" | "ulong" | "double" => 8,
+        _ => 4,
+    }
+}
+
+/// Estimated time per original step, in arbitrary units: the launch overhead shared by the
+/// fused steps, plus the points computed (redundancy included); tilings with too few tiles
+/// to fill the device are penalised.
+fn estimated_cost(boxes: &tiling::Boxes, steps: u32, global: &[u64], parallel: bool) -> f64 {
+    const LAUNCH_NS: f64 = 5000.0;
+    const NS_PER_POINT: f64 = 0.02;
+    let points: f64 = global.iter().product::<u64>() as f64;
+    let per_step = LAUNCH_NS / steps as f64 + points * (1.0 + boxes.redundancy()) * NS_PER_POINT;
+    if parallel {
+        per_step
+    } else {
+        per_step * 4.0
+    }
+}
+
+/// Tile and work-group shapes to try (or the user's tile).
+fn candidate_shapes(global: &[u64], options: &Options) -> Vec<Shape> {
+    let dims = global.len();
+    let group_for = |tile: &[u64]| -> Vec<u64> {
+        let wanted: &[u64] = match dims {
+            1 => &[256],
+            2 => &[64, 4],
+            _ => &[32, 4, 2],
+        };
+        (0..dims).map(|d| wanted[d].min(tile[d])).collect()
+    };
+    if let Some(t) = &options.tile {
+        let t: Vec<u64> =
+            (0..dims).map(|d| t.get(d).copied().unwrap_or(1).min(global[d]).max(1)).collect();
+        return vec![Shape { group: group_for(&t), tile: t }];
+    }
+    let per_dim: Vec<Vec<u64>> = match dims {
+        1 => vec![vec![128, 256, 512, 1024, 2048, 4096]],
+        2 => vec![vec![32, 64, 128], vec![8, 16, 32, 64]],
+        _ => vec![vec![8, 16, 32], vec![8, 16], vec![4, 8]],
+    };
+    let mut shapes = vec![Vec::new()];
+    for d in 0..dims {
+        let mut next = Vec::new();
+        for s in &shapes {
+            for t in &per_dim[d] {
+                let mut s2: Vec<u64> = s.clone();
+                s2.push((*t).min(global[d]));
+                next.push(s2);
+            }
+        }
+        shapes = next;
+    }
+    shapes.sort();
+    shapes.dedup();
+    shapes.into_iter().map(|t| Shape { group: group_for(&t), tile: t }).collect()
+}
+
+/// Why a fused pipeline was not accepted.
+#[derive(Clone, Debug)]
+pub enum Rejected {
+    /// The fused program does not compile or load: a bug of the generator, reported whole.
+    Broken(String),
+    /// The fused pipeline's outputs differ from the original's (`detail` names the buffer
+    /// and index), or it reports errors the original does not.
+    Differs { detail: String },
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejected::Broken(m) => write!(f, "the fused program is not valid: {m}"),
+            Rejected::Differs { detail } => {
+                write!(f, "the fused pipeline differs from the original: {detail}")
+            }
+        }
+    }
+}
+
+/// Runs the original and the fused pipeline on `seeds` sets of random inputs on `target`
+/// and accepts the fusion only if every output agrees and the fused run reports nothing.
+pub fn validate(
+    original: &clmap_exec::PreparedWorkload,
+    fused: &Workload,
+    seeds: u64,
+    target: &clmap_exec::Target,
+) -> Result<clmap_exec::PreparedWorkload, Rejected> {
+    let prepared = clmap_exec::PreparedWorkload::new(fused.clone())
+        .map_err(|e| Rejected::Broken(e.to_string()))?;
+    let answer = clmap_exec::differential_on(original, &prepared, seeds, target)
+        .map_err(|e| Rejected::Broken(e.to_string()))?;
+    if answer.agree() {
+        Ok(prepared)
+    } else {
+        let detail = answer
+            .first_disagreement()
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| answer.render("fused"));
+        Err(Rejected::Differs { detail })
+    }
+}

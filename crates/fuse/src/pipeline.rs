@@ -1,0 +1,182 @@
+//! The host program as fusion sees it: launches over named storages. A *segment* is a run of
+//! launches that fusion may merge — the repetitions of one launch that ping-pongs two buffers
+//! (temporal fusion), or consecutive different launches over the same index space that hand
+//! buffers from producer to consumer (spatial fusion). Its *stages* are the launch instances
+//! in order, each with the storage every buffer parameter is bound to.
+
+use std::collections::BTreeMap;
+
+use clmap_workload::{LaunchArg, Workload};
+
+use crate::refusal::Refusal;
+
+/// Which launches a segment covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SegmentKind {
+    /// Repetitions of launch `launch`, which swaps `pair` after each.
+    Temporal { launch: usize, pair: (String, String) },
+    /// Consecutive launches `first..=last`, each run once.
+    Spatial { first: usize, last: usize },
+}
+
+/// One launch instance of a fused kernel.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    pub launch: usize,
+    /// Storage (a buffer name at the start of the fused launch) per kernel parameter, for
+    /// buffer arguments.
+    pub storage: Vec<Option<String>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Segment {
+    pub kind: SegmentKind,
+}
+
+impl Segment {
+    /// The stages of `steps` fused steps of this segment (a spatial segment has one fixed
+    /// list of stages and ignores `steps`).
+    pub fn stages(&self, workload: &Workload, steps: u32) -> Vec<Stage> {
+        match &self.kind {
+            SegmentKind::Temporal { launch, pair } => {
+                let mut names = Names::default();
+                (0..steps)
+                    .map(|_| {
+                        let stage = names.stage(workload, *launch);
+                        names.swap(pair);
+                        stage
+                    })
+                    .collect()
+            }
+            SegmentKind::Spatial { first, last } => {
+                let mut names = Names::default();
+                (*first..=*last)
+                    .map(|l| {
+                        let stage = names.stage(workload, l);
+                        for pair in &workload.launches[l].swap {
+                            names.swap(pair);
+                        }
+                        stage
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Buffer names → storages, as swaps exchange them.
+#[derive(Default)]
+struct Names {
+    map: BTreeMap<String, String>,
+}
+
+impl Names {
+    fn resolve(&self, name: &str) -> String {
+        self.map.get(name).cloned().unwrap_or_else(|| name.to_string())
+    }
+
+    fn swap(&mut self, (a, b): &(String, String)) {
+        let (sa, sb) = (self.resolve(a), self.resolve(b));
+        self.map.insert(a.clone(), sb);
+        self.map.insert(b.clone(), sa);
+    }
+
+    fn stage(&self, workload: &Workload, launch: usize) -> Stage {
+        let storage = workload.launches[launch]
+            .args
+            .iter()
+            .map(|a| match a {
+                LaunchArg::Buffer { buffer } => Some(self.resolve(buffer)),
+                _ => None,
+            })
+            .collect();
+        Stage { launch, storage }
+    }
+}
+
+/// The segments of a workload worth fusing, and why the other launches are not.
+pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
+    let mut found = Vec::new();
+    let mut refused = Vec::new();
+    if !workload.groups.is_empty() {
+        refused.push(Refusal::pipeline(
+            "host loops over several launches ([[group]]) are not fused yet; only repeated single \
+             launches and straight chains are",
+        ));
+        return (found, refused);
+    }
+    let launches = &workload.launches;
+    let mut l = 0;
+    while l < launches.len() {
+        let launch = &launches[l];
+        if launch.repeat > 1 {
+            match temporal_pair(workload, l) {
+                Ok(pair) => found.push(Segment { kind: SegmentKind::Temporal { launch: l, pair } }),
+                Err(r) => refused.push(r),
+            }
+            l += 1;
+            continue;
+        }
+        // A chain: following launches run once, over the same index space, without host
+        // writes in between.
+        let mut last = l;
+        while last + 1 < launches.len() {
+            let next = &launches[last + 1];
+            if next.repeat != 1
+                || !next.writes.is_empty()
+                || next.range.global != launch.range.global
+                || next.range.dims != launch.range.dims
+            {
+                break;
+            }
+            last += 1;
+        }
+        if last > l {
+            found.push(Segment { kind: SegmentKind::Spatial { first: l, last } });
+        } else if launches.len() > 1 {
+            refused.push(Refusal::pipeline(format!(
+                "launch {} (`{}`) runs once and no neighbouring launch has the same index space \
+                 without host writes between them",
+                l + 1,
+                launch.kernel
+            )));
+        }
+        l = last + 1;
+    }
+    if launches.len() == 1 && launches[0].repeat == 1 {
+        refused.push(Refusal::pipeline(format!(
+            "the pipeline is a single launch of `{}` run once: there is nothing to fuse it with",
+            launches[0].kernel
+        )));
+    }
+    (found, refused)
+}
+
+/// A repeated launch fuses in time when it swaps exactly one pair of buffers after each
+/// repetition (it reads one and writes the other) and has no host writes and no values that
+/// change with the repetition.
+fn temporal_pair(workload: &Workload, l: usize) -> Result<(String, String), Refusal> {
+    let launch = &workload.launches[l];
+    let who = format!("launch {} (`{}`, repeat {})", l + 1, launch.kernel, launch.repeat);
+    if launch.swap.len() != 1 {
+        return Err(Refusal::pipeline(format!(
+            "{who} does not swap exactly one pair of buffers after each repetition, so its \
+             repetitions do not hand results on"
+        )));
+    }
+    if !launch.writes.is_empty() {
+        return Err(Refusal::pipeline(format!("{who} has host writes before every repetition")));
+    }
+    if let Some(arg) = launch.args.iter().find(|a| matches!(a, LaunchArg::LoopScalar { .. })) {
+        return Err(Refusal::pipeline(format!(
+            "{who} passes `{}`, a value that changes with the repetition (not fused yet)",
+            arg.name()
+        )));
+    }
+    if launch.repeat < 3 {
+        return Err(Refusal::pipeline(format!(
+            "{who}: fusing needs at least 3 repetitions (2 fused steps and the last one)"
+        )));
+    }
+    Ok(launch.swap[0].clone())
+}

@@ -1,0 +1,90 @@
+//! Fused pipelines give the unfused outputs on the simulator, for every application in
+//! `examples/fusion/`, with fewer launches.
+
+use std::path::PathBuf;
+
+use clmap_exec::{PreparedWorkload, Target};
+use clmap_fuse::{fuse, validate, Options};
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/fusion").join(name)
+}
+
+fn fused_agrees(name: &str, options: &Options) -> clmap_fuse::Fused {
+    let original = PreparedWorkload::load(&example(name)).expect("example loads");
+    let fused = match fuse(original.compiled(), original.workload(), options) {
+        Ok(f) => f,
+        Err(e) => panic!("{name}: nothing fused: {:?}", e.refusals),
+    };
+    assert!(
+        fused.launches_after < fused.launches_before,
+        "{name}: {} -> {}",
+        fused.launches_before,
+        fused.launches_after
+    );
+    let target = Target::Simulator(Default::default());
+    if let Err(e) = validate(&original, &fused.workload, 3, &target) {
+        panic!("{name}: {e}\n{}", fused.workload.source);
+    }
+    fused
+}
+
+#[test]
+fn jacobi_1d_fuses_in_time() {
+    let fused = fused_agrees(
+        "jacobi1d_small.toml",
+        &Options { steps: Some(3), tile: Some(vec![128]), ..Options::default() },
+    );
+    let s = &fused.segments[0];
+    assert_eq!(s.steps, 3);
+    // Three steps of a 3-point stencil: the first stage reaches two points further out.
+    assert_eq!(s.reach[0][0].0, -2, "{:?}\n{}", s.reach, fused.workload.source);
+}
+
+#[test]
+fn jacobi_2d_fuses_in_time() {
+    let fused = fused_agrees(
+        "jacobi2d_small.toml",
+        &Options { steps: Some(3), tile: Some(vec![16, 8]), ..Options::default() },
+    );
+    assert_eq!(fused.segments[0].reach[0], vec![(-2, 17), (-2, 9)]);
+}
+
+#[test]
+fn hotspot_fuses_in_time() {
+    fused_agrees(
+        "hotspot_small.toml",
+        &Options { steps: Some(5), tile: Some(vec![16, 16]), ..Options::default() },
+    );
+}
+
+#[test]
+fn cell_automaton_3d_fuses_in_time() {
+    fused_agrees(
+        "cell3d_small.toml",
+        &Options { steps: Some(3), tile: Some(vec![4, 4, 4]), ..Options::default() },
+    );
+}
+
+#[test]
+fn image_pipeline_fuses_different_kernels() {
+    let fused = fused_agrees(
+        "image_small.toml",
+        &Options { tile: Some(vec![16, 8]), ..Options::default() },
+    );
+    assert_eq!(fused.segments[0].stages, ["denoise", "sharpen", "blend"]);
+    assert_eq!(fused.launches_after, 1);
+}
+
+#[test]
+fn default_search_fuses_every_application() {
+    for name in [
+        "jacobi1d_small.toml",
+        "jacobi2d_small.toml",
+        "hotspot_small.toml",
+        "cell3d_small.toml",
+        "image_small.toml",
+    ] {
+        fused_agrees(name, &Options::default());
+    }
+}
