@@ -1,4 +1,4 @@
-//! `analyze`, `unlocal`, `compare`, `advise`, `maps` and `time` end to end: the built `clmap`
+//! `analyze`, `unlocal`, `fuse`, `compare`, `advise`, `maps` and `time` end to end: the built `clmap`
 //! binary on the examples and the corpus, checked for exit codes (crates/cli/src/exit.rs), the
 //! lines a user reads and the JSON a script reads. The numbers asserted are the ones the
 //! kernels determine (work-items, loads, stores), not whatever the program printed last time.
@@ -718,5 +718,114 @@ mod bad_input {
             let run = clmap(&[command, "--help"]);
             run.assert_success().assert_stdout_contains(needle).assert_stdout_contains("Example");
         }
+    }
+}
+
+mod fuse {
+    use super::*;
+
+    /// Output files of `clmap run WORKLOAD --out DIR` and its launch count.
+    fn run_outputs(workload: &str, dir: &Scratch, name: &str) -> (u64, Vec<(String, Vec<u8>)>) {
+        let out = dir.join(name);
+        let run = clmap(&["run", workload, "--out", &out.display().to_string(), "--json"]);
+        run.assert_success();
+        let launches = run.json()["launches"].as_u64().expect("a launch count");
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
+            .expect("the output folder")
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+            .map(|p| {
+                (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        (launches, files)
+    }
+
+    #[test]
+    fn a_fused_stencil_gives_the_same_bytes_in_fewer_launches() {
+        let dir = Scratch::new("fuse-jacobi2d");
+        let fused = dir.join("j2d_fused.toml").display().to_string();
+        let original = "examples/fusion/jacobi2d_small.toml";
+        let run =
+            clmap(&["fuse", original, "-o", &fused, "--tile", "16x8", "--steps", "3", "--explain"]);
+        run.assert_success();
+        run.assert_stdout_contains(
+            "stage 0 (jacobi2d_step): t0-2 <= p0 <= t0+17, t1-2 <= p1 <= t1+9",
+        );
+        run.assert_stdout_contains("4 launches instead of 6");
+        let source = std::fs::read_to_string(dir.join("j2d_fused.cl")).expect("the fused kernels");
+        assert!(source.contains("__local"), "the tiles live in local memory:\n{source}");
+        let (before, expected) = run_outputs(original, &dir, "before");
+        let (after, found) = run_outputs(&fused, &dir, "after");
+        assert_eq!((before, after), (6, 4));
+        assert_eq!(expected.len(), 2, "both buffers of the pair are outputs");
+        assert!(expected == found, "the fused pipeline's outputs differ from the original's");
+    }
+
+    #[test]
+    fn json_reports_launches_stages_and_relations() {
+        let dir = Scratch::new("fuse-image");
+        let fused = dir.join("image_fused.toml").display().to_string();
+        let run = clmap(&[
+            "fuse",
+            "examples/fusion/image_small.toml",
+            "-o",
+            &fused,
+            "--tile",
+            "16x8",
+            "--json",
+        ]);
+        run.assert_success();
+        let report = run.json();
+        assert_eq!(report["fused"], true);
+        assert_eq!(report["launches_before"], 3);
+        assert_eq!(report["launches_after"], 1);
+        let segment = &report["segments"][0];
+        assert_eq!(segment["kind"], "spatial");
+        assert_eq!(segment["stages"], serde_json::json!(["denoise", "sharpen", "blend"]));
+        // denoise's 3x3 window and sharpen's 5 points: the first stage reaches one pixel out.
+        assert_eq!(segment["reach"][0], serde_json::json!([[-1, 16], [-1, 8]]));
+        let relations = segment["relations"].as_array().unwrap();
+        assert!(relations
+            .iter()
+            .any(|r| r["kernel"] == "sharpen" && r["kind"] == "consuming" && r["buffer"] == "t1"));
+    }
+
+    #[test]
+    fn a_pipeline_with_nothing_to_fuse_says_why_and_writes_nothing() {
+        let dir = Scratch::new("fuse-nothing");
+        let out = dir.join("va_fused.toml");
+        let run = clmap(&["fuse", "examples/vector_add.toml", "-o", &out.display().to_string()]);
+        run.assert_fails(BAD_INPUT);
+        run.assert_stderr_contains("nothing fused");
+        run.assert_stderr_contains("single launch");
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn fusion_without_redundant_computation_is_caught_by_validation() {
+        let dir = Scratch::new("fuse-nr");
+        let out = dir.join("nr.toml");
+        let run = clmap(&[
+            "fuse",
+            "examples/fusion/jacobi2d_small.toml",
+            "-o",
+            &out.display().to_string(),
+            "--tile",
+            "16x8",
+            "--variant",
+            "nr",
+        ]);
+        run.assert_fails(KERNEL_FAULT);
+        run.assert_stderr_contains("differs from the original");
+        assert!(!out.exists(), "a rejected fusion writes nothing");
+    }
+
+    #[test]
+    fn a_bad_tile_is_a_usage_error() {
+        let run = clmap(&["fuse", "examples/fusion/jacobi2d_small.toml", "--tile", "16x0"]);
+        run.assert_fails(BAD_INPUT);
+        run.assert_stderr_contains("--tile 16x0");
     }
 }

@@ -402,7 +402,12 @@ fn fuse_segment(
                     true,
                     true,
                 ) {
-                    relations.push((s.kernel.clone(), f.params[p].name.clone(), label, text));
+                    relations.push((
+                        s.kernel.clone(),
+                        f.params[p].name.clone(),
+                        label,
+                        normalised(ctx, text),
+                    ));
                 }
             }
         }
@@ -420,6 +425,13 @@ fn fuse_segment(
         candidates: tried,
     };
     Ok((text, report, launches, (first, last)))
+}
+
+/// A relation as isl prints it after coalescing: the disjuncts of a stencil merge and the
+/// guards read as bounds, which is what a user comparing against the kernel wants to see. The
+/// text we built is kept where isl cannot read it back.
+fn normalised(ctx: &Context, text: String) -> String {
+    ctx.map(&text).and_then(|m| m.coalesce()).map(|m| m.to_string()).unwrap_or(text)
 }
 
 fn elem_bytes(elem: &str) -> u64 {

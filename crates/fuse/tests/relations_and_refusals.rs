@@ -1,0 +1,90 @@
+//! The relations fusion derives from kernel code, checked against the ones written by hand in
+//! the paper's example, and the refusals of code it must not fuse, with their reasons and lines.
+
+use std::path::PathBuf;
+
+use clmap_exec::{PreparedWorkload, Target};
+use clmap_fuse::{fuse, validate, NothingFused, Options};
+use clmap_isl::Context;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+fn relation<'a>(fused: &'a clmap_fuse::Fused, kernel: &str, kind: &str, buffer: &str) -> &'a str {
+    fused.segments[0]
+        .relations
+        .iter()
+        .find(|(k, b, label, _)| k == kernel && b == buffer && *label == kind)
+        .map(|(_, _, _, text)| text.as_str())
+        .unwrap_or_else(|| panic!("no {kind} relation of {buffer} in {kernel}"))
+}
+
+fn same_relation(found: &str, expected: &str) {
+    let ctx = Context::new();
+    let a = ctx.map(found).expect("isl reads the derived relation");
+    let b = ctx.map(expected).expect("isl reads the expected relation");
+    assert!(a.is_equal(&b).unwrap(), "derived {found}\nexpected {expected}");
+}
+
+#[test]
+fn the_papers_example_gives_its_relations_and_tiles() {
+    let original = PreparedWorkload::load(&data("seed_example.toml")).unwrap();
+    let options = Options { tile: Some(vec![32]), ..Options::default() };
+    let fused = fuse(original.compiled(), original.workload(), &options).expect("f and g fuse");
+    // The paper's consuming relation {[id0] -> [x0] : id0 - 1 <= x0 <= id0 + 1}, under g's guard.
+    same_relation(
+        relation(&fused, "g", "consuming", "A"),
+        "{ [p0] -> [x] : p0 - 1 <= x <= p0 + 1 and 0 < p0 < 255 }",
+    );
+    // The paper's producing relation {[x0] -> [id0] : x0 = id0}, over f's range.
+    same_relation(
+        relation(&fused, "f", "producing", "A"),
+        "{ [x] -> [p0] : x = p0 and 0 <= p0 < 256 }",
+    );
+    // Tile[f] = {start - 1 <= id0 < start + len + 1}: one element of halo on each side.
+    let s = &fused.segments[0];
+    assert_eq!(s.reach, vec![vec![(-1, 32)], vec![(0, 31)]]);
+    assert_eq!(s.local_bytes, 34, "f's tile of 34 chars is the only local buffer");
+    assert_eq!(fused.launches_after, 1);
+    let target = Target::Simulator(Default::default());
+    validate(&original, &fused.workload, 3, &target).expect("the fused pipeline agrees");
+}
+
+fn refusal(name: &str) -> String {
+    let original = PreparedWorkload::load(&data(name)).unwrap();
+    match fuse(original.compiled(), original.workload(), &Options::default()) {
+        Ok(f) => panic!("{name} was fused:\n{}", f.workload.source),
+        Err(NothingFused { refusals }) => {
+            let sources = &original.compiled().sources;
+            refusals.iter().map(|r| r.describe(sources)).collect::<Vec<_>>().join("\n")
+        }
+    }
+}
+
+#[test]
+fn a_gather_through_an_index_buffer_is_refused_at_its_read() {
+    let why = refusal("gather.toml");
+    assert!(why.contains("refusals.cl:7:"), "{why}");
+    assert!(why.contains("data-dependent"), "{why}");
+}
+
+#[test]
+fn an_atomic_histogram_is_refused_at_its_update() {
+    let why = refusal("histogram.toml");
+    assert!(why.contains("refusals.cl:15:"), "{why}");
+    assert!(why.contains("`atomic_inc` is an atomic update"), "{why}");
+}
+
+#[test]
+fn an_in_place_update_read_at_other_indices_is_refused() {
+    let why = refusal("in_place.toml");
+    assert!(why.contains("refusals.cl:24:"), "{why}");
+    assert!(why.contains("read and updated in place"), "{why}");
+}
+
+#[test]
+fn a_repeated_launch_without_a_swap_is_refused_as_a_pipeline() {
+    let why = refusal("repeat_without_swap.toml");
+    assert!(why.contains("does not swap exactly one pair"), "{why}");
+}
