@@ -62,7 +62,7 @@ pub fn generate(
     // Buffers (storages) in first-use order, with the type of their first parameter.
     let mut buffers: Vec<(String, String)> = Vec::new();
     let mut scalars: Vec<(String, LaunchArg)> = Vec::new();
-    for stage in &plan.stages {
+    for (k, stage) in plan.stages.iter().enumerate() {
         let f = &module.functions[stage.function];
         let launch = &workload.launches[stage.launch];
         for (p, arg) in launch.args.iter().enumerate() {
@@ -78,6 +78,13 @@ pub fn generate(
                     if !scalars.iter().any(|(s, _)| *s == n) {
                         scalars.push((n, arg.clone()));
                     }
+                }
+                (None, LaunchArg::LoopScalar { name, ty, value }) => {
+                    // One parameter per stage, evaluated at the stage's repetition.
+                    let own = |n: &str| n == "i" || launch.index.as_deref() == Some(n);
+                    let value = value.replace_names(&|n| own(n).then(|| stage.repetition.clone()));
+                    let arg = LaunchArg::LoopScalar { name: name.clone(), ty: *ty, value };
+                    scalars.push((loop_scalar_name(stage.launch, p, k), arg));
                 }
                 _ => {}
             }
@@ -102,7 +109,7 @@ pub fn generate(
         .map(|(b, ty)| format!("{ty} {} /* {b} */", buffer_param(&buffers, b)))
         .collect();
     for (n, arg) in &scalars {
-        if let LaunchArg::Scalar { ty, .. } = arg {
+        if let LaunchArg::Scalar { ty, .. } | LaunchArg::LoopScalar { ty, .. } = arg {
             params.push(format!("{} {n}", ty));
         }
     }
@@ -174,6 +181,7 @@ pub fn generate(
                 }
                 None => match arg {
                     LaunchArg::Scalar { .. } => args.push(scalar_name(stage.launch, p)),
+                    LaunchArg::LoopScalar { .. } => args.push(loop_scalar_name(stage.launch, p, k)),
                     _ => args.push("0".into()),
                 },
             }
@@ -230,6 +238,11 @@ fn join_x(v: &[u64]) -> String {
 
 fn scalar_name(launch: usize, param: usize) -> String {
     format!("fuse_arg{launch}_{param}")
+}
+
+/// A value that changes with the repetition, as stage `stage` sees it.
+fn loop_scalar_name(launch: usize, param: usize, stage: usize) -> String {
+    format!("fuse_arg{launch}_{param}_s{stage}")
 }
 
 /// The fused kernel's parameter for a storage (buffer names are labels, not identifiers).

@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use clmap_isl::Context;
 use clmap_lang::frontend::Compiled;
-use clmap_workload::{Launch, LaunchArg, NdRange, Workload};
+use clmap_workload::{Expr, Launch, LaunchArg, NdRange, Workload};
 
 pub use codegen::Shape;
 pub use pipeline::{Segment, SegmentKind};
@@ -342,8 +342,14 @@ fn fuse_segment(
     let mut args: Vec<LaunchArg> =
         kernel.buffers.iter().map(|b| LaunchArg::Buffer { buffer: b.clone() }).collect();
     for (n, arg) in &kernel.scalars {
-        if let LaunchArg::Scalar { ty, value, .. } = arg {
-            args.push(LaunchArg::Scalar { name: n.clone(), ty: *ty, value: value.clone() });
+        match arg {
+            LaunchArg::Scalar { ty, value, .. } => {
+                args.push(LaunchArg::Scalar { name: n.clone(), ty: *ty, value: value.clone() })
+            }
+            LaunchArg::LoopScalar { ty, value, .. } => {
+                args.push(LaunchArg::LoopScalar { name: n.clone(), ty: *ty, value: value.clone() })
+            }
+            _ => {}
         }
     }
     let mut range =
@@ -365,9 +371,18 @@ fn fuse_segment(
             fused.repeat = chunks;
             fused.swap = vec![pair.clone()];
             launches.push(fused);
-            // The rest runs unfused, as does the last repetition.
+            // The rest runs unfused, as does the last repetition; values that change with the
+            // repetition continue where the fused launches stopped.
             let mut tail = original.clone();
             tail.repeat = rest + 1;
+            let done = i128::from(chunks) * i128::from(steps);
+            let own = |n: &str| n == "i" || original.index.as_deref() == Some(n);
+            for arg in tail.args.iter_mut() {
+                if let LaunchArg::LoopScalar { value, .. } = arg {
+                    *value = value.replace_names(&|n| own(n).then(|| Expr::affine(1, "i", done)));
+                }
+            }
+            tail.index = None;
             launches.push(tail);
         }
         SegmentKind::Spatial { first, last } => {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use clmap_workload::{LaunchArg, Workload};
+use clmap_workload::{Expr, LaunchArg, Workload};
 
 use crate::refusal::Refusal;
 
@@ -26,6 +26,10 @@ pub struct Stage {
     /// Storage (a buffer name at the start of the fused launch) per kernel parameter, for
     /// buffer arguments.
     pub storage: Vec<Option<String>>,
+    /// Which repetition of its launch this stage is, in terms of the fused launch's own
+    /// repetition index `i`: `K * i + k` for the k-th of K fused steps. Values that change
+    /// with the repetition are evaluated at it.
+    pub repetition: Expr,
 }
 
 #[derive(Clone, Debug)]
@@ -41,8 +45,9 @@ impl Segment {
             SegmentKind::Temporal { launch, pair } => {
                 let mut names = Names::default();
                 (0..steps)
-                    .map(|_| {
-                        let stage = names.stage(workload, *launch);
+                    .map(|k| {
+                        let repetition = Expr::affine(i128::from(steps), "i", i128::from(k));
+                        let stage = names.stage(workload, *launch, repetition);
                         names.swap(pair);
                         stage
                     })
@@ -52,7 +57,7 @@ impl Segment {
                 let mut names = Names::default();
                 (*first..=*last)
                     .map(|l| {
-                        let stage = names.stage(workload, l);
+                        let stage = names.stage(workload, l, Expr::Int(0));
                         for pair in &workload.launches[l].swap {
                             names.swap(pair);
                         }
@@ -81,7 +86,7 @@ impl Names {
         self.map.insert(b.clone(), sa);
     }
 
-    fn stage(&self, workload: &Workload, launch: usize) -> Stage {
+    fn stage(&self, workload: &Workload, launch: usize, repetition: Expr) -> Stage {
         let storage = workload.launches[launch]
             .args
             .iter()
@@ -90,7 +95,7 @@ impl Names {
                 _ => None,
             })
             .collect();
-        Stage { launch, storage }
+        Stage { launch, storage, repetition }
     }
 }
 
@@ -153,8 +158,8 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
 }
 
 /// A repeated launch fuses in time when it swaps exactly one pair of buffers after each
-/// repetition (it reads one and writes the other) and has no host writes and no values that
-/// change with the repetition.
+/// repetition (it reads one and writes the other) and has no host writes. Values that change
+/// with the repetition (a row number) are passed to every fused step separately.
 fn temporal_pair(workload: &Workload, l: usize) -> Result<(String, String), Refusal> {
     let launch = &workload.launches[l];
     let who = format!("launch {} (`{}`, repeat {})", l + 1, launch.kernel, launch.repeat);
@@ -167,9 +172,14 @@ fn temporal_pair(workload: &Workload, l: usize) -> Result<(String, String), Refu
     if !launch.writes.is_empty() {
         return Err(Refusal::pipeline(format!("{who} has host writes before every repetition")));
     }
-    if let Some(arg) = launch.args.iter().find(|a| matches!(a, LaunchArg::LoopScalar { .. })) {
+    let own_index = |n: &str| n == "i" || launch.index.as_deref() == Some(n);
+    let outer = launch.args.iter().find(|a| match a {
+        LaunchArg::LoopScalar { value, .. } => !value.names().into_iter().all(own_index),
+        _ => false,
+    });
+    if let Some(arg) = outer {
         return Err(Refusal::pipeline(format!(
-            "{who} passes `{}`, a value that changes with the repetition (not fused yet)",
+            "{who} passes `{}`, a value that depends on an enclosing loop's index",
             arg.name()
         )));
     }

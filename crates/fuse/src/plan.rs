@@ -70,6 +70,8 @@ pub struct StagePlan {
     pub kernel: String,
     pub function: Handle<Function>,
     pub storage: Vec<Option<String>>,
+    /// The repetition of its launch this stage computes (see [`crate::pipeline::Stage`]).
+    pub repetition: clmap_workload::Expr,
     /// Integer by-value arguments.
     pub values: HashMap<u32, i64>,
     pub accesses: Rc<KernelAccesses>,
@@ -282,6 +284,7 @@ pub fn plan(
             kernel: f.name.clone(),
             function,
             storage: stage.storage.clone(),
+            repetition: stage.repetition.clone(),
             values,
             accesses,
             sources,

@@ -77,6 +77,21 @@ fn image_pipeline_fuses_different_kernels() {
 }
 
 #[test]
+fn pathfinder_fuses_rows_whose_number_changes_with_the_repetition() {
+    // 9 row launches: one fused launch of 7 rows, then the remaining 2 unfused, each step
+    // given its own row number.
+    let fused = fused_agrees(
+        "pathfinder_small.toml",
+        &Options { steps: Some(7), tile: Some(vec![64]), ..Options::default() },
+    );
+    assert_eq!((fused.launches_before, fused.launches_after), (9, 3));
+    assert_eq!(fused.segments[0].reach[0][0], (-6, 69));
+    for k in 0..7 {
+        assert!(fused.workload.source.contains(&format!("fuse_arg0_4_s{k}")));
+    }
+}
+
+#[test]
 fn default_search_fuses_every_application() {
     for name in [
         "jacobi1d_small.toml",
@@ -84,6 +99,7 @@ fn default_search_fuses_every_application() {
         "hotspot_small.toml",
         "cell3d_small.toml",
         "image_small.toml",
+        "pathfinder_small.toml",
     ] {
         fused_agrees(name, &Options::default());
     }

@@ -200,6 +200,42 @@ impl Expr {
         Ok(folded)
     }
 
+    /// Replaces every name `by` knows by an expression; other names stay. Regrouping a
+    /// launch's repetitions uses it: when K repetitions become one, the loop index `i` of the
+    /// k-th becomes `K * i + k`.
+    pub fn replace_names(&self, by: &dyn Fn(&str) -> Option<Expr>) -> Expr {
+        match self {
+            Expr::Int(_) => self.clone(),
+            Expr::Name { name, .. } => by(name).unwrap_or_else(|| self.clone()),
+            Expr::Neg { operand, at } => {
+                Expr::Neg { operand: Box::new(operand.replace_names(by)), at: *at }
+            }
+            Expr::Binary { op, lhs, rhs, at } => Expr::Binary {
+                op: *op,
+                lhs: Box::new(lhs.replace_names(by)),
+                rhs: Box::new(rhs.replace_names(by)),
+                at: *at,
+            },
+        }
+    }
+
+    /// `scale * name + offset`, the repetition index of a regrouped loop.
+    pub fn affine(scale: i128, name: &str, offset: i128) -> Expr {
+        let index = Expr::Name { name: name.to_string(), at: 0 };
+        let scaled = Expr::Binary {
+            op: BinaryOp::Mul,
+            lhs: Box::new(Expr::Int(scale)),
+            rhs: Box::new(index),
+            at: 0,
+        };
+        Expr::Binary {
+            op: BinaryOp::Add,
+            lhs: Box::new(scaled),
+            rhs: Box::new(Expr::Int(offset)),
+            at: 0,
+        }
+    }
+
     /// The value of an expression without names.
     pub fn constant(&self) -> Option<i128> {
         match self {
@@ -403,6 +439,17 @@ mod tests {
         assert_eq!(err.at, 5);
         assert!(err.message.contains("`nk`") && err.message.contains("ni, nj"), "{err}");
         assert!(eval("x").expect_err("none").message.contains("no sizes"));
+    }
+
+    #[test]
+    fn regrouped_loop_indices_evaluate_to_the_original_repetitions() {
+        // Repetition 3 * i + 2 of `row = i + 1`: for i = 4 that is repetition 14, row 15.
+        let row = Expr::parse("i + 1").unwrap();
+        let regrouped = row.replace_names(&|n| (n == "i").then(|| Expr::affine(3, "i", 2)));
+        assert_eq!(regrouped.to_string().replace(' ', ""), "3*i+2+1");
+        assert_eq!(regrouped.eval(&|n| (n == "i").then_some(4), &Vec::new), Ok(15));
+        let untouched = Expr::parse("n - i").unwrap().replace_names(&|_| None);
+        assert_eq!(untouched, Expr::parse("n - i").unwrap());
     }
 
     #[test]
