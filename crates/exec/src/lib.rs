@@ -14,7 +14,7 @@ pub mod signatures;
 pub mod target;
 
 pub use differential::{differential, differential_on, Differential, Disagreement, Side, StopAt};
-pub use on_device::{run_on_device, time_on_device, DeviceRun, ExecError};
+pub use on_device::{run_on_device, time_on_device, time_span_on_device, DeviceRun, ExecError};
 pub use prepared::{compile_source, front_end_runs, kernel_params, PreparedWorkload};
 pub use signatures::{load_checked, FrontEndSignatures};
 pub use target::{run_on, Runner, Target, TargetRun};

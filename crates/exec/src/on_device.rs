@@ -29,6 +29,8 @@ pub struct DeviceRun {
     pub buffers: BufferSet,
     /// Kernel time of each step of the schedule, when the device profiles.
     pub kernel_ns: Vec<Option<u64>>,
+    /// From the first step's start to the last one's end, when the device profiles.
+    pub span_ns: Option<u64>,
 }
 
 /// Builds the workload's program and runs its whole schedule once. `seed_shift` shifts every
@@ -62,7 +64,32 @@ pub fn run_program(
     Ok(DeviceRun {
         buffers: workload.contents_by_final_name(storage),
         kernel_ns: outcome.kernel_ns,
+        span_ns: outcome.span_ns,
     })
+}
+
+/// Times a pipeline from its first kernel's start to its last kernel's end on the device,
+/// one sample per run of the whole schedule: the kernels and the gaps between launches, but
+/// not the transfers before and after. Comparing pipelines with different numbers of
+/// launches (fusion) needs this; the sum of kernel times would hide what launches cost.
+pub fn time_span_on_device(
+    device: &Device,
+    workload: &Workload,
+    options: &TimingOptions,
+) -> Result<Timing, ExecError> {
+    let program = build(device, workload)?;
+    for _ in 0..options.warmup.max(1) {
+        run_program(&program, workload, 0)?;
+    }
+    let mut samples = Vec::with_capacity(options.reps as usize);
+    for _ in 0..options.reps.max(1) {
+        let run = run_program(&program, workload, 0)?;
+        samples.push(run.span_ns.ok_or_else(|| DeviceError::ProfilingUnavailable {
+            device: device.info().name.clone(),
+        })?);
+    }
+    Timing::from_samples(samples)
+        .ok_or_else(|| ExecError::Invalid("no timing samples were taken".to_string()))
 }
 
 /// Times a workload: a single-launch workload with profiling events per run (`Program::time`:

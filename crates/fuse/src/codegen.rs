@@ -114,14 +114,21 @@ pub fn generate(
         }
     }
     let _ = writeln!(out, "{})\n{{", params.join(", "));
+    let slots = LocalSlots::assign(plan, boxes);
     let mut local_bytes = 0u64;
-    for (k, stage) in plan.stages.iter().enumerate() {
-        if stage.output.to_tile {
-            let n = boxes.points(k);
-            local_bytes += n * elem_size(module, stage);
-            let _ = writeln!(out, "    __local {} fuse_tile{k}[{n}];", stage.output.elem);
-        }
+    for (j, (elem, n)) in slots.slots.iter().enumerate() {
+        let size = plan
+            .stages
+            .iter()
+            .enumerate()
+            .find(|(k, _)| slots.slot_of[*k] == Some(j))
+            .map(|(_, stage)| elem_size(module, stage))
+            .unwrap_or(4);
+        local_bytes += n * size;
+        let _ = writeln!(out, "    __local {elem} fuse_slot{j}[{n}];");
     }
+    let tile =
+        |k: usize| format!("fuse_slot{}", slots.slot_of[k].expect("a stage kept in local memory"));
     for d in 0..dims {
         let _ =
             writeln!(out, "    const int fuse_t{d} = (int)get_group_id({d}) * {};", shape.tile[d]);
@@ -160,8 +167,9 @@ pub fn generate(
                 writeln!(out, "{indent}    const long fuse_w = {};", stage.output.index_c(&point));
             let _ = writeln!(
                 out,
-                "{indent}    if (fuse_w >= 0 && fuse_w < {}) fuse_tile{k}[{slot}] = {out_storage}[fuse_w];",
-                stage.output.len
+                "{indent}    if (fuse_w >= 0 && fuse_w < {}) {}[{slot}] = {out_storage}[fuse_w];",
+                stage.output.len,
+                tile(k)
             );
             let _ = writeln!(out, "{indent}}}");
         }
@@ -172,9 +180,9 @@ pub fn generate(
             match &stage.storage[p] {
                 Some(s) => {
                     if p32 == stage.output.param && stage.output.to_tile {
-                        args.push(format!("fuse_tile{k}"));
+                        args.push(tile(k));
                     } else if let Some(Source::Tile { producer }) = stage.sources.get(&p32) {
-                        args.push(format!("fuse_tile{producer}"));
+                        args.push(tile(*producer));
                     } else {
                         args.push(buffer_param(&buffers, s));
                     }
@@ -194,7 +202,8 @@ pub fn generate(
         }
         let _ = writeln!(out, "{indent}if ({inside}) {}({});", helpers[k], args.join(", "));
         loops_close(&mut out, dims, "");
-        if stage.output.to_tile {
+        if k + 1 < plan.stages.len() {
+            // Later stages read this one's tile, or reuse the slot of a tile it read.
             let _ = writeln!(out, "    barrier(CLK_LOCAL_MEM_FENCE);");
         }
         if stage.output.to_tile && stage.output.to_global {
@@ -213,8 +222,9 @@ pub fn generate(
             };
             let _ = writeln!(
                 out,
-                "{indent}if ({inside} && ({written})) {out_storage}[{}] = fuse_tile{k}[{core_slot}];",
-                stage.output.index_c(&point)
+                "{indent}if ({inside} && ({written})) {out_storage}[{}] = {}[{core_slot}];",
+                stage.output.index_c(&point),
+                tile(k)
             );
             loops_close(&mut out, dims, "c");
         }
@@ -230,6 +240,56 @@ pub fn generate(
         local_bytes,
     };
     (out, kernel)
+}
+
+/// Local memory slots shared by tiles whose lifetimes do not overlap: a temporal chain needs
+/// only two, whatever the number of steps, which is what lets deep fusion keep large tiles.
+pub struct LocalSlots {
+    /// The slot of each stage's tile (`None` for stages that write global memory only).
+    pub slot_of: Vec<Option<usize>>,
+    /// Element type and points of each slot (the largest tile it holds).
+    pub slots: Vec<(String, u64)>,
+}
+
+impl LocalSlots {
+    pub fn assign(plan: &Plan, boxes: &Boxes) -> LocalSlots {
+        let stages = &plan.stages;
+        // The last stage that reads each tile.
+        let mut last_use: Vec<usize> = (0..stages.len()).collect();
+        for (k, stage) in stages.iter().enumerate() {
+            for source in stage.sources.values() {
+                if let Source::Tile { producer } = source {
+                    last_use[*producer] = last_use[*producer].max(k);
+                }
+            }
+        }
+        let mut slot_of = vec![None; stages.len()];
+        let mut slots: Vec<(String, u64)> = Vec::new();
+        // Per slot: the stage whose tile it holds now.
+        let mut holder: Vec<usize> = Vec::new();
+        for (k, stage) in stages.iter().enumerate() {
+            if !stage.output.to_tile {
+                continue;
+            }
+            let points = boxes.points(k);
+            let free = (0..slots.len())
+                .find(|&j| slots[j].0 == stage.output.elem && last_use[holder[j]] < k);
+            let j = match free {
+                Some(j) => {
+                    slots[j].1 = slots[j].1.max(points);
+                    holder[j] = k;
+                    j
+                }
+                None => {
+                    slots.push((stage.output.elem.clone(), points));
+                    holder.push(k);
+                    slots.len() - 1
+                }
+            };
+            slot_of[k] = Some(j);
+        }
+        LocalSlots { slot_of, slots }
+    }
 }
 
 fn join_x(v: &[u64]) -> String {

@@ -87,11 +87,20 @@ pub struct Options {
     pub tile: Option<Vec<u64>>,
     pub variant: Variant,
     pub limits: Limits,
+    /// Which candidate of the search to take, by estimated cost: 0 is the best estimate.
+    /// Timing on a device ranks them for real; this is how its caller walks the list.
+    pub rank: usize,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { steps: None, tile: None, variant: Variant::Redundant, limits: Limits::default() }
+        Options {
+            steps: None,
+            tile: None,
+            variant: Variant::Redundant,
+            limits: Limits::default(),
+            rank: 0,
+        }
     }
 }
 
@@ -110,7 +119,7 @@ pub struct SegmentReport {
     pub reach: Vec<Vec<(i64, i64)>>,
     /// `(kernel, buffer, "consuming" | "producing", isl text)`.
     pub relations: Vec<(String, String, &'static str, String)>,
-    /// Candidates tried by the tile search, with the estimated cost per step.
+    /// Candidates that met the constraints (the search ranks them by estimated cost).
     pub candidates: usize,
 }
 
@@ -264,7 +273,13 @@ fn fuse_segment(
                 )))
             }
             Some(k) => vec![k],
-            None => [3u32, 5, 7, 9, 11].into_iter().filter(|k| *k <= max).collect(),
+            None => {
+                // Small odd counts, and the odd divisors of what can be fused (no unfused
+                // remainder), as long as the tiles can still fit.
+                let mut ks: Vec<u32> = (3..=15).step_by(2).collect();
+                ks.extend((17..=63).step_by(2).filter(|k| max % k == 0));
+                ks.into_iter().filter(|k| *k <= max).collect()
+            }
         }
     } else {
         vec![1]
@@ -275,59 +290,78 @@ fn fuse_segment(
     let dims = workload.launches[first].range.dims as usize;
     let global: Vec<u64> = workload.launches[first].range.global[..dims].to_vec();
     // Search: every step count and tile candidate that meets the bound and locality
-    // constraints; prefer those that meet the parallelism constraint; least estimated cost.
-    let mut best: Option<(f64, u32, Shape, plan::Plan, tiling::Boxes, u64)> = None;
-    let mut tried = 0usize;
+    // constraints, ranked by estimated cost (tiles that miss the parallelism constraint pay
+    // for it there); `options.rank` picks from that list.
+    let mut plans = Vec::new();
+    let mut ranked: Vec<(f64, usize, u32, Shape, tiling::Boxes, u64)> = Vec::new();
     let mut last_reason = None;
     for &steps in &steps_choices {
         let stages = segment.stages(workload, if temporal { steps } else { 1 });
         let live = |s: &str| if temporal { false } else { later_reads(s) };
-        let the_plan = plan::plan(module, workload, &stages, &live, analyses)?;
-        for shape in candidate_shapes(&global, options) {
-            tried += 1;
-            let boxes = tiling::tile_boxes(ctx, module, &the_plan, &shape.tile)
-                .map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
-            let boxes = match options.variant {
-                Variant::Redundant => boxes,
-                Variant::NoRedundancy => boxes,
-                Variant::Split => {
-                    let core: Vec<(i64, i64)> =
-                        shape.tile.iter().map(|t| (0, *t as i64 - 1)).collect();
-                    if boxes.reach.iter().any(|r| *r != core) {
-                        return Err(Refusal::pipeline(
-                            "variant s puts a launch boundary wherever a halo is needed, and every \
-                             stage here needs one: nothing is left to fuse",
-                        ));
-                    }
-                    boxes
+        plans.push(plan::plan(module, workload, &stages, &live, analyses)?);
+        let the_plan = plans.last().expect("just pushed");
+        let symbolic = tiling::SymbolicTiling::new(ctx, module, the_plan)
+            .map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
+        for tile in candidate_tiles(&global, options) {
+            let boxes =
+                symbolic.boxes(&tile).map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
+            if options.variant == Variant::Split {
+                let core: Vec<(i64, i64)> = tile.iter().map(|t| (0, *t as i64 - 1)).collect();
+                if boxes.reach.iter().any(|r| *r != core) {
+                    return Err(Refusal::pipeline(
+                        "variant s puts a launch boundary wherever a halo is needed, and every \
+                         stage here needs one: nothing is left to fuse",
+                    ));
                 }
-            };
-            let local: u64 = the_plan
-                .stages
+            }
+            let local: u64 = codegen::LocalSlots::assign(the_plan, &boxes)
+                .slots
                 .iter()
-                .enumerate()
-                .filter(|(_, s)| s.output.to_tile)
-                .map(|(k, s)| boxes.points(k) * elem_bytes(&s.output.elem))
+                .map(|(elem, points)| points * elem_bytes(elem))
                 .sum();
             if local > options.limits.local_bytes {
                 last_reason = Some(format!(
                     "tile {} needs {local} bytes of local memory, more than {}",
-                    shape.tile.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("x"),
+                    tile.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("x"),
                     options.limits.local_bytes
                 ));
                 continue;
             }
-            let tiles: u64 = (0..dims).map(|d| global[d].div_ceil(shape.tile[d])).product();
-            let parallel = tiles >= options.limits.compute_units;
-            let cost = estimated_cost(&boxes, steps, &global, parallel);
-            if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, steps, shape, the_plan.clone(), boxes, local));
+            for group in candidate_groups(&tile, options.limits.max_group) {
+                let shape = Shape { tile: tile.clone(), group };
+                let cost = estimated_cost(&boxes, steps, repeat, &global, &shape, &options.limits);
+                ranked.push((cost, plans.len() - 1, steps, shape, boxes.clone(), local));
             }
         }
     }
-    let Some((_, steps, shape, the_plan, mut boxes, local_bytes)) = best else {
+    if ranked.is_empty() {
         return Err(Refusal::pipeline(last_reason.unwrap_or_else(|| "no tile fits".into())));
-    };
+    }
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // The estimate only orders candidates roughly; a caller that times the first few on a
+    // device learns more from different step counts than from near-identical tiles, so the
+    // best candidate of each step count comes first, then the rest, each part by cost.
+    let mut seen_steps = Vec::new();
+    let (mut heads, mut rest) = (Vec::new(), Vec::new());
+    for c in ranked {
+        if seen_steps.contains(&c.2) {
+            rest.push(c);
+        } else {
+            seen_steps.push(c.2);
+            heads.push(c);
+        }
+    }
+    heads.extend(rest);
+    let mut ranked = heads;
+    let available = ranked.len();
+    if options.rank >= available {
+        return Err(Refusal::pipeline(format!(
+            "candidate {} asked for, but only {available} meet the constraints",
+            options.rank + 1
+        )));
+    }
+    let (_, plan_index, steps, shape, mut boxes, local_bytes) = ranked.swap_remove(options.rank);
+    let the_plan = plans.swap_remove(plan_index);
     if options.variant == Variant::NoRedundancy {
         // Only the core of every tile: the halo reads see stale data.
         let core: Vec<(i64, i64)> = shape.tile.iter().map(|t| (0, *t as i64 - 1)).collect();
@@ -437,7 +471,7 @@ fn fuse_segment(
         redundancy: boxes.redundancy(),
         reach: boxes.reach.clone(),
         relations,
-        candidates: tried,
+        candidates: available,
     };
     Ok((text, report, launches, (first, last)))
 }
@@ -461,54 +495,95 @@ fn elem_bytes(elem: &str) -> u64 {
 /// Estimated time per original step, in arbitrary units: the launch overhead shared by the
 /// fused steps, plus the points computed (redundancy included); tilings with too few tiles
 /// to fill the device are penalised.
-fn estimated_cost(boxes: &tiling::Boxes, steps: u32, global: &[u64], parallel: bool) -> f64 {
+fn estimated_cost(
+    boxes: &tiling::Boxes,
+    steps: u32,
+    repeat: u32,
+    global: &[u64],
+    shape: &Shape,
+    limits: &Limits,
+) -> f64 {
+    // A fused launch costs one launch; the lanes its work-groups keep busy while they sweep
+    // every stage's box (halo included, and the idle lanes of a last partial row of the
+    // sweep); and the global traffic of the first stage's reads and the last stage's
+    // writes, paid once for all its steps. Tiles that leave compute units idle slow it down
+    // in proportion. The repetitions left over (the last one, and a remainder when the
+    // steps do not divide the rest) run unfused, a launch and a global pass each.
     const LAUNCH_NS: f64 = 5000.0;
-    const NS_PER_POINT: f64 = 0.02;
+    const NS_PER_LANE: f64 = 0.002;
+    const NS_PER_GLOBAL_POINT: f64 = 0.01;
     let points: f64 = global.iter().product::<u64>() as f64;
-    let per_step = LAUNCH_NS / steps as f64 + points * (1.0 + boxes.redundancy()) * NS_PER_POINT;
-    if parallel {
-        per_step
-    } else {
-        per_step * 4.0
-    }
+    let tiles: u64 =
+        global.iter().zip(&shape.tile).map(|(g, t)| g.div_ceil(*t)).product::<u64>().max(1);
+    let lanes: u64 = (0..boxes.reach.len())
+        .map(|k| {
+            boxes
+                .extent(k)
+                .iter()
+                .zip(&shape.group)
+                .map(|(e, g)| e.div_ceil(*g) * g)
+                .product::<u64>()
+        })
+        .sum();
+    let busy = (tiles as f64 / limits.compute_units.max(1) as f64).min(1.0);
+    let fused_launch =
+        (LAUNCH_NS + tiles as f64 * lanes as f64 * NS_PER_LANE + points * NS_PER_GLOBAL_POINT)
+            / busy;
+    let unfused_launch = LAUNCH_NS + points * (NS_PER_LANE + NS_PER_GLOBAL_POINT);
+    let fusable = repeat.saturating_sub(1).max(1);
+    let (chunks, rest) = if repeat > 1 { (fusable / steps, fusable % steps + 1) } else { (1, 0) };
+    f64::from(chunks) * fused_launch + f64::from(rest) * unfused_launch
 }
 
-/// Tile and work-group shapes to try (or the user's tile).
-fn candidate_shapes(global: &[u64], options: &Options) -> Vec<Shape> {
+/// Tiles to try (or the user's tile), clipped to the index space.
+fn candidate_tiles(global: &[u64], options: &Options) -> Vec<Vec<u64>> {
     let dims = global.len();
-    let group_for = |tile: &[u64]| -> Vec<u64> {
-        let wanted: &[u64] = match dims {
-            1 => &[256],
-            2 => &[64, 4],
-            _ => &[32, 4, 2],
-        };
-        (0..dims).map(|d| wanted[d].min(tile[d])).collect()
-    };
     if let Some(t) = &options.tile {
-        let t: Vec<u64> =
-            (0..dims).map(|d| t.get(d).copied().unwrap_or(1).min(global[d]).max(1)).collect();
-        return vec![Shape { group: group_for(&t), tile: t }];
+        return vec![(0..dims)
+            .map(|d| t.get(d).copied().unwrap_or(1).min(global[d]).max(1))
+            .collect()];
     }
     let per_dim: Vec<Vec<u64>> = match dims {
         1 => vec![vec![128, 256, 512, 1024, 2048, 4096]],
         2 => vec![vec![32, 64, 128], vec![8, 16, 32, 64]],
         _ => vec![vec![8, 16, 32], vec![8, 16], vec![4, 8]],
     };
-    let mut shapes = vec![Vec::new()];
+    let mut tiles = vec![Vec::new()];
     for d in 0..dims {
         let mut next = Vec::new();
-        for s in &shapes {
+        for s in &tiles {
             for t in &per_dim[d] {
                 let mut s2: Vec<u64> = s.clone();
                 s2.push((*t).min(global[d]));
                 next.push(s2);
             }
         }
-        shapes = next;
+        tiles = next;
     }
-    shapes.sort();
-    shapes.dedup();
-    shapes.into_iter().map(|t| Shape { group: group_for(&t), tile: t }).collect()
+    tiles.sort();
+    tiles.dedup();
+    tiles
+}
+
+/// Work-group shapes for a tile: wide in the first dimension (contiguous addresses), each
+/// clipped to the tile and within the device's largest work-group.
+fn candidate_groups(tile: &[u64], max_group: u64) -> Vec<Vec<u64>> {
+    let wanted: &[&[u64]] = match tile.len() {
+        1 => &[&[64], &[128], &[256]],
+        2 => &[&[32, 4], &[32, 8], &[64, 4], &[128, 2], &[128, 4]],
+        _ => &[&[32, 4, 2], &[16, 4, 4], &[8, 8, 4]],
+    };
+    let mut groups: Vec<Vec<u64>> = wanted
+        .iter()
+        .map(|g| g.iter().zip(tile).map(|(g, t)| (*g).min(*t)).collect::<Vec<u64>>())
+        .filter(|g| g.iter().product::<u64>() <= max_group.max(1))
+        .collect();
+    groups.sort();
+    groups.dedup();
+    if groups.is_empty() {
+        groups.push(vec![1; tile.len()]);
+    }
+    groups
 }
 
 /// Why a fused pipeline was not accepted.

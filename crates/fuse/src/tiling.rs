@@ -168,77 +168,123 @@ impl Boxes {
     }
 }
 
-/// The symbolic tiling of a plan for tiles of `tile` work-items.
-pub fn tile_boxes(
-    ctx: &Context,
-    module: &Module,
-    plan: &Plan,
-    tile: &[u64],
-) -> Result<Boxes, IslError> {
-    let global = &plan.global;
-    let dims = global.len();
-    let origins: Vec<String> = (0..dims).map(|d| format!("t{d}")).collect();
-    let ks: Vec<String> = (0..dims).map(|d| format!("k{d}")).collect();
-    let mut cons = Vec::new();
-    for d in 0..dims {
-        cons.push(format!(
-            "t{d} = {} * k{d} and 0 <= t{d} < {} and t{d} <= p{d} < t{d} + {} and p{d} < {}",
-            tile[d], global[d], tile[d], global[d]
-        ));
-    }
-    let core = ctx.map(&format!(
-        "{{ [{}] -> [{}] : exists ({} : {}) }}",
-        origins.join(", "),
-        points(dims),
-        ks.join(", "),
-        cons.join(" and ")
-    ))?;
-    let stages = &plan.stages;
-    let mut tiles: Vec<Option<Map>> =
-        stages.iter().map(|s| if s.output.to_global { Some(core.clone()) } else { None }).collect();
-    for k in (0..stages.len()).rev() {
-        let Some(tile_k) = tiles[k].clone() else { continue };
-        let stage = &stages[k];
-        let mut sources: Vec<(&u32, &Source)> = stage.sources.iter().collect();
-        sources.sort_by_key(|(p, _)| **p);
-        for (param, source) in sources {
-            let Source::Tile { producer } = source else { continue };
-            let values = |p: u32| stage.values.get(&p).copied();
-            let Some(c) =
-                relation_text(module, &stage.accesses, *param, &values, global, true, false, true)
-            else {
-                continue;
-            };
-            let producer_stage = &stages[*producer];
-            let pvalues = |p: u32| producer_stage.values.get(&p).copied();
-            let Some(pr) = relation_text(
-                module,
-                &producer_stage.accesses,
-                producer_stage.output.param,
-                &pvalues,
-                global,
-                false,
-                false,
-                false,
-            ) else {
-                continue;
-            };
-            let pulled = tile_k.apply_range(&ctx.map(&c)?)?.apply_range(&ctx.map(&pr)?)?;
-            tiles[*producer] = Some(match &tiles[*producer] {
-                Some(t) => t.union(&pulled)?.coalesce()?,
-                None => pulled.coalesce()?,
-            });
-        }
-    }
-    let mut reach = Vec::new();
-    for t in tiles {
-        let t = t.unwrap_or_else(|| core.clone());
-        let deltas = t.deltas()?;
-        let mut r = Vec::new();
+/// The seed's symbolic tiling, done once per plan: a tile of the last stage with symbolic
+/// origin `[t0, …]` and length parameters `L0, …` is pulled back through every consumer's
+/// consuming relation and its producer's producing relation in reverse order, giving each
+/// stage's tile as a relation from the origin to the work-items it must compute, for any
+/// length. A concrete tile size then only fixes the lengths ([`SymbolicTiling::boxes`]).
+///
+/// Origins range over the whole index space, not only multiples of the length (which would
+/// not be affine in a symbolic length): the reach found is the one of interior tiles, which
+/// is what every tile must be able to hold.
+pub struct SymbolicTiling {
+    dims: usize,
+    tiles: Vec<Map>,
+}
+
+/// The name of the tile length parameter of dimension `d`.
+fn length(d: usize) -> String {
+    format!("L{d}")
+}
+
+impl SymbolicTiling {
+    pub fn new(ctx: &Context, module: &Module, plan: &Plan) -> Result<SymbolicTiling, IslError> {
+        let global = &plan.global;
+        let dims = global.len();
+        let origins: Vec<String> = (0..dims).map(|d| format!("t{d}")).collect();
+        let lengths: Vec<String> = (0..dims).map(length).collect();
+        let mut cons = Vec::new();
         for d in 0..dims {
-            r.push(deltas.dim_range(d)?);
+            cons.push(format!(
+                "0 <= t{d} < {g} and t{d} <= p{d} < t{d} + L{d} and p{d} < {g} and L{d} > 0",
+                g = global[d]
+            ));
         }
-        reach.push(r);
+        let core = ctx.map(&format!(
+            "[{}] -> {{ [{}] -> [{}] : {} }}",
+            lengths.join(", "),
+            origins.join(", "),
+            points(dims),
+            cons.join(" and ")
+        ))?;
+        let stages = &plan.stages;
+        let mut tiles: Vec<Option<Map>> = stages
+            .iter()
+            .map(|s| if s.output.to_global { Some(core.clone()) } else { None })
+            .collect();
+        for k in (0..stages.len()).rev() {
+            // Only the box of a tile is used, so each stage's tile is widened to one piece
+            // before it is pulled back further: exact pieces would multiply with every stage
+            // (a 5-point stencil fused 15 times). A stage that computes a few more points
+            // stays correct, because the tiles before it are pulled back from the wider one.
+            let Some(tile_k) = tiles[k].as_ref().map(|t| t.simple_hull()).transpose()? else {
+                continue;
+            };
+            tiles[k] = Some(tile_k.clone());
+            let stage = &stages[k];
+            let mut sources: Vec<(&u32, &Source)> = stage.sources.iter().collect();
+            sources.sort_by_key(|(p, _)| **p);
+            for (param, source) in sources {
+                let Source::Tile { producer } = source else { continue };
+                let values = |p: u32| stage.values.get(&p).copied();
+                let Some(c) = relation_text(
+                    module,
+                    &stage.accesses,
+                    *param,
+                    &values,
+                    global,
+                    true,
+                    false,
+                    true,
+                ) else {
+                    continue;
+                };
+                let producer_stage = &stages[*producer];
+                let pvalues = |p: u32| producer_stage.values.get(&p).copied();
+                let Some(pr) = relation_text(
+                    module,
+                    &producer_stage.accesses,
+                    producer_stage.output.param,
+                    &pvalues,
+                    global,
+                    false,
+                    false,
+                    false,
+                ) else {
+                    continue;
+                };
+                let pulled = tile_k.apply_range(&ctx.map(&c)?)?.apply_range(&ctx.map(&pr)?)?;
+                tiles[*producer] = Some(match &tiles[*producer] {
+                    Some(t) => t.union(&pulled)?,
+                    None => pulled,
+                });
+            }
+        }
+        let tiles = tiles.into_iter().map(|t| t.unwrap_or_else(|| core.clone())).collect();
+        Ok(SymbolicTiling { dims, tiles })
     }
-    Ok(Boxes { tile: tile.to_vec(), reach })
+
+    /// Stage `k`'s tile as a relation from the origin to work-items, lengths symbolic.
+    pub fn stage_tile(&self, k: usize) -> &Map {
+        &self.tiles[k]
+    }
+
+    /// Every stage's box for tiles of `tile` work-items.
+    pub fn boxes(&self, tile: &[u64]) -> Result<Boxes, IslError> {
+        let dims = self.dims;
+        let mut reach = Vec::new();
+        for t in &self.tiles {
+            let mut fixed = t.clone();
+            for (d, len) in tile.iter().enumerate().take(dims) {
+                fixed = fixed.fix_param(&length(d), *len as i64)?;
+            }
+            let deltas = fixed.deltas()?;
+            let mut r = Vec::new();
+            for d in 0..dims {
+                r.push(deltas.dim_range(d)?);
+            }
+            reach.push(r);
+        }
+        Ok(Boxes { tile: tile.to_vec(), reach })
+    }
 }

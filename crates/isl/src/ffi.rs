@@ -19,6 +19,12 @@ pub struct IslSet {
 pub struct IslMap {
     _private: [u8; 0],
 }
+
+/// `isl_basic_map`: one conjunction of constraints (a relation without disjunctions).
+#[repr(C)]
+pub struct IslBasicMap {
+    _private: [u8; 0],
+}
 #[repr(C)]
 pub struct IslVal {
     _private: [u8; 0],
@@ -114,6 +120,8 @@ extern "C" {
     pub fn isl_map_intersect_params(map: *mut IslMap, params: *mut IslSet) -> *mut IslMap;
     pub fn isl_map_union(a: *mut IslMap, b: *mut IslMap) -> *mut IslMap;
     pub fn isl_map_coalesce(map: *mut IslMap) -> *mut IslMap;
+    pub fn isl_map_simple_hull(map: *mut IslMap) -> *mut IslBasicMap;
+    pub fn isl_map_from_basic_map(bmap: *mut IslBasicMap) -> *mut IslMap;
     pub fn isl_map_fix_val(
         map: *mut IslMap,
         kind: IslDimType,

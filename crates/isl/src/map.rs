@@ -105,6 +105,17 @@ impl Map {
         self.unary("coalesce a relation", ffi::isl_map_coalesce)
     }
 
+    /// A single conjunction containing the relation, made of constraints of its pieces: the
+    /// over-approximation that keeps repeated pull-backs from multiplying disjuncts.
+    pub fn simple_hull(&self) -> Result<Map, IslError> {
+        // SAFETY: `isl_map_simple_hull` takes its argument (a copy) and gives a basic map,
+        // which `isl_map_from_basic_map` takes; a null from the first passes through the
+        // second as null, which `from_raw` reports.
+        let raw =
+            unsafe { ffi::isl_map_from_basic_map(ffi::isl_map_simple_hull(self.take_copy())) };
+        Map::from_raw(self.context(), raw, "take the simple hull of a relation")
+    }
+
     /// The relation with the parameter `name` fixed to `value`.
     pub fn fix_param(&self, name: &str, value: i64) -> Result<Map, IslError> {
         let text = c_text(name)?;

@@ -174,3 +174,16 @@ fn deltas_measure_reach_and_clamps_are_exact() {
     let reach = tile.apply_range(&reads).unwrap().deltas().unwrap();
     assert_eq!(reach.dim_range(0).unwrap(), (-1, 8));
 }
+
+#[test]
+fn simple_hull_is_one_piece_containing_every_piece() {
+    let ctx = Context::new();
+    // A 5-point stencil's reads: five pieces, hulled into one box around the point.
+    let reads = ctx
+        .map("[n] -> { [p] -> [q] : 0 < p < n and (q = p - 1 or q = p or q = p + 1 or q = p - 4 or q = p + 4) }")
+        .unwrap();
+    let hull = reads.simple_hull().unwrap();
+    let expected = ctx.map("[n] -> { [p] -> [q] : 0 < p < n and p - 4 <= q <= p + 4 }").unwrap();
+    assert!(hull.is_equal(&expected).unwrap(), "{hull}");
+    assert!(reads.union(&hull).unwrap().is_equal(&hull).unwrap(), "the hull contains the relation");
+}

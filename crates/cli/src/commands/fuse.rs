@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 use clmap_device::{human_ns, Device};
 use clmap_exec::{PreparedWorkload, Target};
-use clmap_fuse::{fuse, validate, Limits, Options, Rejected, SegmentKind, Variant};
+use clmap_fuse::{
+    fuse, validate, Fused, Limits, Options, Rejected, SegmentKind, SegmentReport, Variant,
+};
+use clmap_workload::Workload;
 use serde_json::json;
 
 use crate::commands::devices::environment_error;
@@ -60,14 +63,24 @@ pub struct Args {
     /// Compute units the parallelism constraint fills (default 132, or the device's).
     #[arg(long, value_name = "N")]
     pub compute_units: Option<u64>,
-    /// Random input sets the fused pipeline is validated with.
+    /// Random input sets the fused pipeline is validated with on the simulator. 0 skips the
+    /// simulator, for pipelines too large to simulate; only with --measure, whose device
+    /// validation then still runs before anything is written.
     #[arg(long, default_value_t = 3)]
     pub seeds: u64,
+    /// With --measure: how many candidates of the tile and step search, best estimates
+    /// first, are validated and timed on the device; the fastest is written.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..))]
+    pub candidates: u64,
+    /// With --measure: random input sets each candidate is validated with on the device.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    pub device_seeds: u64,
     /// Print the relations (isl notation), each stage's tile and halo, local bytes per
     /// work-group, the redundant computation and the launches before and after.
     #[arg(long)]
     pub explain: bool,
-    /// Also validate on the device and time the unfused and fused pipelines there.
+    /// Also validate on the device and time the unfused and fused pipelines there, from the
+    /// first kernel's start to the last one's end (launch gaps included, transfers not).
     #[arg(long)]
     pub measure: bool,
     /// The device --measure uses: an index from `clmap devices`, a type or part of a name.
@@ -82,6 +95,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
+    if args.seeds == 0 && !args.measure {
+        return Err(CliError::BadInput(
+            "--seeds 0 skips the simulator's validation; it needs --measure, which validates on \
+             the device instead"
+                .into(),
+        ));
+    }
     let original = workload_args::prepare(&args.pipeline)?;
     let variant = Variant::parse(&args.variant).expect("clap checks the variant");
     let tile = args.tile.as_deref().map(parse_tile).transpose()?;
@@ -103,9 +123,14 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     if let Some(c) = args.compute_units {
         limits.compute_units = c.max(1);
     }
-    let options = Options { steps: args.steps, tile, variant, limits };
+    let options = Options { steps: args.steps, tile, variant, limits, rank: 0 };
     let sources = &original.compiled().sources;
-    let fused = match fuse(original.compiled(), original.workload(), &options) {
+    let output = args.output.clone().unwrap_or_else(|| default_output(&args.pipeline));
+    let source_path = output.with_extension("cl");
+    let analysis = std::time::Instant::now();
+    let fused = fuse(original.compiled(), original.workload(), &options);
+    let analysis_seconds = analysis.elapsed().as_secs_f64();
+    let first = match fused {
         Ok(f) => f,
         Err(nothing) => {
             let reasons: Vec<String> =
@@ -121,17 +146,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             return Ok(Status::BadInput);
         }
     };
-    let output = args.output.clone().unwrap_or_else(|| default_output(&args.pipeline));
-    let source_path = output.with_extension("cl");
-    let mut workload = fused.workload.clone();
-    workload.source_path = source_path.clone();
-    workload.path = Some(output.clone());
-    if !args.json {
-        eprintln!("validating on the simulator with {} random input sets…", args.seeds);
-    }
-    let simulator = Target::Simulator(Default::default());
-    let checked = validate(&original, &workload, args.seeds, &simulator);
-    let refused = |why: Rejected, on: &str| -> Result<Status, CliError> {
+    let place = |mut fused: Fused| {
+        fused.workload.source_path = source_path.clone();
+        fused.workload.path = Some(output.clone());
+        fused
+    };
+    let refused = |why: &Rejected, on: &str| -> Result<Status, CliError> {
         if args.json {
             println!("{}", json!({ "fused": false, "rejected_on": on, "reason": why.to_string() }));
         } else {
@@ -139,67 +159,194 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         }
         Ok(Status::KernelFault)
     };
-    let fused_prepared = match checked {
-        Ok(p) => p,
-        Err(why) => return refused(why, "simulator"),
-    };
-    let mut timings = None;
-    if let Some(device) = &device {
-        let target = Target::Device(device.clone());
-        if let Err(why) = validate(&original, &workload, 1, &target) {
-            return refused(why, &device.info().name);
+    let (fused, timings) = match &device {
+        None => {
+            let fused = place(first);
+            if !args.json {
+                eprintln!("validating on the simulator with {} random input sets…", args.seeds);
+            }
+            let simulator = Target::Simulator(Default::default());
+            if let Err(why) = validate(&original, &fused.workload, args.seeds, &simulator) {
+                return refused(&why, "simulator");
+            }
+            (fused, None)
         }
-        timings = Some(time_both(device, &original, &fused_prepared, args.reps)?);
+        Some(device) => {
+            match measure_candidates(&args, &original, device, options, place(first), &place)? {
+                Ok(best) => best,
+                Err((why, on)) => return refused(&why, &on),
+            }
+        }
+    };
+    write_fused(&output, &source_path, &fused.workload)?;
+    report(&args, &fused, &output, &source_path, timings.as_ref(), sources, analysis_seconds);
+    Ok(Status::Success)
+}
+
+/// Device timings of a written fusion: the device, unfused and fused medians (ns), and every
+/// candidate tried (steps, tile, fused median or why it was dropped).
+struct Timings {
+    device: String,
+    unfused_ns: f64,
+    fused_ns: f64,
+    tried: Vec<(u32, Vec<u64>, Result<f64, String>)>,
+}
+
+type Measured = Result<(Fused, Option<Timings>), (Rejected, String)>;
+
+/// Validates and times up to `--candidates` fusions, best estimates first, and keeps the
+/// fastest. A candidate the device rejects is dropped (and reported); if every one is, the
+/// first rejection is the answer.
+fn measure_candidates(
+    args: &Args,
+    original: &PreparedWorkload,
+    device: &Device,
+    mut options: Options,
+    first: Fused,
+    place: &dyn Fn(Fused) -> Fused,
+) -> Result<Measured, CliError> {
+    let timing = clmap_device::TimingOptions { warmup: 1, reps: args.reps - 1, flush_cache: false };
+    let name = device.info().name.clone();
+    let target = Target::Device(device.clone());
+    let simulator = Target::Simulator(Default::default());
+    let unfused = clmap_exec::time_span_on_device(device, original.workload(), &timing)
+        .map_err(exec_error)?;
+    if !args.json {
+        eprintln!("unfused on {name}: {}", human_ns(unfused.median));
     }
+    let mut best: Option<(Fused, f64)> = None;
+    let mut first_rejection = None;
+    let mut tried = Vec::new();
+    let mut next = Some(first);
+    for rank in 0..args.candidates as usize {
+        let fused = match next.take() {
+            Some(f) => f,
+            None => {
+                options.rank = rank;
+                match fuse(original.compiled(), original.workload(), &options) {
+                    Ok(f) => place(f),
+                    Err(_) => break,
+                }
+            }
+        };
+        let label = candidate_label(&fused);
+        let (steps, tile) = (fused.segments[0].steps, fused.segments[0].shape.tile.clone());
+        let mut check = Ok(());
+        if args.seeds > 0 {
+            check = validate(original, &fused.workload, args.seeds, &simulator)
+                .map(|_| ())
+                .map_err(|why| (why, "simulator".to_string()));
+        }
+        if check.is_ok() {
+            check = validate(original, &fused.workload, args.device_seeds, &target)
+                .map(|_| ())
+                .map_err(|why| (why, name.clone()));
+        }
+        if let Err((why, on)) = check {
+            if !args.json {
+                eprintln!("candidate {}: {label}: rejected on the {on}: {why}", rank + 1);
+            }
+            tried.push((steps, tile, Err(why.to_string())));
+            first_rejection.get_or_insert((why, on));
+            continue;
+        }
+        let time = clmap_exec::time_span_on_device(device, &fused.workload, &timing)
+            .map_err(exec_error)?
+            .median;
+        if !args.json {
+            eprintln!(
+                "candidate {}: {label}: {} ({:.2}x), outputs equal",
+                rank + 1,
+                human_ns(time),
+                unfused.median / time
+            );
+        }
+        tried.push((steps, tile, Ok(time)));
+        if best.as_ref().is_none_or(|(_, t)| time < *t) {
+            best = Some((fused, time));
+        }
+    }
+    Ok(match best {
+        Some((fused, time)) => Ok((
+            fused,
+            Some(Timings { device: name, unfused_ns: unfused.median, fused_ns: time, tried }),
+        )),
+        None => Err(first_rejection.expect("at least one candidate was tried")),
+    })
+}
+
+fn candidate_label(fused: &Fused) -> String {
+    fused
+        .segments
+        .iter()
+        .map(|s| format!("{} steps, tile {}", s.steps, join_x(&s.shape.tile)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn write_fused(output: &Path, source_path: &Path, workload: &Workload) -> Result<(), CliError> {
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::Environment(format!("cannot create {}: {e}", dir.display())))?;
     }
-    std::fs::write(&source_path, &workload.source).map_err(|e| {
+    std::fs::write(source_path, &workload.source).map_err(|e| {
         CliError::Environment(format!("cannot write {}: {e}", source_path.display()))
     })?;
     let base = output.parent().unwrap_or(Path::new("."));
-    std::fs::write(&output, workload.to_toml(base))
-        .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", output.display())))?;
+    std::fs::write(output, workload.to_toml(base))
+        .map_err(|e| CliError::Environment(format!("cannot write {}: {e}", output.display())))
+}
+
+fn report(
+    args: &Args,
+    fused: &Fused,
+    output: &Path,
+    source_path: &Path,
+    timings: Option<&Timings>,
+    sources: &clmap_lang::SourceMap,
+    analysis_seconds: f64,
+) {
+    let validated = if timings.is_some() {
+        format!(
+            "{} random input sets on the simulator and {} on the device",
+            args.seeds, args.device_seeds
+        )
+    } else {
+        format!("{} random input sets", args.seeds)
+    };
     if args.json {
-        let segments: Vec<_> = fused
-            .segments
-            .iter()
-            .map(|s| {
-                json!({
-                    "kernel": s.kernel,
-                    "kind": match &s.kind { SegmentKind::Temporal { .. } => "temporal", SegmentKind::Spatial { .. } => "spatial" },
-                    "stages": s.stages,
-                    "steps": s.steps,
-                    "tile": s.shape.tile,
-                    "work_group": s.shape.group,
-                    "local_bytes": s.local_bytes,
-                    "redundant_computation": s.redundancy,
-                    "reach": s.reach,
-                    "relations": s.relations.iter().map(|(k, b, kind, text)| json!({"kernel": k, "buffer": b, "kind": kind, "isl": text})).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
+        let segments: Vec<_> = fused.segments.iter().map(segment_json).collect();
         let mut out = json!({
             "fused": true,
             "output": output.display().to_string(),
-            "variant": variant.as_str(),
+            "variant": args.variant,
             "launches_before": fused.launches_before,
             "launches_after": fused.launches_after,
             "validated_seeds": args.seeds,
+            "analysis_seconds": analysis_seconds,
             "segments": segments,
             "refusals": fused.refusals.iter().map(|r| r.describe(sources)).collect::<Vec<_>>(),
         });
-        if let Some((device, before, after)) = &timings {
-            out["device"] = json!(device);
-            out["unfused_ns"] = json!(before);
-            out["fused_ns"] = json!(after);
-            out["speedup"] = json!(before / after);
+        if let Some(t) = timings {
+            out["device"] = json!(t.device);
+            out["device_seeds"] = json!(args.device_seeds);
+            out["unfused_ns"] = json!(t.unfused_ns);
+            out["fused_ns"] = json!(t.fused_ns);
+            out["speedup"] = json!(t.unfused_ns / t.fused_ns);
+            out["candidates"] = t
+                .tried
+                .iter()
+                .map(|(steps, tile, r)| match r {
+                    Ok(ns) => json!({ "steps": steps, "tile": tile, "fused_ns": ns }),
+                    Err(why) => json!({ "steps": steps, "tile": tile, "rejected": why }),
+                })
+                .collect();
         }
         println!("{out}");
-        return Ok(Status::Success);
+        return;
     }
     if args.explain {
+        println!("analysis, tiling and code generation: {:.1} ms", analysis_seconds * 1e3);
         for s in &fused.segments {
             println!("{}", explain_segment(s));
         }
@@ -208,12 +355,11 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         }
     }
     println!(
-        "wrote {} and {}: {} instead of {}, outputs equal on {} random input sets",
+        "wrote {} and {}: {} instead of {}, outputs equal on {validated}",
         output.display(),
         source_path.display(),
         plural(fused.launches_after, "launch", "launches"),
         fused.launches_before,
-        args.seeds
     );
     for s in &fused.segments {
         println!(
@@ -227,18 +373,43 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             s.redundancy * 100.0
         );
     }
-    if let Some((device, before, after)) = timings {
+    if let Some(t) = timings {
         println!(
-            "  on {device}: unfused {} , fused {}, speedup {:.2}x",
-            human_ns(before),
-            human_ns(after),
-            before / after
+            "  on {}: unfused {}, fused {}, speedup {:.2}x (fastest of {} timed)",
+            t.device,
+            human_ns(t.unfused_ns),
+            human_ns(t.fused_ns),
+            t.unfused_ns / t.fused_ns,
+            plural(
+                t.tried.iter().filter(|c| c.2.is_ok()).count() as u64,
+                "candidate",
+                "candidates"
+            )
         );
     }
-    Ok(Status::Success)
 }
 
-fn explain_segment(s: &clmap_fuse::SegmentReport) -> String {
+fn segment_json(s: &SegmentReport) -> serde_json::Value {
+    json!({
+        "kernel": s.kernel,
+        "kind": match &s.kind {
+            SegmentKind::Temporal { .. } => "temporal",
+            SegmentKind::Spatial { .. } => "spatial",
+        },
+        "stages": s.stages,
+        "steps": s.steps,
+        "tile": s.shape.tile,
+        "work_group": s.shape.group,
+        "local_bytes": s.local_bytes,
+        "redundant_computation": s.redundancy,
+        "reach": s.reach,
+        "relations": s.relations.iter().map(|(k, b, kind, text)| {
+            json!({ "kernel": k, "buffer": b, "kind": kind, "isl": text })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+fn explain_segment(s: &SegmentReport) -> String {
     let mut out = String::new();
     let kind = match &s.kind {
         SegmentKind::Temporal { launch, pair } => {
@@ -313,19 +484,4 @@ fn parse_tile(text: &str) -> Result<Vec<u64>, CliError> {
             "--tile {text}: write 1 to 3 positive sizes separated by x, e.g. 256 or 64x16"
         ))),
     }
-}
-
-/// Median times of the whole unfused and fused pipelines on `device`.
-fn time_both(
-    device: &Device,
-    original: &PreparedWorkload,
-    fused: &PreparedWorkload,
-    reps: u32,
-) -> Result<(String, f64, f64), CliError> {
-    let options = clmap_device::TimingOptions { warmup: 1, reps: reps - 1, flush_cache: false };
-    let before =
-        clmap_exec::time_on_device(device, original.workload(), &options).map_err(exec_error)?;
-    let after =
-        clmap_exec::time_on_device(device, fused.workload(), &options).map_err(exec_error)?;
-    Ok((device.info().name.clone(), before.median, after.median))
 }
