@@ -182,6 +182,50 @@ pub struct SymbolicTiling {
     tiles: Vec<Map>,
 }
 
+/// A stage's tile widened to one piece. Where its reach is that of a translated box — the
+/// same lower offsets and an upper offset that grows with the length, probed at two lengths
+/// — the piece is that box, exactly (for interior tiles). Otherwise it is isl's simple hull,
+/// which may be a little wider where constraints couple dimensions (linearised indices).
+fn widen(ctx: &Context, tile: &Map, global: &[u64]) -> Result<Map, IslError> {
+    const PROBES: [i64; 2] = [16, 32];
+    let dims = global.len();
+    let reach_at = |len: i64| -> Result<Vec<(i64, i64)>, IslError> {
+        let mut fixed = tile.clone();
+        for d in 0..dims {
+            fixed = fixed.fix_param(&length(d), len)?;
+        }
+        let deltas = fixed.deltas()?;
+        (0..dims).map(|d| deltas.dim_range(d)).collect()
+    };
+    if let (Ok(a), Ok(b)) = (reach_at(PROBES[0]), reach_at(PROBES[1])) {
+        let translated =
+            a.iter().zip(&b).all(|(x, y)| x.0 == y.0 && y.1 - x.1 == PROBES[1] - PROBES[0]);
+        if translated {
+            let lengths: Vec<String> = (0..dims).map(length).collect();
+            let cons: Vec<String> = (0..dims)
+                .map(|d| {
+                    let (lo, hi) = a[d];
+                    let beyond = hi - (PROBES[0] - 1);
+                    format!(
+                        "0 <= t{d} < {g} and t{d} + {lo} <= p{d} <= t{d} + L{d} - 1 + {beyond} \
+                         and 0 <= p{d} < {g} and L{d} > 0",
+                        g = global[d]
+                    )
+                })
+                .collect();
+            let origins: Vec<String> = (0..dims).map(|d| format!("t{d}")).collect();
+            return ctx.map(&format!(
+                "[{}] -> {{ [{}] -> [{}] : {} }}",
+                lengths.join(", "),
+                origins.join(", "),
+                points(dims),
+                cons.join(" and ")
+            ));
+        }
+    }
+    tile.coalesce()?.simple_hull()
+}
+
 /// The name of the tile length parameter of dimension `d`.
 fn length(d: usize) -> String {
     format!("L{d}")
@@ -217,7 +261,7 @@ impl SymbolicTiling {
             // before it is pulled back further: exact pieces would multiply with every stage
             // (a 5-point stencil fused 15 times). A stage that computes a few more points
             // stays correct, because the tiles before it are pulled back from the wider one.
-            let Some(tile_k) = tiles[k].as_ref().map(|t| t.simple_hull()).transpose()? else {
+            let Some(tile_k) = tiles[k].as_ref().map(|t| widen(ctx, t, global)).transpose()? else {
                 continue;
             };
             tiles[k] = Some(tile_k.clone());
