@@ -823,6 +823,53 @@ mod fuse {
     }
 
     #[test]
+    fn measuring_stores_candidates_and_a_second_run_answers_from_the_database() {
+        if !cpu_device() {
+            return;
+        }
+        let dir = Scratch::new("fuse-measure");
+        let db = dir.join("fusion.db").display().to_string();
+        let out = dir.join("fused.toml").display().to_string();
+        let args = [
+            "fuse",
+            "examples/fusion/jacobi2d_small.toml",
+            "-o",
+            &out,
+            "--measure",
+            "--device",
+            "cpu",
+            "--candidates",
+            "2",
+            "--reps",
+            "2",
+            "--db",
+            &db,
+            "--json",
+        ];
+        let first = clmap(&args);
+        first.assert_success();
+        let first = first.json();
+        assert_eq!(first["from_database"], false);
+        let timed = first["candidates"].as_array().expect("the candidates tried");
+        assert_eq!(timed.len(), 2, "{first:#}");
+        assert!(first["unfused_ns"].as_f64() > Some(0.0) && first["fused_ns"].as_f64() > Some(0.0));
+        let second = clmap(&args);
+        second.assert_success();
+        let second = second.json();
+        assert_eq!(second["from_database"], true, "{second:#}");
+        assert_eq!(second["candidates"].as_array().map(|c| c.len()), Some(1));
+        assert_eq!(second["segments"][0]["tile"], first["segments"][0]["tile"]);
+        assert_eq!(second["segments"][0]["steps"], first["segments"][0]["steps"]);
+    }
+
+    #[test]
+    fn seeds_zero_needs_a_device_to_validate_on() {
+        let run = clmap(&["fuse", "examples/fusion/jacobi2d_small.toml", "--seeds", "0"]);
+        run.assert_fails(BAD_INPUT);
+        run.assert_stderr_contains("--measure");
+    }
+
+    #[test]
     fn a_bad_tile_is_a_usage_error() {
         let run = clmap(&["fuse", "examples/fusion/jacobi2d_small.toml", "--tile", "16x0"]);
         run.assert_fails(BAD_INPUT);

@@ -16,6 +16,7 @@ pub mod codegen;
 pub mod pipeline;
 pub mod plan;
 pub mod refusal;
+pub mod store;
 pub mod sym;
 pub mod tiling;
 
@@ -85,6 +86,8 @@ pub struct Options {
     pub steps: Option<u32>,
     /// Tile size per dimension; `None` searches.
     pub tile: Option<Vec<u64>>,
+    /// Work-group shape; `None` searches (it is clipped to the tile).
+    pub group: Option<Vec<u64>>,
     pub variant: Variant,
     pub limits: Limits,
     /// Which candidate of the search to take, by estimated cost: 0 is the best estimate.
@@ -97,6 +100,7 @@ impl Default for Options {
         Options {
             steps: None,
             tile: None,
+            group: None,
             variant: Variant::Redundant,
             limits: Limits::default(),
             rank: 0,
@@ -327,7 +331,11 @@ fn fuse_segment(
                 ));
                 continue;
             }
-            for group in candidate_groups(&tile, options.limits.max_group) {
+            let groups = match &options.group {
+                Some(g) => vec![g.iter().zip(&tile).map(|(g, t)| (*g).min(*t).max(1)).collect()],
+                None => candidate_groups(&tile, options.limits.max_group),
+            };
+            for group in groups {
                 let shape = Shape { tile: tile.clone(), group };
                 let cost = estimated_cost(&boxes, steps, repeat, &global, &shape, &options.limits);
                 ranked.push((cost, plans.len() - 1, steps, shape, boxes.clone(), local));

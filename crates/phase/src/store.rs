@@ -64,16 +64,6 @@ pub const SCHEMA: Schema = Schema {
     ",
 };
 
-/// A hash of everything in a workload that can change its results: the source, the build
-/// options, the buffers with their initial data, the launches and the outputs. The file's own
-/// path is left out, so a moved workload keeps its results.
-pub fn workload_identity(workload: &clmap_workload::Workload) -> String {
-    crate::sequence::text_hash(&format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-        workload.source, workload.options, workload.buffers, workload.launches, workload.outputs
-    ))
-}
-
 /// What identifies a search context.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextKey {

@@ -123,8 +123,8 @@ fn a_whole_search_on_the_device() {
     let mut evaluator =
         DeviceEvaluator::new(device, workload.clone(), workload.clone()).expect("reference runs");
     let context = clmap_phase::ContextKey {
-        workload_identity: clmap_phase::store::workload_identity(&workload),
-        small_identity: clmap_phase::store::workload_identity(&workload),
+        workload_identity: workload.identity(),
+        small_identity: workload.identity(),
         device: evaluator.describe(),
         device_id: None,
         toolchain: "build options".into(),

@@ -298,6 +298,18 @@ pub(crate) fn invalid(message: String) -> WorkloadError {
 }
 
 impl Workload {
+    /// A hash of everything in the workload that can change its results: the source, the
+    /// build options, the buffers with their initial data, the launches and the outputs. The
+    /// file's own path is left out, so a moved workload keeps the results stored under it.
+    pub fn identity(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let text = format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            self.source, self.options, self.buffers, self.launches, self.outputs
+        );
+        Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// A single-launch workload built in code. Buffers are named after their arguments.
     pub fn single(
         source: impl Into<String>,

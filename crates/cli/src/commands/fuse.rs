@@ -86,6 +86,14 @@ pub struct Args {
     /// The device --measure uses: an index from `clmap devices`, a type or part of a name.
     #[arg(long, short, default_value = "default")]
     pub device: String,
+    /// With --measure: the performance database every candidate is stored in; a later run
+    /// on the same device and pipeline takes the fastest stored one instead of searching
+    /// (default: $CLMAP_DB, else clmap.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// With --measure: search and time again even where the database has an answer.
+    #[arg(long)]
+    pub remeasure: bool,
     /// Runs per timing, the first discarded.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
     pub reps: u32,
@@ -123,7 +131,32 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     if let Some(c) = args.compute_units {
         limits.compute_units = c.max(1);
     }
-    let options = Options { steps: args.steps, tile, variant, limits, rank: 0 };
+    let mut options = Options { steps: args.steps, tile, variant, limits, ..Options::default() };
+    let store = match &device {
+        Some(d) => Some(open_store(&args, d, &original)?),
+        None => None,
+    };
+    let mut from_database = false;
+    if let Some(best) =
+        store.as_ref().filter(|_| !args.remeasure).map(|s| s.db_best()).transpose()?.flatten()
+    {
+        if options.steps.is_none() && options.tile.is_none() {
+            if !args.json {
+                eprintln!(
+                    "the database has this pipeline on this device: {} steps, tile {}, work-group {} \
+                     ({}); --remeasure searches again",
+                    best.steps,
+                    join_x(&best.tile),
+                    join_x(&best.work_group),
+                    best.outcome.as_ref().map(|ns| human_ns(*ns)).unwrap_or_default()
+                );
+            }
+            options.steps = (best.steps > 1).then_some(best.steps);
+            options.tile = Some(best.tile.clone());
+            options.group = Some(best.work_group.clone());
+            from_database = true;
+        }
+    }
     let sources = &original.compiled().sources;
     let output = args.output.clone().unwrap_or_else(|| default_output(&args.pipeline));
     let source_path = output.with_extension("cl");
@@ -172,14 +205,34 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             (fused, None)
         }
         Some(device) => {
-            match measure_candidates(&args, &original, device, options, place(first), &place)? {
+            let store = store.as_ref().expect("a store with every device");
+            let candidates = if from_database { 1 } else { args.candidates };
+            match measure_candidates(
+                &args,
+                &original,
+                device,
+                options,
+                candidates,
+                store,
+                place(first),
+                &place,
+            )? {
                 Ok(best) => best,
                 Err((why, on)) => return refused(&why, &on),
             }
         }
     };
     write_fused(&output, &source_path, &fused.workload)?;
-    report(&args, &fused, &output, &source_path, timings.as_ref(), sources, analysis_seconds);
+    report(
+        &args,
+        &fused,
+        &output,
+        &source_path,
+        timings.as_ref(),
+        sources,
+        analysis_seconds,
+        from_database,
+    );
     Ok(Status::Success)
 }
 
@@ -197,11 +250,14 @@ type Measured = Result<(Fused, Option<Timings>), (Rejected, String)>;
 /// Validates and times up to `--candidates` fusions, best estimates first, and keeps the
 /// fastest. A candidate the device rejects is dropped (and reported); if every one is, the
 /// first rejection is the answer.
+#[allow(clippy::too_many_arguments)]
 fn measure_candidates(
     args: &Args,
     original: &PreparedWorkload,
     device: &Device,
     mut options: Options,
+    candidates: u64,
+    store: &Store,
     first: Fused,
     place: &dyn Fn(Fused) -> Fused,
 ) -> Result<Measured, CliError> {
@@ -218,7 +274,7 @@ fn measure_candidates(
     let mut first_rejection = None;
     let mut tried = Vec::new();
     let mut next = Some(first);
-    for rank in 0..args.candidates as usize {
+    for rank in 0..candidates as usize {
         let fused = match next.take() {
             Some(f) => f,
             None => {
@@ -230,7 +286,17 @@ fn measure_candidates(
             }
         };
         let label = candidate_label(&fused);
-        let (steps, tile) = (fused.segments[0].steps, fused.segments[0].shape.tile.clone());
+        let segment = &fused.segments[0];
+        let (steps, tile) = (segment.steps, segment.shape.tile.clone());
+        let record = |outcome: Result<f64, String>| {
+            store.record(&clmap_fuse::store::Candidate {
+                steps,
+                tile: tile.clone(),
+                work_group: segment.shape.group.clone(),
+                unfused_ns: unfused.median,
+                outcome,
+            })
+        };
         let mut check = Ok(());
         if args.seeds > 0 {
             check = validate(original, &fused.workload, args.seeds, &simulator)
@@ -246,6 +312,7 @@ fn measure_candidates(
             if !args.json {
                 eprintln!("candidate {}: {label}: rejected on the {on}: {why}", rank + 1);
             }
+            record(Err(why.to_string()))?;
             tried.push((steps, tile, Err(why.to_string())));
             first_rejection.get_or_insert((why, on));
             continue;
@@ -261,6 +328,7 @@ fn measure_candidates(
                 unfused.median / time
             );
         }
+        record(Ok(time))?;
         tried.push((steps, tile, Ok(time)));
         if best.as_ref().is_none_or(|(_, t)| time < *t) {
             best = Some((fused, time));
@@ -272,6 +340,60 @@ fn measure_candidates(
             Some(Timings { device: name, unfused_ns: unfused.median, fused_ns: time, tried }),
         )),
         None => Err(first_rejection.expect("at least one candidate was tried")),
+    })
+}
+
+/// The database and this pipeline's place in it, for one device.
+struct Store {
+    db: clmap_db::Database,
+    device_id: i64,
+    pipeline: String,
+    label: String,
+    variant: String,
+}
+
+impl Store {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&clmap_fuse::store::FusionStore) -> Result<T, clmap_db::DbError>,
+    ) -> Result<T, CliError> {
+        let store = clmap_fuse::store::FusionStore::open(
+            &self.db,
+            self.device_id,
+            self.pipeline.clone(),
+            self.label.clone(),
+            &self.variant,
+        )
+        .map_err(|e| CliError::Environment(e.to_string()))?;
+        f(&store).map_err(|e| CliError::Environment(e.to_string()))
+    }
+
+    fn db_best(&self) -> Result<Option<clmap_fuse::store::Candidate>, CliError> {
+        self.with(|s| s.best())
+    }
+
+    fn record(&self, c: &clmap_fuse::store::Candidate) -> Result<(), CliError> {
+        self.with(|s| s.record(c))
+    }
+}
+
+fn open_store(
+    args: &Args,
+    device: &Device,
+    original: &PreparedWorkload,
+) -> Result<Store, CliError> {
+    let path = args.db.clone().unwrap_or_else(clmap_db::default_path);
+    let db = clmap_db::Database::open(&path).map_err(|e| CliError::Environment(e.to_string()))?;
+    let identity = crate::device_identity::device_identity(device.info());
+    let device_id = db.device_id(&identity).map_err(|e| CliError::Environment(e.to_string()))?;
+    let label =
+        args.pipeline.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(Store {
+        db,
+        device_id,
+        pipeline: original.workload().identity(),
+        label,
+        variant: args.variant.clone(),
     })
 }
 
@@ -305,6 +427,7 @@ fn report(
     timings: Option<&Timings>,
     sources: &clmap_lang::SourceMap,
     analysis_seconds: f64,
+    from_database: bool,
 ) {
     let validated = if timings.is_some() {
         format!(
@@ -330,6 +453,7 @@ fn report(
         if let Some(t) = timings {
             out["device"] = json!(t.device);
             out["device_seeds"] = json!(args.device_seeds);
+            out["from_database"] = json!(from_database);
             out["unfused_ns"] = json!(t.unfused_ns);
             out["fused_ns"] = json!(t.fused_ns);
             out["speedup"] = json!(t.unfused_ns / t.fused_ns);

@@ -10,7 +10,6 @@ use clmap_db::Database;
 use clmap_llvm::ToolchainConfig;
 use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
-use clmap_phase::store::workload_identity;
 use clmap_phase::{
     run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchOptions, SequenceCompiler,
     Strategy, TerminalProgress,
@@ -194,8 +193,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
     let device_id = db.device_id(&identity).map_err(|e| CliError::Environment(e.to_string()))?;
     let context = ContextKey {
-        workload_identity: workload_identity(&workload),
-        small_identity: workload_identity(&small),
+        workload_identity: workload.identity(),
+        small_identity: small.identity(),
         device: clmap_phase::Evaluator::describe(&evaluator),
         device_id: Some(device_id),
         toolchain: compiler.identity(),
