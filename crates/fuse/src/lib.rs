@@ -158,14 +158,63 @@ pub fn fuse(
     let mut reports = Vec::new();
     let mut replaced: Vec<(usize, usize, Vec<Launch>)> = Vec::new();
     let mut analyses = HashMap::new();
-    for (n, segment) in segments.iter().enumerate() {
+    let mut index = 0;
+    for segment in &segments {
+        if let (Variant::Split, SegmentKind::Spatial { first, last }) =
+            (options.variant, &segment.kind)
+        {
+            // Variant s: a launch boundary wherever a halo would be needed. The chain is cut
+            // greedily into the longest runs that fuse without one.
+            let mut start = *first;
+            while start < *last {
+                let mut accepted = None;
+                let mut why = None;
+                let mut end = start + 1;
+                while end <= *last {
+                    let run = Segment { kind: SegmentKind::Spatial { first: start, last: end } };
+                    let mut trial = new_module.clone();
+                    match fuse_segment(
+                        &ctx,
+                        module,
+                        &mut trial,
+                        workload,
+                        &run,
+                        index,
+                        options,
+                        &mut analyses,
+                    ) {
+                        Ok(result) => accepted = Some((trial, result)),
+                        Err(r) => {
+                            why = Some(r);
+                            break;
+                        }
+                    }
+                    end += 1;
+                }
+                match accepted {
+                    Some((trial, (text, report, launches, range))) => {
+                        new_module = trial;
+                        drivers.push_str(&text);
+                        reports.push(report);
+                        replaced.push((range.0, range.1, launches));
+                        index += 1;
+                        start = range.1 + 1;
+                    }
+                    None => {
+                        refusals.extend(why);
+                        start += 1;
+                    }
+                }
+            }
+            continue;
+        }
         match fuse_segment(
             &ctx,
             module,
             &mut new_module,
             workload,
             segment,
-            n,
+            index,
             options,
             &mut analyses,
         ) {
@@ -173,6 +222,7 @@ pub fn fuse(
                 drivers.push_str(&text);
                 reports.push(report);
                 replaced.push((range.0, range.1, launches));
+                index += 1;
             }
             Err(r) => refusals.push(r),
         }
@@ -311,11 +361,20 @@ fn fuse_segment(
                 symbolic.boxes(&tile).map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
             if options.variant == Variant::Split {
                 let core: Vec<(i64, i64)> = tile.iter().map(|t| (0, *t as i64 - 1)).collect();
-                if boxes.reach.iter().any(|r| *r != core) {
-                    return Err(Refusal::pipeline(
-                        "variant s puts a launch boundary wherever a halo is needed, and every \
-                         stage here needs one: nothing is left to fuse",
-                    ));
+                if let Some(k) = boxes.reach.iter().position(|r| *r != core) {
+                    let what = match &segment.kind {
+                        SegmentKind::Temporal { .. } => {
+                            "every step reads a halo of the step before".to_string()
+                        }
+                        SegmentKind::Spatial { .. } => format!(
+                            "launch {} (`{}`) must compute a halo for the launch after it",
+                            the_plan.stages[k].launch + 1,
+                            the_plan.stages[k].kernel
+                        ),
+                    };
+                    return Err(Refusal::pipeline(format!(
+                        "variant s keeps a launch boundary wherever a halo is needed: {what}"
+                    )));
                 }
             }
             let local: u64 = codegen::LocalSlots::assign(the_plan, &boxes)

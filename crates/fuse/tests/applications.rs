@@ -104,3 +104,25 @@ fn default_search_fuses_every_application() {
         fused_agrees(name, &Options::default());
     }
 }
+
+#[test]
+fn variant_s_keeps_a_launch_boundary_where_a_halo_is_needed() {
+    // denoise -> sharpen needs a halo of denoise's result; sharpen -> blend is point-wise.
+    let fused = fused_agrees(
+        "image_small.toml",
+        &Options { variant: clmap_fuse::Variant::Split, ..Options::default() },
+    );
+    assert_eq!(fused.launches_after, 2);
+    assert_eq!(fused.segments.len(), 1);
+    assert_eq!(fused.segments[0].stages, ["sharpen", "blend"]);
+    assert!(fused.segments[0].reach.iter().all(|r| r.iter().all(|(lo, _)| *lo == 0)));
+    assert!(fused
+        .refusals
+        .iter()
+        .any(|r| r.reason.contains("`denoise`") && r.reason.contains("halo")));
+    // A stencil's every step needs the halo of the one before: nothing is left to fuse.
+    let original = PreparedWorkload::load(&example("jacobi2d_small.toml")).unwrap();
+    let split = Options { variant: clmap_fuse::Variant::Split, ..Options::default() };
+    let refused = fuse(original.compiled(), original.workload(), &split).expect_err("no fusion");
+    assert!(refused.refusals.iter().any(|r| r.reason.contains("every step reads a halo")));
+}

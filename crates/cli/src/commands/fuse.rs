@@ -48,7 +48,8 @@ pub struct Args {
     /// Steps fused per launch for repeated launches (odd, at least 3; default: searched).
     #[arg(long, value_name = "K")]
     pub steps: Option<u32>,
-    /// o: redundant computation (default); s: a launch boundary wherever a halo is needed;
+    /// o: redundant computation (default); s: a launch boundary wherever a halo is needed
+    /// (a chain is cut into the runs that fuse without one);
     /// nr: no redundant computation (wrong wherever a halo is read; validation rejects it).
     #[arg(long, default_value = "o", value_parser = ["o", "s", "nr"])]
     pub variant: String,
