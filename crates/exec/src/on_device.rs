@@ -78,13 +78,25 @@ pub fn time_span_on_device(
     options: &TimingOptions,
 ) -> Result<Timing, ExecError> {
     let program = build(device, workload)?;
+    sample_runs(&program, device, workload, options, |run| run.span_ns)
+}
+
+/// Runs the whole schedule `options.warmup` times unmeasured, then `options.reps` times,
+/// taking one sample of each run with `sample` (`None`: the device does not profile).
+fn sample_runs(
+    program: &Program,
+    device: &Device,
+    workload: &Workload,
+    options: &TimingOptions,
+    sample: impl Fn(&DeviceRun) -> Option<u64>,
+) -> Result<Timing, ExecError> {
     for _ in 0..options.warmup.max(1) {
-        run_program(&program, workload, 0)?;
+        run_program(program, workload, 0)?;
     }
     let mut samples = Vec::with_capacity(options.reps as usize);
     for _ in 0..options.reps.max(1) {
-        let run = run_program(&program, workload, 0)?;
-        samples.push(run.span_ns.ok_or_else(|| DeviceError::ProfilingUnavailable {
+        let run = run_program(program, workload, 0)?;
+        samples.push(sample(&run).ok_or_else(|| DeviceError::ProfilingUnavailable {
             device: device.info().name.clone(),
         })?);
     }
@@ -129,19 +141,7 @@ pub fn time_on_device(
             options,
         )?);
     }
-    for _ in 0..options.warmup.max(1) {
-        run_program(&program, workload, 0)?;
-    }
-    let mut samples = Vec::with_capacity(options.reps as usize);
-    for _ in 0..options.reps.max(1) {
-        let run = run_program(&program, workload, 0)?;
-        let total: Option<u64> = run.kernel_ns.iter().copied().sum();
-        samples.push(total.ok_or_else(|| DeviceError::ProfilingUnavailable {
-            device: device.info().name.clone(),
-        })?);
-    }
-    Timing::from_samples(samples)
-        .ok_or_else(|| ExecError::Invalid("no timing samples were taken".to_string()))
+    sample_runs(&program, device, workload, options, |run| run.kernel_ns.iter().copied().sum())
 }
 
 /// Builds the workload's source. The runtime gets the text, not the file, so the source's

@@ -565,13 +565,9 @@ impl Emitter<'_> {
         self.add(Expression::Binary { op, lhs, rhs })
     }
 
-    fn param_int(&mut self, param: u32) -> Handle<Expression> {
-        let ty = self.f.params[param as usize].ty;
-        let var = self.f.add_expression(
-            Expression::Variable(VariableRef::Param(param)),
-            ty,
-            Span::UNDEFINED,
-        );
+    /// The value of a variable as an `int` (a cast where it is another integer type).
+    fn load_int(&mut self, variable: VariableRef, ty: Handle<Type>) -> Handle<Expression> {
+        let var = self.f.add_expression(Expression::Variable(variable), ty, Span::UNDEFINED);
         let load = self.f.add_expression(Expression::Load(var), ty, Span::UNDEFINED);
         if ty == self.int {
             load
@@ -581,6 +577,11 @@ impl Emitter<'_> {
                 kind: clmap_lang::ir::ConversionKind::Cast,
             })
         }
+    }
+
+    fn param_int(&mut self, param: u32) -> Handle<Expression> {
+        let ty = self.f.params[param as usize].ty;
+        self.load_int(VariableRef::Param(param), ty)
     }
 
     fn point(&mut self, d: usize) -> Handle<Expression> {
@@ -594,20 +595,7 @@ impl Emitter<'_> {
     fn local_int(&mut self, var: u32) -> Handle<Expression> {
         let handle = self.f.locals.handles().nth(var as usize).expect("loop counter exists");
         let ty = self.f.locals[handle].ty;
-        let v = self.f.add_expression(
-            Expression::Variable(VariableRef::Local(handle)),
-            ty,
-            Span::UNDEFINED,
-        );
-        let load = self.f.add_expression(Expression::Load(v), ty, Span::UNDEFINED);
-        if ty == self.int {
-            load
-        } else {
-            self.add(Expression::Convert {
-                value: load,
-                kind: clmap_lang::ir::ConversionKind::Cast,
-            })
-        }
+        self.load_int(VariableRef::Local(handle), ty)
     }
 
     fn sym(&mut self, s: &Sym) -> Handle<Expression> {

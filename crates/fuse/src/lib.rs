@@ -316,13 +316,13 @@ fn fuse_segment(
         let max = repeat - 1;
         match options.steps {
             Some(k) if k % 2 == 0 || k < 3 => {
-                return Err(Refusal::pipeline(format!(
+                return Err(Refusal::unlocated(format!(
                     "--steps {k}: temporal fusion takes an odd number of steps of at least 3 \
                      (a fused launch must write the other buffer of the pair, never the one it reads)"
                 )))
             }
             Some(k) if k > max => {
-                return Err(Refusal::pipeline(format!(
+                return Err(Refusal::unlocated(format!(
                     "--steps {k} is more than the {max} repetitions that can be fused"
                 )))
             }
@@ -339,7 +339,7 @@ fn fuse_segment(
         vec![1]
     };
     if steps_choices.is_empty() {
-        return Err(Refusal::pipeline("too few repetitions to fuse"));
+        return Err(Refusal::unlocated("too few repetitions to fuse"));
     }
     let dims = workload.launches[first].range.dims as usize;
     let global: Vec<u64> = workload.launches[first].range.global[..dims].to_vec();
@@ -355,10 +355,10 @@ fn fuse_segment(
         plans.push(plan::plan(module, workload, &stages, &live, analyses)?);
         let the_plan = plans.last().expect("just pushed");
         let symbolic = tiling::SymbolicTiling::new(ctx, module, the_plan)
-            .map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
+            .map_err(|e| Refusal::unlocated(format!("isl: {e}")))?;
         for tile in candidate_tiles(&global, options) {
             let boxes =
-                symbolic.boxes(&tile).map_err(|e| Refusal::pipeline(format!("isl: {e}")))?;
+                symbolic.boxes(&tile).map_err(|e| Refusal::unlocated(format!("isl: {e}")))?;
             if options.variant == Variant::Split {
                 let core: Vec<(i64, i64)> = tile.iter().map(|t| (0, *t as i64 - 1)).collect();
                 if let Some(k) = boxes.reach.iter().position(|r| *r != core) {
@@ -372,7 +372,7 @@ fn fuse_segment(
                             the_plan.stages[k].kernel
                         ),
                     };
-                    return Err(Refusal::pipeline(format!(
+                    return Err(Refusal::unlocated(format!(
                         "variant s keeps a launch boundary wherever a halo is needed: {what}"
                     )));
                 }
@@ -402,7 +402,7 @@ fn fuse_segment(
         }
     }
     if ranked.is_empty() {
-        return Err(Refusal::pipeline(last_reason.unwrap_or_else(|| "no tile fits".into())));
+        return Err(Refusal::unlocated(last_reason.unwrap_or_else(|| "no tile fits".into())));
     }
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
     // The estimate only orders candidates roughly; a caller that times the first few on a
@@ -422,7 +422,7 @@ fn fuse_segment(
     let mut ranked = heads;
     let available = ranked.len();
     if options.rank >= available {
-        return Err(Refusal::pipeline(format!(
+        return Err(Refusal::unlocated(format!(
             "candidate {} asked for, but only {available} meet the constraints",
             options.rank + 1
         )));

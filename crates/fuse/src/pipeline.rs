@@ -104,7 +104,7 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
     let mut found = Vec::new();
     let mut refused = Vec::new();
     if !workload.groups.is_empty() {
-        refused.push(Refusal::pipeline(
+        refused.push(Refusal::unlocated(
             "host loops over several launches ([[group]]) are not fused yet; only repeated single \
              launches and straight chains are",
         ));
@@ -139,7 +139,7 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
         if last > l {
             found.push(Segment { kind: SegmentKind::Spatial { first: l, last } });
         } else if launches.len() > 1 {
-            refused.push(Refusal::pipeline(format!(
+            refused.push(Refusal::unlocated(format!(
                 "launch {} (`{}`) runs once and no neighbouring launch has the same index space \
                  without host writes between them",
                 l + 1,
@@ -149,7 +149,7 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
         l = last + 1;
     }
     if launches.len() == 1 && launches[0].repeat == 1 {
-        refused.push(Refusal::pipeline(format!(
+        refused.push(Refusal::unlocated(format!(
             "the pipeline is a single launch of `{}` run once: there is nothing to fuse it with",
             launches[0].kernel
         )));
@@ -164,13 +164,13 @@ fn temporal_pair(workload: &Workload, l: usize) -> Result<(String, String), Refu
     let launch = &workload.launches[l];
     let who = format!("launch {} (`{}`, repeat {})", l + 1, launch.kernel, launch.repeat);
     if launch.swap.len() != 1 {
-        return Err(Refusal::pipeline(format!(
+        return Err(Refusal::unlocated(format!(
             "{who} does not swap exactly one pair of buffers after each repetition, so its \
              repetitions do not hand results on"
         )));
     }
     if !launch.writes.is_empty() {
-        return Err(Refusal::pipeline(format!("{who} has host writes before every repetition")));
+        return Err(Refusal::unlocated(format!("{who} has host writes before every repetition")));
     }
     let own_index = |n: &str| n == "i" || launch.index.as_deref() == Some(n);
     let outer = launch.args.iter().find(|a| match a {
@@ -178,13 +178,13 @@ fn temporal_pair(workload: &Workload, l: usize) -> Result<(String, String), Refu
         _ => false,
     });
     if let Some(arg) = outer {
-        return Err(Refusal::pipeline(format!(
+        return Err(Refusal::unlocated(format!(
             "{who} passes `{}`, a value that depends on an enclosing loop's index",
             arg.name()
         )));
     }
     if launch.repeat < 3 {
-        return Err(Refusal::pipeline(format!(
+        return Err(Refusal::unlocated(format!(
             "{who}: fusing needs at least 3 repetitions (2 fused steps and the last one)"
         )));
     }

@@ -113,13 +113,13 @@ pub fn plan(
     for (k, stage) in stages.iter().enumerate() {
         let launch = &workload.launches[stage.launch];
         if launch.range.offset != [0; 3] {
-            return Err(Refusal::pipeline(format!(
+            return Err(Refusal::unlocated(format!(
                 "`{}` runs with a global offset",
                 launch.kernel
             )));
         }
         let function = module.kernel_by_name(&launch.kernel).ok_or_else(|| {
-            Refusal::pipeline(format!("the program has no kernel `{}`", launch.kernel))
+            Refusal::unlocated(format!("the program has no kernel `{}`", launch.kernel))
         })?;
         let accesses = analyses
             .entry(stage.launch)
@@ -323,7 +323,7 @@ pub fn plan(
         for (j, s) in out.iter().enumerate() {
             for (p, src) in &s.sources {
                 if *src == Source::Global && s.storage[*p as usize].as_deref() == Some(storage) {
-                    return Err(Refusal::pipeline(format!(
+                    return Err(Refusal::unlocated(format!(
                         "stage {} (`{}`) reads `{storage}` from global memory while stage {} writes \
                          it there",
                         j + 1,

@@ -54,6 +54,8 @@ pub mod frontend;
 pub mod dump;
 pub mod edit;
 pub mod print;
+pub mod refusal;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use refusal::Refusal;
 pub use span::{FileId, SourceFile, SourceMap, Span};
