@@ -144,3 +144,27 @@ fn limits_name_the_setting_that_lifts_them() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(text(&bad.stderr).contains("is not a size"), "{}", text(&bad.stderr));
 }
+
+/// Real kernels carry Latin-1 comments and strings; they are read as Latin-1, not refused,
+/// by `check`, by workloads and by `#include`.
+#[test]
+fn sources_that_are_not_utf8_are_read_as_latin1() {
+    let dir = clmap_testkit::Scratch::new("latin1");
+    dir.write("common.h", b"/* r\xe9glages communs */\n#define SCALE 3\n".as_slice());
+    let kernel = dir.write(
+        "scale.cl",
+        b"// caf\xe9: multiplie chaque \xe9l\xe9ment\n#include \"common.h\"\n\
+          __kernel void scale(__global int *x) { x[get_global_id(0)] *= SCALE; }\n"
+            .as_slice(),
+    );
+    let check = clmap(&["check", kernel.to_str().expect("utf-8 path")]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    let workload = dir.write(
+        "scale.toml",
+        "kernel = \"scale\"\nsource = \"scale.cl\"\nglobal = [4]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 4\ninit = \"fill(2)\"\noutput = true\n",
+    );
+    let run = clmap(&["run", workload.to_str().expect("utf-8 path"), "--dump"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).contains("x[3] = 6"), "{}", text(&run.stdout));
+}

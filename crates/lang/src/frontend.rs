@@ -44,7 +44,7 @@ impl CompileFailure {
 
 /// Reads and compiles a file; `options` is a `clBuildProgram` option string.
 pub fn compile_file(path: &Path, options: &str) -> Result<Compiled, CompileFailure> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::span::read_source(path).map_err(|e| {
         CompileFailure::without_sources(Diagnostic::error(
             Span::UNDEFINED,
             format!("cannot read {}: {e}", path.display()),

@@ -58,4 +58,4 @@ pub mod refusal;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use refusal::Refusal;
-pub use span::{FileId, SourceFile, SourceMap, Span};
+pub use span::{decode_source, read_source, FileId, SourceFile, SourceMap, Span};

@@ -33,7 +33,7 @@ pub trait FileLoader {
     fn load(&self, path: &Path) -> Option<String>;
 }
 
-/// Reads included files from disk (bytes that are not UTF-8 are replaced).
+/// Reads included files from disk (files that are not UTF-8 are read as Latin-1).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FsLoader;
 
@@ -42,11 +42,7 @@ impl FileLoader for FsLoader {
         if !path.is_file() {
             return None;
         }
-        let bytes = std::fs::read(path).ok()?;
-        Some(
-            String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        )
+        crate::span::read_source(path).ok()
     }
 }
 

@@ -280,3 +280,30 @@ mod tests {
         assert_eq!(Span::UNDEFINED.to(a), a);
     }
 }
+
+/// Reads a source file as text. Files that are not UTF-8 are read as Latin-1 (each byte is
+/// the character of the same number): real kernels carry Latin-1 comments and string
+/// literals, and a compiler accepts them, so refusing the file would be wrong; Latin-1 never
+/// fails and keeps every ASCII byte, which is all OpenCL C's syntax uses.
+pub fn read_source(path: &std::path::Path) -> std::io::Result<String> {
+    Ok(decode_source(std::fs::read(path)?))
+}
+
+/// Source bytes as text: UTF-8 where they are, Latin-1 otherwise (see [`read_source`]).
+pub fn decode_source(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod source_text_tests {
+    use super::decode_source;
+
+    #[test]
+    fn utf8_stays_and_anything_else_is_latin1() {
+        assert_eq!(decode_source("caf\u{e9}".as_bytes().to_vec()), "caf\u{e9}");
+        assert_eq!(decode_source(b"caf\xe9 // \xb5s".to_vec()), "caf\u{e9} // \u{b5}s");
+    }
+}

@@ -249,7 +249,7 @@ pub(crate) fn parse(
 
     let source_path = base_dir.join(program);
     let source =
-        std::fs::read_to_string(&source_path).map_err(|source| WorkloadError::MissingSource {
+        clmap_lang::read_source(&source_path).map_err(|source| WorkloadError::MissingSource {
             location: source_at.clone(),
             path: source_path.clone(),
             source,

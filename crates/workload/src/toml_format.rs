@@ -480,7 +480,7 @@ pub(crate) fn parse(
 
     let source_path = base_dir.join(raw.source.get_ref());
     let source =
-        std::fs::read_to_string(&source_path).map_err(|source| WorkloadError::MissingSource {
+        clmap_lang::read_source(&source_path).map_err(|source| WorkloadError::MissingSource {
             location: ctx.at(raw.source.span()),
             path: source_path.clone(),
             source,
