@@ -309,6 +309,13 @@ impl Checker {
                 }
                 Ok(self.implicit(operand, target))
             }
+            // `event_t e = 0;`: an event that names no copy yet, as OpenCL compilers accept
+            // (async_work_group_copy takes it as "no event to join").
+            (TypeInner::Event, TypeInner::Scalar(s))
+                if s.is_integer() && self.is_zero_literal(operand.expr) =>
+            {
+                Ok(self.value_operand(Expression::ZeroValue, target, operand.span))
+            }
             (TypeInner::Pointer { .. }, TypeInner::Scalar(s)) if s.is_integer() => {
                 if self.is_zero_literal(operand.expr) {
                     Ok(self.implicit(operand, target))

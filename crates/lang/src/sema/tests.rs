@@ -680,3 +680,19 @@ fn program_scope_scalar_constants_fold() {
     let a = k.locals.iter().find(|(_, l)| l.name == "a").map(|(_, l)| l.ty).expect("a");
     assert_eq!(super::types::display(&m.types, a), "float[8]");
 }
+
+#[test]
+fn an_event_may_start_as_zero_and_nothing_else() {
+    // `event_t e = 0;` names no copy yet; async_work_group_copy accepts it as its event.
+    let m = module(
+        "__kernel void k(__global const float *in, __local float *tmp) {\n\
+             event_t e = 0;\n\
+             e = async_work_group_copy(tmp, in, 16, e);\n\
+             wait_group_events(1, &e);\n\
+         }\n",
+    );
+    let f = kernel(&m, "k");
+    assert!(f.expressions.iter().any(|(_, e)| matches!(e, ir::Expression::ZeroValue)));
+    let err = errors("__kernel void k() { event_t e = 1; }\n");
+    assert!(err.contains("initializing 'event_t' from incompatible type 'int'"), "{err}");
+}
