@@ -32,6 +32,15 @@ pub fn prepare(path: &Path) -> Result<PreparedWorkload, CliError> {
     PreparedWorkload::load_with(path, &load_options()?).map_err(exec_error)
 }
 
+/// Like [`prepare`], with build options added to the workload's own (a `.sim` file has none).
+pub fn prepare_with_build_options(
+    path: &Path,
+    build_options: Option<String>,
+) -> Result<PreparedWorkload, CliError> {
+    let options = LoadOptions { build_options, ..load_options()? };
+    PreparedWorkload::load_with(path, &options).map_err(exec_error)
+}
+
 /// The environment variable that raises (or lowers) the limit on a workload's buffers.
 pub const MAX_ALLOC_VAR: &str = "CLMAP_MAX_ALLOC";
 

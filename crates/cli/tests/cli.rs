@@ -168,3 +168,44 @@ fn sources_that_are_not_utf8_are_read_as_latin1() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     assert!(text(&run.stdout).contains("x[3] = 6"), "{}", text(&run.stdout));
 }
+
+/// A `.sim` file's `# ARGS:` line (Oclgrind's test kernels carry one) applies its options:
+/// `--data-races` turns the race checker on, `--build-options` defines what the kernel needs.
+/// Oclgrind's spellings work on the command line too.
+#[test]
+fn sim_files_args_lines_and_oclgrind_option_spellings_apply() {
+    let dir = clmap_testkit::Scratch::new("sim-args");
+    dir.write(
+        "race.cl",
+        "__kernel void race(__global int *out) { out[0] = get_global_id(0) * SCALE; }\n",
+    );
+    let racy = |args_line: &str| {
+        let name = format!("race{}.sim", args_line.len());
+        dir.write(
+            &name,
+            format!("{args_line}\nrace.cl\nrace\n4 1 1\n4 1 1\n<size=16 fill=0 dump>\n"),
+        )
+    };
+    let with_races = racy("# ARGS: --data-races --build-options \"-DSCALE=2\"");
+    let out = clmap(&["run", with_races.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).to_lowercase().contains("race"), "{}", text(&out.stderr));
+
+    let without = racy("# ARGS: --build-options -DSCALE=2 --quick");
+    let without = without.to_str().expect("utf-8 path");
+    let out = clmap(&["run", without]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--quick"),
+        "unused options are named: {}",
+        text(&out.stderr)
+    );
+    let out = clmap(&["run", without, "--data-races"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // Without the define the kernel does not compile: the options really were applied.
+    let bare = racy("# a comment, no ARGS line");
+    let out = clmap(&["run", bare.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let out = clmap(&["run", bare.to_str().expect("utf-8 path"), "--build-options", "-DSCALE=3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

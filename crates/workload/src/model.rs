@@ -252,15 +252,18 @@ pub struct Workload {
 }
 
 /// Settings of loading.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadOptions {
     /// Largest total size of all buffers, in bytes.
     pub max_total_bytes: u64,
+    /// Build options added to the workload's own (a `.sim` file has none): what
+    /// oclgrind-kernel's `--build-options` gives.
+    pub build_options: Option<String>,
 }
 
 impl Default for LoadOptions {
     fn default() -> LoadOptions {
-        LoadOptions { max_total_bytes: 4 << 30 }
+        LoadOptions { max_total_bytes: 4 << 30, build_options: None }
     }
 }
 
@@ -745,7 +748,7 @@ mod tests {
         w.buffers[0].len = 1 << 40;
         assert!(w.validate(&LoadOptions::default()).unwrap_err().to_string().contains("2^40"));
         let w = vector_add();
-        let tight = LoadOptions { max_total_bytes: 100 };
+        let tight = LoadOptions { max_total_bytes: 100, build_options: None };
         assert!(matches!(w.validate(&tight), Err(WorkloadError::TooLarge { needed: 768, .. })));
         let mut w = vector_add();
         w.launches[0].args.push(LaunchArg::Buffer { buffer: "nope".into() });

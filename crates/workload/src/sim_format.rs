@@ -254,9 +254,10 @@ pub(crate) fn parse(
             path: source_path.clone(),
             source,
         })?;
-    // A .sim file has no build options.
+    // A .sim file has no build options of its own; the runner may give some.
+    let build = options.build_options.clone().unwrap_or_default();
     let program = signatures
-        .signatures(&source_path, &source, "")
+        .signatures(&source_path, &source, &build)
         .map_err(|message| WorkloadError::Frontend { location: source_at.clone(), message })?;
     let params = program
         .kernel_params(&kernel)
@@ -387,7 +388,7 @@ pub(crate) fn parse(
         path: file.clone(),
         source_path,
         source,
-        options: String::new(),
+        options: build,
         buffers,
         launches: vec![Launch::new(kernel, range, args)],
         groups: Vec::new(),

@@ -518,7 +518,12 @@ pub(crate) fn parse(
         path: file.clone(),
         source_path,
         source,
-        options: raw.options.clone(),
+        options: match &options.build_options {
+            Some(extra) if !extra.trim().is_empty() => {
+                format!("{} {extra}", raw.options).trim().to_string()
+            }
+            _ => raw.options.clone(),
+        },
         buffers,
         launches,
         groups,

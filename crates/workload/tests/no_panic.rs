@@ -13,7 +13,7 @@ fn root() -> PathBuf {
 }
 
 /// Small limits so that a mutated size cannot make the test allocate gigabytes.
-const OPTIONS: LoadOptions = LoadOptions { max_total_bytes: 1 << 20 };
+const OPTIONS: LoadOptions = LoadOptions { max_total_bytes: 1 << 20, build_options: None };
 
 const FRAGMENTS: &[&str] = &[
     "<",

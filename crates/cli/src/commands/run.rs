@@ -34,12 +34,20 @@ pub struct Args {
     /// Simulator threads (0 = one per core). Results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Report data races on local and global memory within a barrier interval.
-    #[arg(long)]
+    /// Report data races on local and global memory within a barrier interval
+    /// (`--data-races` as oclgrind-kernel spells it).
+    #[arg(long, visible_alias = "data-races")]
     pub races: bool,
-    /// Report reads of uninitialised local memory.
-    #[arg(long)]
+    /// Report reads of uninitialised local memory (`--uninitialized` as oclgrind-kernel
+    /// spells it).
+    #[arg(long, visible_alias = "uninitialized")]
     pub uninit: bool,
+    /// Build options added to the workload's own, e.g. "-cl-fast-relaxed-math -DN=64" (a
+    /// .sim file has none of its own). A .sim file's `# ARGS:` line, as Oclgrind's test
+    /// kernels carry it, is read too: --data-races, --uninitialized and --build-options there
+    /// apply as if given here.
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    pub build_options: Option<String>,
     /// Stop a work-group after this many steps (runaway loops).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -61,8 +69,10 @@ pub struct Args {
     pub export_sim: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<Status, CliError> {
-    let prepared = workload_args::prepare(&args.workload)?;
+pub fn run(mut args: Args) -> Result<Status, CliError> {
+    apply_sim_args(&mut args)?;
+    let prepared =
+        workload_args::prepare_with_build_options(&args.workload, args.build_options.clone())?;
     let workload = prepared.workload();
     if let Some(path) = &args.export_sim {
         let export = workload.to_sim(0).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -134,4 +144,45 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     } else {
         Status::KernelFault
     })
+}
+
+/// The options of a `.sim` file's `# ARGS:` line (Oclgrind's test kernels carry one), applied
+/// to `args`: flags given on the command line stay; options clmap has no use for are named
+/// once and ignored.
+fn apply_sim_args(args: &mut Args) -> Result<(), CliError> {
+    if args.workload.extension().is_none_or(|e| e != "sim") {
+        return Ok(());
+    }
+    let Ok(bytes) = std::fs::read(&args.workload) else { return Ok(()) };
+    let text = clmap_lang::decode_source(bytes);
+    let Some(line) = text.lines().find_map(|l| l.trim_start().strip_prefix("# ARGS:")) else {
+        return Ok(());
+    };
+    let words = clmap_lang::preprocess::split_words(line).map_err(|e| {
+        CliError::BadInput(format!("{}: the `# ARGS:` line: {e}", args.workload.display()))
+    })?;
+    let mut words = words.into_iter();
+    let mut ignored = Vec::new();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "--data-races" => args.races = true,
+            "--uninitialized" => args.uninit = true,
+            "--build-options" => {
+                let extra = words.next().unwrap_or_default();
+                args.build_options = Some(match args.build_options.take() {
+                    Some(mine) => format!("{extra} {mine}"),
+                    None => extra,
+                });
+            }
+            other => ignored.push(other.to_string()),
+        }
+    }
+    if !ignored.is_empty() && !args.json {
+        eprintln!(
+            "note: {}: `# ARGS:` options clmap does not use were ignored: {}",
+            args.workload.display(),
+            ignored.join(" ")
+        );
+    }
+    Ok(())
 }
