@@ -82,7 +82,10 @@ pub fn generate(
                 (None, LaunchArg::LoopScalar { name, ty, value }) => {
                     // One parameter per stage, evaluated at the stage's repetition.
                     let own = |n: &str| n == "i" || launch.index.as_deref() == Some(n);
-                    let value = value.replace_names(&|n| own(n).then(|| stage.repetition.clone()));
+                    let value = match &stage.repetition {
+                        Some(r) => value.replace_names(&|n| own(n).then(|| r.clone())),
+                        None => value.clone(),
+                    };
                     let arg = LaunchArg::LoopScalar { name: name.clone(), ty: *ty, value };
                     scalars.push((loop_scalar_name(stage.launch, p, k), arg));
                 }

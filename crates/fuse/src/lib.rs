@@ -232,26 +232,37 @@ pub fn fuse(
     }
     let mut fused = workload.clone();
     let mut launches = Vec::new();
+    // Where each original launch went: the range of new launches that replace it (shared by
+    // all launches of a fused segment), so host loops can be re-pointed.
+    let mut moved: Vec<std::ops::Range<usize>> = vec![0..0; workload.launches.len()];
     let mut l = 0;
     while l < workload.launches.len() {
+        let start = launches.len();
         if let Some((_, last, new)) = replaced.iter().find(|(first, _, _)| *first == l) {
             launches.extend(new.iter().cloned());
+            for m in &mut moved[l..=*last] {
+                *m = start..launches.len();
+            }
             l = last + 1;
         } else {
             launches.push(workload.launches[l].clone());
+            moved[l] = start..launches.len();
             l += 1;
         }
     }
     fused.launches = launches;
+    for group in &mut fused.groups {
+        let (first, last) = (group.launches.start, group.launches.end - 1);
+        group.launches = moved[first].start..moved[last].end;
+    }
     let mut source = clmap_lang::print::print_module(&new_module);
     source.push('\n');
     source.push_str(&drivers);
     fused.source = source;
     fused.options = compiled_options_without_defines(&workload.options);
-    let count = |w: &Workload| w.launches.iter().map(|l| l.repeat as u64).sum::<u64>();
     Ok(Fused {
-        launches_before: count(workload),
-        launches_after: count(&fused),
+        launches_before: workload.launch_count(),
+        launches_after: fused.launch_count(),
         workload: fused,
         segments: reports,
         refusals,
@@ -301,13 +312,22 @@ fn fuse_segment(
         }
         SegmentKind::Spatial { first, last } => (*first, *last, 1),
     };
+    // Who reads a buffer after the segment: the host (outputs) and later launches; inside a
+    // host loop, every other launch of the pipeline, since the next repetition comes back
+    // round (and swaps may rename buffers between repetitions).
+    let in_loop = workload.groups.iter().any(|g| g.launches.contains(&first));
     let later_reads = |storage: &str| {
+        let reads = |l: &Launch| {
+            l.args.iter().any(|a| matches!(a, LaunchArg::Buffer { buffer } if buffer == storage))
+        };
         workload.outputs.iter().any(|o| o == storage)
-            || workload.launches[last + 1..].iter().any(|l| {
-                l.args
-                    .iter()
-                    .any(|a| matches!(a, LaunchArg::Buffer { buffer } if buffer == storage))
-            })
+            || workload.launches[last + 1..].iter().any(reads)
+            || (in_loop
+                && (workload.launches[..first].iter().any(reads)
+                    || workload
+                        .groups
+                        .iter()
+                        .any(|g| g.swap.iter().any(|(a, b)| a == storage || b == storage))))
     };
     let temporal = matches!(segment.kind, SegmentKind::Temporal { .. });
     // Temporal: the last repetition stays unfused (so both buffers end as the host expects)

@@ -26,10 +26,12 @@ pub struct Stage {
     /// Storage (a buffer name at the start of the fused launch) per kernel parameter, for
     /// buffer arguments.
     pub storage: Vec<Option<String>>,
-    /// Which repetition of its launch this stage is, in terms of the fused launch's own
-    /// repetition index `i`: `K * i + k` for the k-th of K fused steps. Values that change
-    /// with the repetition are evaluated at it.
-    pub repetition: Expr,
+    /// For temporal fusion, which repetition of its launch this stage is, in terms of the
+    /// fused launch's own repetition index `i`: `K * i + k` for the k-th of K fused steps;
+    /// values that change with the repetition are evaluated at it. `None` for a launch run
+    /// once, whose `i` means what it means for the fused launch that replaces it (0, or the
+    /// repetition of the group around both).
+    pub repetition: Option<Expr>,
 }
 
 #[derive(Clone, Debug)]
@@ -47,7 +49,7 @@ impl Segment {
                 (0..steps)
                     .map(|k| {
                         let repetition = Expr::affine(i128::from(steps), "i", i128::from(k));
-                        let stage = names.stage(workload, *launch, repetition);
+                        let stage = names.stage(workload, *launch, Some(repetition));
                         names.swap(pair);
                         stage
                     })
@@ -57,7 +59,7 @@ impl Segment {
                 let mut names = Names::default();
                 (*first..=*last)
                     .map(|l| {
-                        let stage = names.stage(workload, l, Expr::Int(0));
+                        let stage = names.stage(workload, l, None);
                         for pair in &workload.launches[l].swap {
                             names.swap(pair);
                         }
@@ -86,7 +88,7 @@ impl Names {
         self.map.insert(b.clone(), sa);
     }
 
-    fn stage(&self, workload: &Workload, launch: usize, repetition: Expr) -> Stage {
+    fn stage(&self, workload: &Workload, launch: usize, repetition: Option<Expr>) -> Stage {
         let storage = workload.launches[launch]
             .args
             .iter()
@@ -99,17 +101,16 @@ impl Names {
     }
 }
 
-/// The segments of a workload worth fusing, and why the other launches are not.
+/// The groups (host loops) around launch `l`, innermost last.
+fn enclosing(workload: &Workload, l: usize) -> Vec<usize> {
+    (0..workload.groups.len()).filter(|g| workload.groups[*g].launches.contains(&l)).collect()
+}
+
+/// The segments of a workload worth fusing, and why the other launches are not. Segments
+/// stay inside one host loop: launches fuse only with neighbours in the same groups.
 pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
     let mut found = Vec::new();
     let mut refused = Vec::new();
-    if !workload.groups.is_empty() {
-        refused.push(Refusal::unlocated(
-            "host loops over several launches ([[group]]) are not fused yet; only repeated single \
-             launches and straight chains are",
-        ));
-        return (found, refused);
-    }
     let launches = &workload.launches;
     let mut l = 0;
     while l < launches.len() {
@@ -122,8 +123,9 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
             l += 1;
             continue;
         }
-        // A chain: following launches run once, over the same index space, without host
-        // writes in between.
+        // A chain: following launches run once, over the same index space, in the same host
+        // loops, without host writes in between.
+        let loops = enclosing(workload, l);
         let mut last = l;
         while last + 1 < launches.len() {
             let next = &launches[last + 1];
@@ -131,6 +133,7 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
                 || !next.writes.is_empty()
                 || next.range.global != launch.range.global
                 || next.range.dims != launch.range.dims
+                || enclosing(workload, last + 1) != loops
             {
                 break;
             }
@@ -138,17 +141,17 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
         }
         if last > l {
             found.push(Segment { kind: SegmentKind::Spatial { first: l, last } });
-        } else if launches.len() > 1 {
+        } else if workload.launch_count() > 1 {
             refused.push(Refusal::unlocated(format!(
-                "launch {} (`{}`) runs once and no neighbouring launch has the same index space \
-                 without host writes between them",
+                "launch {} (`{}`) runs once and no neighbouring launch has the same index space, \
+                 the same host loops and no host writes between them",
                 l + 1,
                 launch.kernel
             )));
         }
         l = last + 1;
     }
-    if launches.len() == 1 && launches[0].repeat == 1 {
+    if workload.launch_count() == 1 {
         refused.push(Refusal::unlocated(format!(
             "the pipeline is a single launch of `{}` run once: there is nothing to fuse it with",
             launches[0].kernel
@@ -171,6 +174,16 @@ fn temporal_pair(workload: &Workload, l: usize) -> Result<(String, String), Refu
     }
     if !launch.writes.is_empty() {
         return Err(Refusal::unlocated(format!("{who} has host writes before every repetition")));
+    }
+    if !enclosing(workload, l).is_empty()
+        && launch.args.iter().any(|a| matches!(a, LaunchArg::LoopScalar { .. }))
+    {
+        // Inside a host loop, `i` of a launch fused down to one repetition would become the
+        // loop's index: such values are not regrouped yet.
+        return Err(Refusal::unlocated(format!(
+            "{who} is inside a host loop and passes values that change with the repetition \
+             (not fused yet)"
+        )));
     }
     let own_index = |n: &str| n == "i" || launch.index.as_deref() == Some(n);
     let outer = launch.args.iter().find(|a| match a {

@@ -71,7 +71,7 @@ pub struct StagePlan {
     pub function: Handle<Function>,
     pub storage: Vec<Option<String>>,
     /// The repetition of its launch this stage computes (see [`crate::pipeline::Stage`]).
-    pub repetition: clmap_workload::Expr,
+    pub repetition: Option<clmap_workload::Expr>,
     /// Integer by-value arguments.
     pub values: HashMap<u32, i64>,
     pub accesses: Rc<KernelAccesses>,

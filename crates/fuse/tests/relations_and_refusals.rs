@@ -88,3 +88,15 @@ fn a_repeated_launch_without_a_swap_is_refused_as_a_pipeline() {
     let why = refusal("repeat_without_swap.toml");
     assert!(why.contains("does not swap exactly one pair"), "{why}");
 }
+
+#[test]
+fn a_chain_inside_a_host_loop_fuses_in_every_repetition() {
+    let original = PreparedWorkload::load(&data("group_chain.toml")).unwrap();
+    let options = Options { tile: Some(vec![32]), ..Options::default() };
+    let fused = fuse(original.compiled(), original.workload(), &options).expect("f and g fuse");
+    assert_eq!((fused.launches_before, fused.launches_after), (8, 4));
+    let group = &fused.workload.groups[0];
+    assert_eq!((group.launches.clone(), group.repeat), (0..1, 4), "the loop keeps its body");
+    let target = Target::Simulator(Default::default());
+    validate(&original, &fused.workload, 3, &target).expect("the fused loop agrees");
+}
