@@ -15,6 +15,11 @@ use crate::exit::{CliError, Status};
 use crate::run_report::exec_error;
 use crate::workload_args;
 
+const EXAMPLES: &str = "Examples:
+  clmap fuse examples/fusion/jacobi2d_small.toml -o /tmp/j2d_fused.toml --explain
+  clmap fuse examples/fusion/image_small.toml -o /tmp/image_fused.toml --tile 32x8
+  clmap fuse examples/fusion/hotspot_512.toml -o /tmp/hs.toml --steps 7 --measure --device gpu";
+
 /// Fuse the launches of a pipeline workload into fewer, tiled kernels.
 ///
 /// Repeated launches that ping-pong two buffers (a stencil's time steps) are fused in time:
@@ -33,12 +38,8 @@ use crate::workload_args;
 /// before anything is written (and on the device with --measure); a difference is a refusal
 /// naming the buffer and index. Temporal fusion leaves the last repetition unfused and fuses
 /// an odd number of steps per launch, so both buffers of the pair end as the host expects.
-///
-/// Examples:
-///   clmap fuse examples/fusion/jacobi2d_small.toml -o /tmp/j2d_fused.toml --explain
-///   clmap fuse examples/fusion/image_small.toml -o /tmp/image_fused.toml --tile 32x8
-///   clmap fuse examples/fusion/hotspot_512.toml -o /tmp/hs.toml --steps 7 --measure --device gpu
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// A pipeline workload (.toml).
     pub pipeline: PathBuf,

@@ -9,6 +9,11 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 
+const EXAMPLES: &str = "Examples:
+  clmap run examples/transpose.toml --races --uninit
+  clmap run kernel.sim --oclgrind-output        (a drop-in for oclgrind-kernel)
+  clmap run examples/vector_add.toml --device gpu --out results/";
+
 /// Run a workload: on the built-in simulator (default) or on an OpenCL device.
 ///
 /// The simulator checks every memory access (an out-of-bounds access is reported with the
@@ -18,12 +23,8 @@ use std::time::Instant;
 ///
 /// Exit codes: 0 clean run; 1 bad workload or kernel; 2 the kernel did something wrong
 /// (a checker fired, or a divergent barrier); 3 no OpenCL device.
-///
-/// Examples:
-///   clmap run examples/transpose.toml --races --uninit
-///   clmap run kernel.sim --oclgrind-output        (a drop-in for oclgrind-kernel)
-///   clmap run examples/vector_add.toml --device gpu --out results/
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// The workload (.toml, or an Oclgrind .sim file).
     pub workload: PathBuf,

@@ -12,6 +12,12 @@ use clmap_grover::{explain::explain, unlocal, validate, UnlocalOptions};
 use clmap_lang::frontend::{self, Compiled};
 use std::path::{Path, PathBuf};
 
+const EXAMPLES: &str = "Examples:
+  clmap unlocal tests/corpus/mm_nvidia_tile_ab.toml --buffer As --diff
+  clmap unlocal tests/corpus/transpose_local_padded.toml --explain
+  clmap unlocal kernel.cl --kernel transpose -D BLOCK=16 --comment-out -o out.cl
+  clmap unlocal tests/corpus/mm_nvidia_tile_a.toml --measure --device cpu";
+
 /// Remove the use of __local memory from a kernel, source to source.
 ///
 /// Every __local buffer used as a software cache (global load, local store, barrier, local
@@ -24,13 +30,8 @@ use std::path::{Path, PathBuf};
 /// simulator with several random inputs (and on every --validate-on device); it is printed
 /// only if every output agrees and the race and bounds checkers are clean. A bare .cl file is
 /// printed with a warning that it was not validated.
-///
-/// Examples:
-///   clmap unlocal tests/corpus/mm_nvidia_tile_ab.toml --buffer As --diff
-///   clmap unlocal tests/corpus/transpose_local_padded.toml --explain
-///   clmap unlocal kernel.cl --kernel transpose -D BLOCK=16 --comment-out -o out.cl
-///   clmap unlocal tests/corpus/mm_nvidia_tile_a.toml --measure --device cpu
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
     /// A workload (.toml or Oclgrind .sim) or an OpenCL C file.
     pub input: PathBuf,
