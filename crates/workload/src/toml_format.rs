@@ -36,7 +36,9 @@ struct RawFile {
     #[serde(default)]
     arg: Vec<Spanned<RawArg>>,
     // Pipeline.
-    buffers: Option<Spanned<BTreeMap<String, Spanned<RawBuffer>>>>,
+    // Not `Spanned` as a whole: the TOML reader cannot give a span to a table made only by
+    // dotted headers (`[buffers.a]` with no `[buffers]`), and each buffer has its own span.
+    buffers: Option<BTreeMap<String, Spanned<RawBuffer>>>,
     #[serde(default)]
     launch: Vec<Spanned<RawLaunch>>,
     #[serde(default)]
@@ -539,10 +541,9 @@ fn single_launch(
     raw: &RawFile,
     buffers: &mut Vec<Buffer>,
 ) -> Result<Launch, WorkloadError> {
-    if let Some(b) = &raw.buffers {
-        return Err(
-            ctx.invalid(b.span(), "`[buffers]` belongs to pipelines: add `[[launch]]` tables")
-        );
+    if let Some(table) = &raw.buffers {
+        let span = table.values().next().map_or(0..0, |b| b.span());
+        return Err(ctx.invalid(span, "`[buffers]` belongs to pipelines: add `[[launch]]` tables"));
     }
     let kernel = raw.kernel.as_ref().ok_or_else(|| {
         ctx.invalid(0..0, "missing `kernel` (a single launch) or `[[launch]]` tables (a pipeline)")
@@ -664,7 +665,7 @@ fn pipeline<'r>(
         }
     }
     if let Some(table) = &raw.buffers {
-        for (name, b) in table.get_ref() {
+        for (name, b) in table {
             let span = b.span();
             let b = b.get_ref();
             let len = ctx.count(&b.len, &format!("`len` of buffer `{name}`"))?;

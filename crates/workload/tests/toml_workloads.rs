@@ -304,3 +304,18 @@ swap = [["a", "a"]]
     let again = Workload::from_toml_str(&w.to_toml(dir.path()), dir.path()).expect("reload");
     assert_eq!(again, w, "{}", w.to_toml(dir.path()));
 }
+
+#[test]
+fn buffer_tables_need_no_buffers_header() {
+    // `[buffers.x]` alone defines the `buffers` table implicitly, as TOML allows.
+    let w = load(
+        "source = \"k.cl\"\noutputs = [\"x\"]\n\n[buffers.x]\ntype = \"float\"\nlen = 8\n\n\
+         [[launch]]\nkernel = \"k\"\nglobal = [8]\nargs = [\"x\"]\n",
+    )
+    .expect("a pipeline whose buffers are dotted tables");
+    assert_eq!(w.buffers.len(), 1);
+    assert_eq!(w.buffers[0].name, "x");
+    // A single launch still refuses `[buffers]`, pointing at the buffer.
+    let err = error(&format!("{HEADER}\n[buffers.y]\ntype = \"float\"\nlen = 8\n"));
+    assert!(err.contains("`[buffers]` belongs to pipelines"), "{err}");
+}
