@@ -209,3 +209,17 @@ fn sim_files_args_lines_and_oclgrind_option_spellings_apply() {
     let out = clmap(&["run", bare.to_str().expect("utf-8 path"), "--build-options", "-DSCALE=3"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// A workload given to `check` and a kernel given to `run` each get a sentence saying what
+/// the command expected and the command that does what the user meant.
+#[test]
+fn check_and_run_say_what_they_expected() {
+    let check = clmap(&["check", "examples/vector_add.toml"]);
+    assert_eq!(check.status.code(), Some(1));
+    let err = text(&check.stderr);
+    assert!(err.contains("this is a workload") && err.contains("vector_add.cl"), "{err}");
+    let run = clmap(&["run", "examples/vector_add.cl"]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = text(&run.stderr);
+    assert!(err.contains("clmap workload --skeleton examples/vector_add.cl"), "{err}");
+}

@@ -89,7 +89,18 @@ pub enum WorkloadError {
     )]
     NeedsSignatures { path: PathBuf },
     /// The file name has an extension this crate does not read.
-    #[error("{}: unknown workload format (expected a .toml or .sim file)", path.display())]
+    #[error(
+        "{}: unknown workload format (expected a .toml or .sim file){}",
+        path.display(),
+        if path.extension().is_some_and(|e| e == "cl") {
+            format!(
+                "; this is a kernel: `clmap workload --skeleton {}` writes a workload for it",
+                path.display()
+            )
+        } else {
+            String::new()
+        }
+    )]
     UnknownFormat { path: PathBuf },
 }
 
