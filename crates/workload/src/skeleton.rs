@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::signature::{KernelParam, ParamSpace};
+use crate::toml_writer::quote;
 use crate::types::ElemType;
 
 /// Placeholder number of elements per buffer (and work-items).
@@ -90,22 +91,6 @@ pub fn skeleton_toml(source: &str, kernel: &str, params: &[KernelParam], options
 /// The `[sizes]` name of a local array's length.
 fn local_size_name(param: &KernelParam) -> String {
     format!("{}_len", param.name)
-}
-
-fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

@@ -263,7 +263,7 @@ fn relative(path: &Path, base_dir: &Path) -> String {
 }
 
 /// A TOML basic string.
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {
