@@ -36,15 +36,25 @@ fn domain(global: &[u64]) -> String {
         .join(" and ")
 }
 
-/// One access as an isl piece over `[p…] -> [x]`.
-fn piece(access: &Access, index: &Sym, guard: &Cond, name: &dyn Fn(Atom) -> String) -> String {
+/// One access as an isl piece over `[p…] -> [x]`; loop bounds take the argument values
+/// `value` knows, as the index did.
+fn piece(
+    access: &Access,
+    index: &Sym,
+    guard: &Cond,
+    value: &dyn Fn(Atom) -> Option<i64>,
+    name: &dyn Fn(Atom) -> String,
+) -> String {
     let mut atoms = Vec::new();
     index.atoms(&mut atoms);
     let loops: Vec<String> = access
         .loops
         .iter()
         .filter(|l| atoms.contains(&Atom::Loop(l.var)))
-        .map(|l| format!("{} <= l{} < {}", l.lo.isl(name), l.var, l.hi.isl(name)))
+        .map(|l| {
+            let (lo, hi) = (l.lo.substitute(value), l.hi.substitute(value));
+            format!("{} <= l{} < {}", lo.isl(name), l.var, hi.isl(name))
+        })
         .collect();
     let vars: Vec<String> = access
         .loops
@@ -115,6 +125,22 @@ pub fn relation_text(
             }
         }
     }
+    // Arguments without a value that bound a loop stay parameters too, or isl could not
+    // read the relation.
+    for a in &accesses {
+        for l in &a.loops {
+            let mut atoms = Vec::new();
+            l.lo.atoms(&mut atoms);
+            l.hi.atoms(&mut atoms);
+            for atom in atoms {
+                if let Atom::Param(p) = atom {
+                    if values(p).is_none() && !keep_symbolic.contains(&p) {
+                        keep_symbolic.push(p);
+                    }
+                }
+            }
+        }
+    }
     let value = |a: Atom| match a {
         Atom::Param(p) if !keep_symbolic.contains(&p) => values(p),
         _ => None,
@@ -124,7 +150,7 @@ pub fn relation_text(
     for a in &accesses {
         let index = a.index.as_ref().ok()?.substitute(&value);
         let guard = if exact_guards { a.guard.relaxed().substitute(&value) } else { Cond::True };
-        pieces.push(piece(a, &index, &guard, &name));
+        pieces.push(piece(a, &index, &guard, &value, &name));
     }
     let dims = global.len();
     let params = if keep_symbolic.is_empty() {

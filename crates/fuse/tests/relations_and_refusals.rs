@@ -100,3 +100,19 @@ fn a_chain_inside_a_host_loop_fuses_in_every_repetition() {
     let target = Target::Simulator(Default::default());
     validate(&original, &fused.workload, 3, &target).expect("the fused loop agrees");
 }
+
+#[test]
+fn loops_bounded_by_arguments_give_relations_isl_reads() {
+    // PolyBench's ATAX (tests/corpus, not written for fusion): both kernels loop to an argument
+    // (`j < ny`), which must reach isl as its value.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/pb_atax.toml");
+    let original = PreparedWorkload::load(&path).unwrap();
+    let fused = fuse(original.compiled(), original.workload(), &Options::default())
+        .unwrap_or_else(|e| panic!("ATAX fuses: {:?}", e.refusals));
+    same_relation(
+        relation(&fused, "atax_kernel1", "consuming", "x"),
+        "{ [p0] -> [x] : 0 <= p0 < 256 and 0 <= x < 256 }",
+    );
+    let target = Target::Simulator(Default::default());
+    validate(&original, &fused.workload, 2, &target).expect("the fused pipeline agrees");
+}
