@@ -399,24 +399,22 @@ fn stage_helper(module: &mut Module, plan: &Plan, boxes: &Boxes, k: usize, name:
     let ulong = module.ty(TypeInner::Scalar(Scalar::ULong));
     let int = module.ty(TypeInner::Scalar(Scalar::Int));
     let uint = module.ty(TypeInner::Scalar(Scalar::UInt));
-    let first_point = f.params.len() as u32;
-    for d in 0..dims {
-        f.params.push(Parameter {
-            name: format!("fuse_p{d}"),
-            ty: ulong,
-            is_const: false,
-            span: Span::UNDEFINED,
-        });
-    }
-    let first_origin = f.params.len() as u32;
-    for d in 0..dims {
-        f.params.push(Parameter {
-            name: format!("fuse_t{d}"),
-            ty: int,
-            is_const: false,
-            span: Span::UNDEFINED,
-        });
-    }
+    // The work-item's coordinates (`fuse_p…`) and the tile origin (`fuse_t…`) become
+    // parameters of the helper.
+    let mut add_params = |prefix: &str, ty| {
+        let first = f.params.len() as u32;
+        for d in 0..dims {
+            f.params.push(Parameter {
+                name: format!("{prefix}{d}"),
+                ty,
+                is_const: false,
+                span: Span::UNDEFINED,
+            });
+        }
+        first
+    };
+    let first_point = add_params("fuse_p", ulong);
+    let first_origin = add_params("fuse_t", int);
     // Parameters that become `__local` tiles.
     let mut to_local: Vec<u32> = stage
         .sources
