@@ -39,6 +39,7 @@ mod checkers;
 mod compile;
 mod error;
 mod exec;
+pub mod findings;
 mod launch;
 pub mod mask;
 mod mathlib;

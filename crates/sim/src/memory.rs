@@ -84,9 +84,22 @@ impl SharedBuffer {
                 self.storage.len
             ));
         }
-        for (i, byte) in bytes.iter().enumerate() {
-            self.storage.write(offset + i as u64, 1, u64::from(*byte));
+        self.storage.write_range(offset, bytes);
+        Ok(())
+    }
+
+    /// Copies `out.len()` bytes starting at byte `offset` out of the buffer, as the host's
+    /// `clEnqueueReadBuffer` of a range does; a range past the end is an error.
+    pub fn read_bytes(&self, offset: u64, out: &mut [u8]) -> Result<(), String> {
+        if !self.storage.in_bounds(offset, out.len() as u64) {
+            return Err(format!(
+                "{} bytes at offset {offset} do not fit in buffer `{}` of {} bytes",
+                out.len(),
+                self.name,
+                self.storage.len
+            ));
         }
+        self.storage.read_range(offset, out);
         Ok(())
     }
 }
@@ -118,6 +131,48 @@ impl BufferStorage {
 
     pub fn len(&self) -> u64 {
         self.len
+    }
+
+    /// Host copies move whole words where they can: the edges of an unaligned range go byte
+    /// by byte, the middle four bytes at a time. The caller checked bounds.
+    fn read_range(&self, offset: u64, out: &mut [u8]) {
+        let mut at = offset;
+        let mut rest = out;
+        while !rest.is_empty() && (at % 4 != 0 || rest.len() < 4) {
+            rest[0] = self.read_slow(at, 1) as u8;
+            rest = &mut rest[1..];
+            at += 1;
+        }
+        let words = rest.len() / 4;
+        let (middle, tail) = rest.split_at_mut(words * 4);
+        for (i, chunk) in middle.chunks_exact_mut(4).enumerate() {
+            chunk.copy_from_slice(&self.word(at / 4 + i as u64).to_le_bytes());
+        }
+        at += (words * 4) as u64;
+        for (i, byte) in tail.iter_mut().enumerate() {
+            *byte = self.read_slow(at + i as u64, 1) as u8;
+        }
+    }
+
+    /// The writing twin of [`BufferStorage::read_range`].
+    fn write_range(&self, offset: u64, bytes: &[u8]) {
+        let mut at = offset;
+        let mut rest = bytes;
+        while !rest.is_empty() && (at % 4 != 0 || rest.len() < 4) {
+            self.write_slow(at, 1, u64::from(rest[0]));
+            rest = &rest[1..];
+            at += 1;
+        }
+        let words = rest.len() / 4;
+        let (middle, tail) = rest.split_at(words * 4);
+        for (i, chunk) in middle.chunks_exact(4).enumerate() {
+            let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            self.store_word(at / 4 + i as u64, word);
+        }
+        at += (words * 4) as u64;
+        for (i, byte) in tail.iter().enumerate() {
+            self.write_slow(at + i as u64, 1, u64::from(*byte));
+        }
     }
 
     /// Whether `size` bytes at `offset` lie inside the buffer.
@@ -308,5 +363,29 @@ mod tests {
         );
         assert_eq!(read_bytes(&[1, 2, 3], 1, 2), Some(0x0302));
         assert_eq!(read_bytes(&[1, 2, 3], 2, 2), None);
+    }
+
+    #[test]
+    fn host_range_copies_match_byte_by_byte_copies_at_every_alignment() {
+        let original: Vec<u8> = (0..37u8).collect();
+        for offset in 0..6u64 {
+            for len in [0usize, 1, 3, 4, 5, 9, 17, 30] {
+                if offset as usize + len > original.len() {
+                    continue;
+                }
+                let b = SharedBuffer::from_bytes("b", &original);
+                let mut out = vec![0u8; len];
+                b.read_bytes(offset, &mut out).unwrap();
+                assert_eq!(out, &original[offset as usize..offset as usize + len]);
+                let patch: Vec<u8> = (0..len as u8).map(|i| 200 - i).collect();
+                b.write_bytes(offset, &patch).unwrap();
+                let mut expected = original.clone();
+                expected[offset as usize..offset as usize + len].copy_from_slice(&patch);
+                assert_eq!(b.to_bytes(), expected, "offset {offset}, len {len}");
+            }
+        }
+        let b = SharedBuffer::from_bytes("b", &original);
+        assert!(b.read_bytes(30, &mut [0u8; 8]).is_err());
+        assert!(b.write_bytes(36, &[1, 2]).is_err());
     }
 }

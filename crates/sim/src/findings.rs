@@ -1,0 +1,88 @@
+//! Findings as people read them: compiler-style blocks with a source excerpt, or the layout
+//! Oclgrind prints, so that scripts written for Oclgrind keep working. The CLI prints them
+//! after a run and the OpenCL platform prints them as each launch ends.
+
+use std::fmt::Write as _;
+
+use clmap_lang::{Diagnostic, SourceMap};
+
+use crate::report::Report;
+use crate::workload::LaunchReport;
+
+/// Findings rendered compiler-style, one block each, with the work-item that first hit them.
+pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport]) -> String {
+    if reports.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for r in reports {
+        let rep = &r.report;
+        let mut message = format!("{}: {}", rep.kind.name(), rep.message);
+        if let Some(object) = &rep.object {
+            let _ = write!(message, " (`{object}`)");
+        }
+        let [gx, gy, gz] = rep.global_id;
+        let [lx, ly, lz] = rep.local_id;
+        let [wx, wy, wz] = rep.group_id;
+        let mut help = format!(
+            "first seen at work-item ({gx},{gy},{gz}), local ({lx},{ly},{lz}), work-group ({wx},{wy},{wz}) of kernel `{}`",
+            r.kernel
+        );
+        if rep.occurrences > 1 {
+            let _ = write!(help, "; {} occurrences in this launch", rep.occurrences);
+        }
+        out.push_str(&Diagnostic::error(rep.span, message).with_help(help).render(sources));
+    }
+    out
+}
+
+/// Findings in the layout `oclgrind-kernel` prints on standard error.
+pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let rep = &r.report;
+        let [gx, gy, gz] = rep.global_id;
+        let [lx, ly, lz] = rep.local_id;
+        let [wx, wy, wz] = rep.group_id;
+        let _ = writeln!(out, "\n{}", oclgrind_headline(rep));
+        let _ = writeln!(out, "\tKernel: {}", r.kernel);
+        let _ = writeln!(
+            out,
+            "\tEntity: Global({gx},{gy},{gz}) Local({lx},{ly},{lz}) Group({wx},{wy},{wz})"
+        );
+        if let Some(file) = sources.get(rep.span.file) {
+            let lc = file.line_col(rep.span.start);
+            // Oclgrind compiles from a string and names it `input.cl` in every message.
+            let _ = writeln!(out, "\tAt line {} (column {}) of input.cl:", lc.line, lc.col);
+            let _ = writeln!(out, "\t  {}", file.line_text(lc.line).trim());
+        }
+        out.push('\t');
+        out.push('\n');
+    }
+    out
+}
+
+/// Oclgrind's first line for a finding: for invalid accesses its own wording and address
+/// layout (global buffer n, counted from 1 in argument order, at `n << 48`; local and private
+/// memory at `1 << 48`), for the rest our message.
+fn oclgrind_headline(rep: &Report) -> String {
+    use crate::memory::Target;
+    let Some(access) = rep.access else { return capitalise(&rep.message) };
+    let what = if access.store { "write" } else { "read" };
+    let (space, address) = match access.target {
+        Target::Buffer { index, offset } => ("global", ((index as u64 + 1) << 48) | offset),
+        Target::Local { offset } => ("local", (1u64 << 48) | offset),
+        Target::Private { offset, .. } => ("private", (1u64 << 48) | offset),
+        Target::Invalid => ("global", 0),
+    };
+    format!("Invalid {what} of size {} at {space} memory address {address:#x}", access.size)
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
