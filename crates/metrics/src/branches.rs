@@ -33,7 +33,7 @@ fn span_order(s: &Span) -> (u32, u32, u32) {
 }
 
 /// The branch metrics of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BranchSummary {
     pub distinct_branches: u64,
     pub branches_90: u64,

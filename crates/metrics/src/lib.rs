@@ -42,7 +42,7 @@ pub use summary::{ComputeMetrics, KernelMetrics, MemoryMetrics, ParallelismMetri
 use serde::Serialize;
 
 /// Which definitions the metrics follow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// The definitions of `docs/metrics.md`.

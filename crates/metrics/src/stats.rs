@@ -59,7 +59,7 @@ impl WidthMoments {
 }
 
 /// Minimum, median and maximum of a distribution.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Spread {
     pub min: u64,
     pub median: f64,

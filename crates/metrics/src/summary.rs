@@ -8,7 +8,7 @@ use crate::Mode;
 use serde::Serialize;
 
 /// Every metric of one launch. See `docs/metrics.md` for the definitions.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct KernelMetrics {
     pub kernel: String,
     pub mode: Mode,
@@ -18,7 +18,7 @@ pub struct KernelMetrics {
     pub control: BranchSummary,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct ComputeMetrics {
     /// Operation classes that cover 90 % of the dynamic instructions.
     pub opcode_diversity: u64,
@@ -32,7 +32,7 @@ pub struct ComputeMetrics {
     pub resource_pressure: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct ParallelismMetrics {
     pub work_items: u64,
     pub work_groups: u64,
@@ -46,14 +46,14 @@ pub struct ParallelismMetrics {
     pub barriers_per_instruction: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct SimdWidth {
     pub max: u64,
     pub mean: f64,
     pub sd: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct MemoryMetrics {
     /// Accesses of global, local and constant memory, one per work-item and access.
     pub accesses: u64,

@@ -340,4 +340,15 @@ impl Program {
     pub fn register_slots(&self) -> u32 {
         self.slots
     }
+
+    /// Bytes of `__local` variables the kernel declares in its body (local-pointer arguments
+    /// come on top, per launch).
+    pub fn static_local_bytes(&self) -> u64 {
+        self.local_size
+    }
+
+    /// Bytes of private memory each work-item uses.
+    pub fn private_bytes(&self) -> u64 {
+        self.private_size
+    }
 }

@@ -53,12 +53,20 @@ pub enum Compat {
     Aiwc,
 }
 
-/// The metrics of one launch of one workload.
-struct Analysed {
-    workload: String,
-    launch: usize,
-    launches: usize,
-    metrics: KernelMetrics,
+/// The metrics of one launch of one workload (or, from `clmap exec`, of every launch of one
+/// kernel of a program).
+pub struct Analysed {
+    pub workload: String,
+    pub launch: usize,
+    pub launches: usize,
+    pub metrics: KernelMetrics,
+}
+
+/// How analysed metrics are printed.
+pub struct Presentation<'a> {
+    pub json: bool,
+    pub csv: bool,
+    pub plot: Option<&'a Path>,
 }
 
 impl Analysed {
@@ -97,26 +105,32 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             analysed.push(Analysed { workload: name.clone(), launch, launches: count, metrics });
         }
     }
-    if let Some(dir) = &args.plot {
-        write_plots(dir, &analysed)?;
+    present(&analysed, &Presentation { json: args.json, csv: args.csv, plot: args.plot.as_deref() })?;
+    Ok(Status::Success)
+}
+
+/// Prints metrics as `clmap analyze` does: text, JSON or CSV, and plots when asked.
+pub fn present(analysed: &[Analysed], how: &Presentation<'_>) -> Result<(), CliError> {
+    if let Some(dir) = how.plot {
+        write_plots(dir, analysed)?;
     }
-    if args.json {
+    if how.json {
         let out: Vec<_> = analysed
             .iter()
             .map(|a| json!({ "workload": a.workload, "launch": a.launch, "metrics": a.metrics }))
             .collect();
         println!("{:#}", serde_json::Value::Array(out));
-    } else if args.csv {
-        print!("{}", csv(&analysed));
+    } else if how.csv {
+        print!("{}", csv(analysed));
     } else {
-        for a in &analysed {
+        for a in analysed {
             print!("{}", text_report(a));
         }
-        if let Some(dir) = &args.plot {
+        if let Some(dir) = how.plot {
             println!("plots written to {}", dir.display());
         }
     }
-    Ok(Status::Success)
+    Ok(())
 }
 
 fn sim_error(input: &Path, error: SimError) -> CliError {

@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod db;
 pub mod devices;
+pub mod exec;
 pub mod fuse;
 pub mod ir;
 pub mod maps;

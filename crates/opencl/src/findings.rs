@@ -1,0 +1,104 @@
+//! What the platform tells the user while the program runs: `printf` output, checker findings
+//! as each launch ends (with the kernel, source line and work-item), and a machine-readable
+//! log that `clmap exec` summarises when the program exits.
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use clmap_sim::findings::{oclgrind_errors, render_reports};
+use clmap_sim::{LaunchReport, SimError};
+use clmap_workload::NdRange;
+use serde_json::json;
+
+use crate::config::config;
+use crate::kernel::Kernel;
+use crate::launch::Outcome;
+
+static LAUNCHES: AtomicU64 = AtomicU64::new(0);
+static LOG: Mutex<()> = Mutex::new(());
+
+/// Appends one JSON object per line to the log file, when there is one.
+fn log(entries: &[serde_json::Value]) {
+    let Some(path) = &config().log else { return };
+    let _guard = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
+        return;
+    };
+    let mut text = String::new();
+    for e in entries {
+        text.push_str(&e.to_string());
+        text.push('\n');
+    }
+    let _ = file.write_all(text.as_bytes());
+}
+
+pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Outcome) {
+    let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
+    if !run.printf.is_empty() {
+        let mut out = std::io::stdout().lock();
+        for text in &run.printf {
+            let _ = out.write_all(text.as_bytes());
+        }
+        let _ = out.flush();
+    }
+    let sources = &kernel.built.compiled.sources;
+    let reports: Vec<LaunchReport> = run
+        .reports
+        .iter()
+        .map(|r| LaunchReport { launch: index, repetition: 0, kernel: kernel.name.clone(), report: r.clone() })
+        .collect();
+    if !reports.is_empty() {
+        let text = if config().oclgrind_format {
+            oclgrind_errors(sources, &reports)
+        } else {
+            render_reports(sources, &reports)
+        };
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.flush();
+    }
+    let mut entries = vec![json!({
+        "event": "launch",
+        "launch": index,
+        "kernel": kernel.name,
+        "global": range.global,
+        "local": range.local,
+        "dims": range.dims,
+        "work_groups": run.work_groups,
+        "seconds": seconds,
+    })];
+    for r in &reports {
+        let rep = &r.report;
+        let (file, line) = match sources.get(rep.span.file) {
+            Some(f) => (f.name.clone(), f.line_col(rep.span.start).line),
+            None => (String::new(), 0),
+        };
+        entries.push(json!({
+            "event": "finding",
+            "launch": index,
+            "kernel": r.kernel,
+            "kind": rep.kind.name(),
+            "message": rep.message,
+            "object": rep.object,
+            "file": file,
+            "line": line,
+            "global_id": rep.global_id,
+            "local_id": rep.local_id,
+            "group_id": rep.group_id,
+            "occurrences": rep.occurrences,
+        }));
+    }
+    log(&entries);
+}
+
+pub fn launch_failed(kernel: &Kernel, error: &SimError) {
+    let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
+    eprintln!("clmap: kernel `{}` failed: {error}", kernel.name);
+    log(&[json!({
+        "event": "failure",
+        "launch": index,
+        "kernel": kernel.name,
+        "message": error.to_string(),
+    })]);
+}
