@@ -1,17 +1,335 @@
-//! Capturing launches as workloads (`clmap exec --capture DIR`).
+//! Capturing a run as workloads (`clmap exec --capture DIR`).
+//!
+//! Every launch becomes a single-launch workload: the program's source as built
+//! (`program-N.cl`, with the headers it was compiled with beside it), its build options, the
+//! NDRange, every argument with the contents it had when the kernel started
+//! (`launch-NNNN-KERNEL/NAME.bin`), and the contents the kernel left in the buffers it may
+//! write (`launch-NNNN-KERNEL.expected/NAME.bin`, for `clmap run --expect`).
+//!
+//! The run is also written as pipeline workloads over named buffers (`segment-NN.toml`): a
+//! buffer keeps its name across launches, and a new segment starts wherever the host changed
+//! a buffer between two launches (a write, a fill, a map, or its own `USE_HOST_PTR` array),
+//! where the program changes, or where a buffer is used with another element type. A segment's
+//! buffers start with the contents they had at their first launch in it, and
+//! `segment-NN.expected/` holds what the segment left in them.
+//!
+//! What a workload cannot express is left out with a line in `capture.log` (by-value struct
+//! arguments, images, samplers).
 
-use clmap_workload::NdRange;
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use crate::kernel::{Arg, Kernel};
+use clmap_workload::{
+    Access, Buffer, ElemType, Init, Launch, LaunchArg, NdRange, Number, ScalarType, Workload,
+};
 
-/// A launch being captured: its inputs are written before the run, its outputs after.
-pub struct Capture;
+use crate::config::config;
+use crate::kernel::{Arg, Kernel, ParamKind};
+use crate::object::Ptr;
+use crate::program::Built;
 
-impl Capture {
-    pub fn after(self, _kernel: &Kernel, _args: &[Arg]) {}
+/// A launch being captured: what to write once it has run.
+pub struct Capture {
+    index: usize,
+    /// Buffers the kernel may write: (argument position, workload buffer name).
+    written: Vec<(usize, String)>,
 }
 
-/// Starts capturing a launch when capture is on.
-pub fn before(_kernel: &Kernel, _range: &NdRange, _args: &[Arg]) -> Option<Capture> {
-    None
+struct SegmentBuffer {
+    name: String,
+    elem: ElemType,
+    initial: Vec<u8>,
+    last: Vec<u8>,
+    written: bool,
+}
+
+#[derive(Default)]
+struct Segment {
+    program: usize,
+    source_file: PathBuf,
+    options: String,
+    buffers: Vec<SegmentBuffer>,
+    launches: Vec<Launch>,
+}
+
+#[derive(Default)]
+struct State {
+    launches: usize,
+    segments: usize,
+    programs: HashMap<usize, PathBuf>,
+    segment: Option<Segment>,
+    registered: bool,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+extern "C" {
+    fn atexit(callback: extern "C" fn()) -> i32;
+}
+
+extern "C" fn flush_at_exit() {
+    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    if let (Some(state), Some(dir)) = (guard.as_mut(), config().capture.as_ref()) {
+        flush_segment(dir, state);
+    }
+}
+
+fn note(dir: &Path, text: &str) {
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("capture.log")) {
+        let _ = writeln!(f, "{text}");
+    }
+}
+
+/// A buffer name from a memory object's label (`buffer3`, `buffer3+128`).
+fn buffer_name(label: &str) -> String {
+    label.replace('+', "_at")
+}
+
+/// The element type of a buffer argument: the parameter's pointee type when a workload can
+/// name it, bytes otherwise.
+fn elem_of(type_name: &str, bytes: usize) -> ElemType {
+    let pointee = type_name.trim_end_matches('*').trim();
+    let pointee = pointee.strip_prefix("const ").unwrap_or(pointee);
+    match ElemType::parse(pointee) {
+        Some(e) if e.size() > 0 && bytes as u64 % e.size() == 0 => e,
+        _ => ElemType::scalar(ScalarType::UChar),
+    }
+}
+
+fn scalar_arg(name: &str, type_name: &str, bytes: &[u8]) -> Option<LaunchArg> {
+    let ty = ElemType::parse(type_name)?;
+    let size = ty.scalar.size() as usize;
+    let value = (0..ty.width as usize)
+        .map(|c| Number::read_le(ty.scalar, bytes.get(c * size..(c + 1) * size)?))
+        .collect::<Option<Vec<Number>>>()?;
+    Some(LaunchArg::Scalar { name: name.to_string(), ty, value })
+}
+
+fn write_file(path: &Path, bytes: &[u8]) {
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(path, bytes) {
+        eprintln!("clmap: capture: cannot write {}: {e}", path.display());
+    }
+}
+
+/// Writes the program's source (and headers) once; returns its path.
+fn program_file(dir: &Path, state: &mut State, built: &Arc<Built>) -> PathBuf {
+    let key = Arc::as_ptr(built) as usize;
+    if let Some(path) = state.programs.get(&key) {
+        return path.clone();
+    }
+    let n = state.programs.len() + 1;
+    let path = dir.join(format!("program-{n}.cl"));
+    write_file(&path, built.source.as_bytes());
+    for (id, file) in built.compiled.sources.files() {
+        if id != built.compiled.main {
+            if let Some(p) = &file.path {
+                if p.is_relative() {
+                    write_file(&dir.join(p), file.text.as_bytes());
+                }
+            }
+        }
+    }
+    state.programs.insert(key, path.clone());
+    path
+}
+
+/// Starts capturing a launch when capture is on: writes its workload and inputs.
+pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture> {
+    let dir = config().capture.as_ref()?;
+    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let state = guard.get_or_insert_with(State::default);
+    if !state.registered {
+        state.registered = true;
+        unsafe { atexit(flush_at_exit) };
+    }
+    state.launches += 1;
+    let index = state.launches;
+    let source_file = program_file(dir, state, &kernel.built);
+    let tag = format!("launch-{index:04}-{}", kernel.name);
+
+    let mut buffers = Vec::new();
+    let mut launch_args = Vec::new();
+    let mut written = Vec::new();
+    let mut current: Vec<(String, ElemType, Vec<u8>, bool)> = Vec::new();
+    for (position, (arg, param)) in args.iter().zip(&kernel.params).enumerate() {
+        let arg = match (arg, param.kind) {
+            (Arg::Mem(m), ParamKind::Buffer { constant }) => {
+                let mem = &Ptr(*m).obj().inner;
+                let name = buffer_name(&mem.label);
+                let bytes = mem.bytes();
+                let elem = elem_of(&param.type_name, bytes.len());
+                let file = dir.join(&tag).join(format!("{name}.bin"));
+                write_file(&file, &bytes);
+                let may_write = !constant && param.type_qualifier & crate::cl::CL_KERNEL_ARG_TYPE_CONST == 0;
+                if may_write {
+                    written.push((position, name.clone()));
+                }
+                // The same buffer passed twice is one buffer of the workload.
+                if let Some(b) = buffers.iter_mut().find(|b: &&mut Buffer| b.name == name) {
+                    b.output |= may_write;
+                    launch_args.push(LaunchArg::Buffer { buffer: name });
+                    continue;
+                }
+                buffers.push(Buffer {
+                    name: name.clone(),
+                    elem,
+                    len: bytes.len() as u64 / elem.size(),
+                    init: Init::File(file),
+                    access: Access::ReadWrite,
+                    output: may_write,
+                    tolerance: None,
+                    hex_dump: false,
+                });
+                current.push((name.clone(), elem, bytes, may_write));
+                LaunchArg::Buffer { buffer: name }
+            }
+            (Arg::Null, _) => LaunchArg::Null { name: param.name.clone() },
+            (Arg::Local(n), _) => {
+                let elem = elem_of(&param.type_name, *n);
+                LaunchArg::Local { name: param.name.clone(), elem, len: *n as u64 / elem.size() }
+            }
+            (Arg::Bytes(b), _) => match scalar_arg(&param.name, &param.type_name, b) {
+                Some(a) => a,
+                None => {
+                    note(dir, &format!("{tag} ({}): argument `{}` of type `{}` cannot be written in a workload yet; the launch is not captured", kernel.name, param.name, param.type_name));
+                    return None;
+                }
+            },
+            _ => {
+                note(dir, &format!("{tag} ({}): argument `{}` (an image or sampler) cannot be written in a workload yet; the launch is not captured", kernel.name, param.name));
+                return None;
+            }
+        };
+        launch_args.push(arg);
+    }
+    let outputs: Vec<String> = buffers.iter().filter(|b| b.output).map(|b| b.name.clone()).collect();
+    let launch = Launch::new(kernel.name.clone(), *range, launch_args);
+    let workload = Workload {
+        path: None,
+        source_path: source_file.clone(),
+        source: kernel.built.source.clone(),
+        options: kernel.built.options.clone(),
+        buffers,
+        launches: vec![launch.clone()],
+        groups: Vec::new(),
+        outputs,
+        bytes_moved: None,
+    };
+    write_file(&dir.join(format!("{tag}.toml")), workload.to_toml(dir).as_bytes());
+
+    extend_segment(dir, state, kernel, &source_file, launch, current);
+    Some(Capture { index, written })
+}
+
+/// Adds a launch to the running segment, or starts a new one where the host changed a buffer
+/// the segment knows, the program changed, or a buffer changed its element type.
+fn extend_segment(
+    dir: &Path,
+    state: &mut State,
+    kernel: &Kernel,
+    source_file: &Path,
+    launch: Launch,
+    current: Vec<(String, ElemType, Vec<u8>, bool)>,
+) {
+    let program = Arc::as_ptr(&kernel.built) as usize;
+    let breaks = match &state.segment {
+        None => false,
+        Some(segment) => {
+            segment.program != program
+                || current.iter().any(|(name, elem, bytes, _)| {
+                    segment
+                        .buffers
+                        .iter()
+                        .any(|b| b.name == *name && (b.elem != *elem || b.last != *bytes))
+                })
+        }
+    };
+    if breaks {
+        flush_segment(dir, state);
+    }
+    let segment = state.segment.get_or_insert_with(|| Segment {
+        program,
+        source_file: source_file.to_path_buf(),
+        options: kernel.built.options.clone(),
+        ..Segment::default()
+    });
+    for (name, elem, bytes, may_write) in current {
+        match segment.buffers.iter_mut().find(|b| b.name == name) {
+            Some(b) => b.written |= may_write,
+            None => segment.buffers.push(SegmentBuffer {
+                name,
+                elem,
+                initial: bytes.clone(),
+                last: bytes,
+                written: may_write,
+            }),
+        }
+    }
+    segment.launches.push(launch);
+}
+
+impl Capture {
+    /// Records what the launch left in the buffers it may write.
+    pub fn after(self, kernel: &Kernel, args: &[Arg]) {
+        let Some(dir) = config().capture.as_ref() else { return };
+        let tag = format!("launch-{:04}-{}", self.index, kernel.name);
+        let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        let state = guard.get_or_insert_with(State::default);
+        for (position, name) in &self.written {
+            let Some(Arg::Mem(m)) = args.get(*position) else { continue };
+            let bytes = Ptr(*m).obj().inner.bytes();
+            write_file(&dir.join(format!("{tag}.expected")).join(format!("{name}.bin")), &bytes);
+            if let Some(segment) = state.segment.as_mut() {
+                if let Some(b) = segment.buffers.iter_mut().find(|b| b.name == *name) {
+                    b.last = bytes;
+                }
+            }
+        }
+    }
+}
+
+/// Writes the running segment as a pipeline workload and its expected outputs.
+fn flush_segment(dir: &Path, state: &mut State) {
+    let Some(segment) = state.segment.take() else { return };
+    if segment.launches.is_empty() {
+        return;
+    }
+    state.segments += 1;
+    let tag = format!("segment-{:02}", state.segments);
+    let mut buffers = Vec::new();
+    for b in &segment.buffers {
+        let file = dir.join(&tag).join(format!("{}.bin", b.name));
+        write_file(&file, &b.initial);
+        if b.written {
+            write_file(&dir.join(format!("{tag}.expected")).join(format!("{}.bin", b.name)), &b.last);
+        }
+        buffers.push(Buffer {
+            name: b.name.clone(),
+            elem: b.elem,
+            len: b.initial.len() as u64 / b.elem.size(),
+            init: Init::File(file),
+            access: Access::ReadWrite,
+            output: b.written,
+            tolerance: None,
+            hex_dump: false,
+        });
+    }
+    let source = std::fs::read_to_string(&segment.source_file).unwrap_or_default();
+    let workload = Workload {
+        path: None,
+        source_path: segment.source_file.clone(),
+        source,
+        options: segment.options.clone(),
+        outputs: buffers.iter().filter(|b| b.output).map(|b| b.name.clone()).collect(),
+        buffers,
+        launches: segment.launches,
+        groups: Vec::new(),
+        bytes_moved: None,
+    };
+    write_file(&dir.join(format!("{tag}.toml")), workload.to_toml(dir).as_bytes());
 }

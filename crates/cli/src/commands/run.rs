@@ -58,6 +58,11 @@ pub struct Args {
     /// Write every output buffer to DIR as NAME.bin (raw little-endian) and NAME.csv.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Compare every output with DIR/NAME.bin (raw little-endian bytes, as `--out` and
+    /// `clmap exec --capture` write them): exact for integers, the buffer's tolerance for
+    /// floats. Exit code 2 when an output differs.
+    #[arg(long, value_name = "DIR")]
+    pub expect: Option<PathBuf>,
     /// Print dumps and errors exactly as oclgrind-kernel does, so its scripts keep working.
     #[arg(long)]
     pub oclgrind_output: bool,
@@ -138,6 +143,11 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
             println!("wrote {} files to {}", written.len(), dir.display());
         }
     }
+    if let Some(dir) = &args.expect {
+        if !outputs_as_expected(dir, workload, &outcome.buffers, args.json)? {
+            return Ok(Status::KernelFault);
+        }
+    }
     // oclgrind-kernel reports findings on standard error and still exits 0; scripts written for
     // it rely on that.
     Ok(if outcome.reports.is_empty() || args.oclgrind_output {
@@ -145,6 +155,49 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     } else {
         Status::KernelFault
     })
+}
+
+/// Compares the outputs of a run with the files in `dir`; says which differ.
+fn outputs_as_expected(
+    dir: &std::path::Path,
+    workload: &clmap_workload::Workload,
+    actual: &clmap_workload::BufferSet,
+    quiet: bool,
+) -> Result<bool, CliError> {
+    let mut expected = actual.clone();
+    for data in &mut expected.buffers {
+        if !workload.outputs.contains(&data.name) {
+            continue;
+        }
+        let path = dir.join(format!("{}.bin", data.name));
+        data.bytes = std::fs::read(&path).map_err(|e| {
+            CliError::BadInput(format!("--expect: cannot read {}: {e}", path.display()))
+        })?;
+    }
+    let compared = workload.compare_outputs(&expected, actual);
+    let mut agree = true;
+    for c in &compared {
+        let line = match &c.result {
+            Ok(r) if r.passed() => format!("{}: as expected ({} values)", c.name, r.compared),
+            Ok(r) => {
+                agree = false;
+                let first = r
+                    .first_mismatches
+                    .first()
+                    .map(|m| format!("; [{}] expected {} got {}", m.index, m.expected, m.actual))
+                    .unwrap_or_default();
+                format!("{}: {} of {} values differ from {}{first}", c.name, r.mismatches, r.compared, dir.display())
+            }
+            Err(e) => {
+                agree = false;
+                format!("{}: cannot compare with {}: {e}", c.name, dir.display())
+            }
+        };
+        if !quiet || !agree {
+            eprintln!("{line}");
+        }
+    }
+    Ok(agree)
 }
 
 /// The options of a `.sim` file's `# ARGS:` line (Oclgrind's test kernels carry one), applied
