@@ -101,11 +101,14 @@ fn find_library(given: Option<&Path>) -> Result<PathBuf, CliError> {
     }
     let exe = std::env::current_exe().map_err(|e| CliError::Environment(format!("cannot locate clmap: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
-    // Test binaries live in target/*/deps, one level below the library.
-    let candidates = [dir.join(NAME), dir.join("..").join(NAME), dir.join("../lib/clmap").join(NAME)];
+    // Beside the binary (an install, or cargo's output directory), or in cargo's deps
+    // directory, where a build of the clmap package alone refreshes it: the newest wins.
+    let candidates = [dir.join(NAME), dir.join("deps").join(NAME), dir.join("../lib/clmap").join(NAME)];
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     candidates
         .iter()
-        .find(|p| p.is_file())
+        .filter(|p| p.is_file())
+        .max_by_key(|p| modified(p))
         .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
         .ok_or_else(|| {
             CliError::Environment(format!(

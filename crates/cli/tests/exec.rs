@@ -1,0 +1,181 @@
+//! `clmap exec` on host programs of our own (`tests/exec/*.c`), compiled against the ICD
+//! loader as a user's program is: results, findings and exit codes, device emulation, metrics
+//! over a run, and capture followed by replay.
+
+use clmap_testkit::{clmap, clmap_command, ClmapRun, Scratch};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Compiles `tests/exec/NAME.c` against the OpenCL loader, or says why it cannot.
+fn compiled(name: &str, scratch: &Scratch) -> Option<PathBuf> {
+    let source = clmap_testkit::root().join("tests/exec").join(format!("{name}.c"));
+    let binary = scratch.join(name);
+    let status = Command::new("cc")
+        .args(["-std=c99", "-Wall", "-Werror", "-O1", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .args(["-lOpenCL", "-lm"])
+        .status();
+    match status {
+        Ok(s) if s.success() => Some(binary),
+        other => {
+            let required = std::env::var("CLMAP_REQUIRE_OPENCL").is_ok_and(|v| v == "1");
+            assert!(!required, "cannot compile {}: {other:?} (cc and ocl-icd-opencl-dev needed)", source.display());
+            eprintln!("skipped: cannot compile {} ({other:?})", source.display());
+            None
+        }
+    }
+}
+
+fn exec(args: &[&str], program: &Path, dir: &Path) -> ClmapRun {
+    let mut command = clmap_command();
+    command.current_dir(dir).arg("exec").args(args).arg("--").arg(program);
+    let mut all: Vec<&str> = vec!["exec"];
+    all.extend(args);
+    ClmapRun::of(&mut command, &all)
+}
+
+#[test]
+fn a_host_loop_runs_and_its_capture_replays_segment_by_segment() {
+    let scratch = Scratch::new("exec-pipeline");
+    let Some(program) = compiled("pipeline", &scratch) else { return };
+    let capture = scratch.join("cap");
+    let run = exec(&["--capture", capture.to_str().unwrap()], &program, scratch.path());
+    run.assert_success();
+    assert!(run.stdout().contains("0 of 8192 values differ"), "{}", run.describe());
+    assert!(run.stderr().contains("7 launches of 2 kernels"), "{}", run.describe());
+
+    let mut launches = Vec::new();
+    let mut segments = Vec::new();
+    for entry in std::fs::read_dir(&capture).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".toml") {
+            if name.starts_with("launch-") {
+                launches.push(path);
+            } else if name.starts_with("segment-") {
+                segments.push(path);
+            }
+        }
+    }
+    assert_eq!(launches.len(), 7, "one workload per launch");
+    // The host rewrites a buffer halfway: the run is two pipelines.
+    assert_eq!(segments.len(), 2, "segments: {segments:?}");
+    for workload in launches.iter().chain(&segments) {
+        let expected = workload.with_extension("expected");
+        let replay = clmap(&[
+            "run",
+            workload.to_str().unwrap(),
+            "--expect",
+            expected.to_str().unwrap(),
+        ]);
+        replay.assert_success();
+    }
+    // A replay that disagrees with the recording is caught.
+    let first = launches.iter().find(|p| p.to_string_lossy().contains("launch-0001")).unwrap();
+    let expected = first.with_extension("expected");
+    for entry in std::fs::read_dir(&expected).unwrap() {
+        let path = entry.unwrap().path();
+        let mut bytes = std::fs::read(&path).unwrap();
+        // The sign and exponent byte of the first float: far outside any tolerance.
+        bytes[3] ^= 0x40;
+        std::fs::write(&path, bytes).unwrap();
+    }
+    clmap(&["run", first.to_str().unwrap(), "--expect", expected.to_str().unwrap()]).assert_code(2);
+}
+
+#[test]
+fn findings_are_reported_with_the_line_and_can_set_the_exit_code() {
+    let scratch = Scratch::new("exec-stray");
+    let Some(program) = compiled("stray_write", &scratch) else { return };
+    let run = exec(&[], &program, scratch.path());
+    // The program's own exit code stands by default.
+    run.assert_success();
+    let err = run.stderr();
+    assert!(err.contains("input.cl:9:9: error: out-of-bounds access"), "{}", run.describe());
+    assert!(err.contains("data[past] = -1;"), "{}", run.describe());
+    assert!(err.contains("work-item (127,0,0)"), "{}", run.describe());
+    assert!(err.contains("1 finding"), "{}", run.describe());
+    exec(&["--findings-exit", "7"], &program, scratch.path()).assert_code(7);
+
+    let json = exec(&["--json"], &program, scratch.path());
+    json.assert_success();
+    let text = json.stdout();
+    let start = text.find('{').expect("a JSON summary");
+    let v: serde_json::Value = serde_json::from_str(&text[start..]).unwrap();
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["findings"][0]["kind"], "out-of-bounds access");
+    assert_eq!(v["findings"][0]["line"], 9);
+    assert_eq!(v["launches"].as_array().unwrap().len(), 1);
+
+    let oclgrind = exec(&["--oclgrind-output"], &program, scratch.path());
+    assert!(
+        oclgrind.stderr().contains("Invalid write of size 4 at global memory address"),
+        "{}",
+        oclgrind.describe()
+    );
+}
+
+#[test]
+fn an_emulated_device_reports_and_enforces_its_limits() {
+    let scratch = Scratch::new("exec-limits");
+    let Some(program) = compiled("limits", &scratch) else { return };
+    let plain = exec(&["-q"], &program, scratch.path());
+    plain.assert_success();
+    assert!(plain.stdout().contains("local_mem 65536"), "{}", plain.describe());
+    assert!(plain.stdout().contains("enqueue with 60 KiB of local memory: 0"), "{}", plain.describe());
+
+    let h100 = exec(&["-q", "--emulate", "h100"], &program, scratch.path());
+    h100.assert_success();
+    let out = h100.stdout();
+    assert!(out.contains("local_mem 49152"), "{}", h100.describe());
+    assert!(out.contains("enqueue with 60 KiB of local memory: -5"), "CL_OUT_OF_RESOURCES: {}", h100.describe());
+    assert!(out.contains("enqueue with 1 KiB of local memory: 0"), "{}", h100.describe());
+    assert!(out.contains("out[0] 255"), "{}", h100.describe());
+
+    let custom = exec(&["-q", "--limits", "local_mem=1024,max_work_group=128"], &program, scratch.path());
+    let out = custom.stdout();
+    assert!(out.contains("local_mem 1024") && out.contains("max_work_group 128"), "{}", custom.describe());
+    // 256 work-items in x exceed the limit of 128: CL_INVALID_WORK_ITEM_SIZE.
+    assert!(out.contains("enqueue with 1 KiB of local memory: -55"), "{}", custom.describe());
+
+    let unknown = exec(&["--emulate", "no-such-device-anywhere"], &program, scratch.path());
+    unknown.assert_code(1);
+    assert!(unknown.stderr().contains("h100"), "{}", unknown.describe());
+}
+
+#[test]
+fn analysis_merges_every_launch_of_a_kernel() {
+    let scratch = Scratch::new("exec-analyze");
+    let Some(program) = compiled("pipeline", &scratch) else { return };
+    let run = exec(&["--analyze", "--json"], &program, scratch.path());
+    run.assert_success();
+    let text = run.stdout();
+    let start = text.find("\n{").map_or(0, |i| i + 1);
+    let v: serde_json::Value = serde_json::from_str(&text[start..]).unwrap();
+    let analysis = v["analysis"].as_array().unwrap();
+    assert_eq!(analysis.len(), 2, "{analysis:?}");
+    assert_eq!(analysis[0]["kernel"], "smooth");
+    assert_eq!(analysis[0]["launches"], 6);
+    // Six launches of 4096 work-items each.
+    assert_eq!(analysis[0]["metrics"]["parallelism"]["work_items"], 6 * 4096);
+    assert_eq!(analysis[1]["kernel"], "scale");
+    assert_eq!(analysis[1]["metrics"]["parallelism"]["work_items"], 1024);
+
+    let text_run = exec(&["--analyze", "-q"], &program, scratch.path());
+    text_run.assert_success();
+    assert!(text_run.stdout().contains("smooth"), "{}", text_run.describe());
+}
+
+#[test]
+fn the_platform_lists_itself_to_clinfo() {
+    if Command::new("clinfo").arg("--version").output().is_err() {
+        eprintln!("skipped: clinfo is not installed");
+        return;
+    }
+    let run = clmap(&["exec", "--", "clinfo"]);
+    run.assert_success();
+    let out = run.stdout();
+    assert!(out.contains("Platform Name") && out.contains("clmap"), "{}", run.describe());
+    assert!(out.contains("Device Type") && out.contains("GPU"), "{}", run.describe());
+}
