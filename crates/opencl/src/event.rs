@@ -177,7 +177,7 @@ pub unsafe extern "C" fn release_event(event: cl_event) -> i32 {
     match Obj::release(event) {
         Ok(Some(ev)) => {
             if !ev.queue.is_null() {
-                crate::queue::release_command_queue(ev.queue);
+                crate::queue::drop_queue_ref(ev.queue);
             }
             crate::context::release_context(ev.context);
             CL_SUCCESS

@@ -179,13 +179,13 @@ pub unsafe fn new_mem(
     } else {
         flags
     };
-    let initial: Vec<u8> = if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
-        std::slice::from_raw_parts(host_ptr as *const u8, size).to_vec()
-    } else {
-        vec![0u8; size]
-    };
     let label = next_label();
-    let storage = SharedBuffer::from_bytes(&label, &initial);
+    // One copy from the host's memory into the storage, none for a fresh buffer.
+    let storage = if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
+        SharedBuffer::from_bytes(&label, std::slice::from_raw_parts(host_ptr as *const u8, size))
+    } else {
+        SharedBuffer::zeroed(&label, size as u64)
+    };
     let uses = flags & CL_MEM_USE_HOST_PTR != 0;
     let root = Root { storage, host: uses.then_some(host_ptr as usize) };
     crate::context::retain_context(context);

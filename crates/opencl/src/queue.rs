@@ -61,6 +61,12 @@ pub unsafe extern "C" fn release_command_queue(queue: cl_command_queue) -> i32 {
         // Releasing the last reference flushes and waits, as the specification asks.
         scheduler::finish(Ptr(queue));
     }
+    drop_queue_ref(queue)
+}
+
+/// Drops a reference without waiting: for the runtime's own references (an event's), which
+/// are dropped while the scheduler runs commands and must not wait for it.
+pub unsafe fn drop_queue_ref(queue: cl_command_queue) -> i32 {
     match Obj::release(queue) {
         Ok(Some(q)) => {
             if let Some(b) = q.last_barrier.lock().unwrap_or_else(|e| e.into_inner()).take() {

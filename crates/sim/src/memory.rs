@@ -60,6 +60,11 @@ impl SharedBuffer {
         SharedBuffer { name: Arc::from(name), storage: Arc::new(BufferStorage::from_bytes(bytes)) }
     }
 
+    /// A buffer of `len` zero bytes.
+    pub fn zeroed(name: &str, len: u64) -> SharedBuffer {
+        SharedBuffer { name: Arc::from(name), storage: Arc::new(BufferStorage::zeroed(len)) }
+    }
+
     /// The current contents.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.storage.to_bytes()
@@ -108,24 +113,42 @@ const LOCK_STRIPES: usize = 64;
 
 impl BufferStorage {
     pub fn from_bytes(bytes: &[u8]) -> BufferStorage {
-        let words = bytes
-            .chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                AtomicU32::new(u32::from_le_bytes(w))
-            })
-            .collect();
+        let mut words = vec![0u32; bytes.len().div_ceil(4)];
+        // A word holds its four bytes in little-endian order (see `read`): on a little-endian
+        // host that is the bytes' own layout, so buffers of any size load with one copy.
+        if cfg!(target_endian = "little") {
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    words.as_mut_ptr().cast::<u8>(),
+                    bytes.len(),
+                )
+            };
+        } else {
+            for (w, c) in words.iter_mut().zip(bytes.chunks(4)) {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                *w = u32::from_le_bytes(b);
+            }
+        }
+        BufferStorage::from_words(words, bytes.len() as u64)
+    }
+
+    /// A buffer of `len` zero bytes.
+    pub fn zeroed(len: u64) -> BufferStorage {
+        BufferStorage::from_words(vec![0u32; (len as usize).div_ceil(4)], len)
+    }
+
+    fn from_words(words: Vec<u32>, len: u64) -> BufferStorage {
+        // Same size and alignment: the collection reuses the allocation.
+        let words = words.into_iter().map(AtomicU32::new).collect();
         let locks = (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect();
-        BufferStorage { words, len: bytes.len() as u64, locks }
+        BufferStorage { words, len, locks }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.words.len() * 4);
-        for w in self.words.iter() {
-            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
-        }
-        out.truncate(self.len as usize);
+        let mut out = vec![0u8; self.len as usize];
+        self.read_range(0, &mut out);
         out
     }
 
