@@ -61,6 +61,13 @@ fn a_host_loop_runs_and_its_capture_replays_segment_by_segment() {
     assert_eq!(launches.len(), 7, "one workload per launch");
     // The host rewrites a buffer halfway: the run is two pipelines.
     assert_eq!(segments.len(), 2, "segments: {segments:?}");
+    // Each half of the host loop reads back as the loop: one launch repeated three times
+    // with its two buffers swapped after each step, as fusion wants it.
+    segments.sort();
+    let first_segment = std::fs::read_to_string(&segments[0]).unwrap();
+    assert!(first_segment.contains("repeat = 3"), "{first_segment}");
+    assert!(first_segment.contains(r#"swap = [["buffer0", "buffer1"]]"#), "{first_segment}");
+    assert_eq!(first_segment.matches("[[launch]]").count(), 1, "{first_segment}");
     for workload in launches.iter().chain(&segments) {
         let expected = workload.with_extension("expected");
         let replay = clmap(&[

@@ -11,7 +11,9 @@
 //! a buffer between two launches (a write, a fill, a map, or its own `USE_HOST_PTR` array),
 //! where the program changes, or where a buffer is used with another element type. A segment's
 //! buffers start with the contents they had at their first launch in it, and
-//! `segment-NN.expected/` holds what the segment left in them.
+//! `segment-NN.expected/` holds what the segment left in them. Consecutive launches that repeat
+//! one another, or exchange two buffers (a stencil's ping-pong), are folded into one launch
+//! with `repeat` and `swap`, so the segment reads as the host loop it came from.
 //!
 //! What a workload cannot express is left out with a line in `capture.log` (by-value struct
 //! arguments, images, samplers).
@@ -293,6 +295,92 @@ impl Capture {
     }
 }
 
+/// Folds the launches of a host loop into repetitions, so that the segment reads as the loop
+/// it came from (and fusion sees a repeated launch): a launch equal to the one before it is a
+/// repetition; a launch that differs from the one before it only by exchanging two buffers of
+/// the same type and size is a repetition with those buffers swapped after each step (the
+/// ping-pong of a stencil loop). Launches name storages; the result names buffers, which the
+/// swaps move between storages. Returns the launches and, per buffer name, the storage it
+/// names at the end.
+fn fold_repetitions(
+    launches: Vec<Launch>,
+    buffers: &[SegmentBuffer],
+) -> (Vec<Launch>, HashMap<String, String>) {
+    let mut names: HashMap<String, String> = buffers.iter().map(|b| (b.name.clone(), b.name.clone())).collect();
+    let alike = |x: &str, y: &str| {
+        let find = |n: &str| buffers.iter().find(|b| b.name == n);
+        matches!((find(x), find(y)), (Some(a), Some(b)) if a.elem == b.elem && a.initial.len() == b.initial.len())
+    };
+    let mut out: Vec<Launch> = Vec::new();
+    for mut launch in launches {
+        // Storage to the name that refers to it now.
+        for arg in &mut launch.args {
+            if let LaunchArg::Buffer { buffer } = arg {
+                if let Some((name, _)) = names.iter().find(|(_, storage)| *storage == buffer) {
+                    *buffer = name.clone();
+                }
+            }
+        }
+        let extended = match out.last_mut() {
+            Some(prev) if prev.kernel == launch.kernel && prev.range == launch.range => {
+                if prev.args == launch.args {
+                    prev.repeat += 1;
+                    for (x, y) in prev.swap.clone() {
+                        swap_names(&mut names, &x, &y);
+                    }
+                    true
+                } else if prev.repeat == 1 && prev.swap.is_empty() {
+                    match exchanged_pair(&prev.args, &launch.args) {
+                        Some((x, y)) if alike(&x, &y) => {
+                            prev.repeat = 2;
+                            prev.swap = vec![(x, y)];
+                            // Two swaps so far (after each repetition): the names are back.
+                            true
+                        }
+                        _ => false,
+                    }
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        };
+        if !extended {
+            out.push(launch);
+        }
+    }
+    (out, names)
+}
+
+fn swap_names(names: &mut HashMap<String, String>, x: &str, y: &str) {
+    let (Some(sx), Some(sy)) = (names.get(x).cloned(), names.get(y).cloned()) else { return };
+    names.insert(x.to_string(), sy);
+    names.insert(y.to_string(), sx);
+}
+
+/// The two buffer names two argument lists exchange, when that is their only difference.
+fn exchanged_pair(a: &[LaunchArg], b: &[LaunchArg]) -> Option<(String, String)> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let mut pair: Option<(String, String)> = None;
+    for (x, y) in a.iter().zip(b) {
+        if x == y {
+            continue;
+        }
+        let (LaunchArg::Buffer { buffer: bx }, LaunchArg::Buffer { buffer: by }) = (x, y) else { return None };
+        match &pair {
+            None => pair = Some((bx.clone(), by.clone())),
+            Some((p, q)) if p == by && q == bx => {}
+            Some(_) => return None,
+        }
+    }
+    // Both directions must have been seen: each name appears in both lists.
+    let (p, q) = pair?;
+    let seen_both = a.iter().any(|x| matches!(x, LaunchArg::Buffer { buffer } if *buffer == q));
+    seen_both.then_some((p, q))
+}
+
 /// Writes the running segment as a pipeline workload and its expected outputs.
 fn flush_segment(dir: &Path, state: &mut State) {
     let Some(segment) = state.segment.take() else { return };
@@ -301,12 +389,21 @@ fn flush_segment(dir: &Path, state: &mut State) {
     }
     state.segments += 1;
     let tag = format!("segment-{:02}", state.segments);
+    let (launches, final_storage) = fold_repetitions(segment.launches, &segment.buffers);
+    let storage = |name: &str| {
+        let label = final_storage.get(name).map_or(name, String::as_str);
+        segment.buffers.iter().find(|b| b.name == label)
+    };
     let mut buffers = Vec::new();
     for b in &segment.buffers {
         let file = dir.join(&tag).join(format!("{}.bin", b.name));
         write_file(&file, &b.initial);
-        if b.written {
-            write_file(&dir.join(format!("{tag}.expected")).join(format!("{}.bin", b.name)), &b.last);
+        // An output is reported under its final name, which swaps may have moved to the
+        // storage another name started with.
+        let last = storage(&b.name).unwrap_or(b);
+        let written = b.written || last.written;
+        if written {
+            write_file(&dir.join(format!("{tag}.expected")).join(format!("{}.bin", b.name)), &last.last);
         }
         buffers.push(Buffer {
             name: b.name.clone(),
@@ -314,7 +411,7 @@ fn flush_segment(dir: &Path, state: &mut State) {
             len: b.initial.len() as u64 / b.elem.size(),
             init: Init::File(file),
             access: Access::ReadWrite,
-            output: b.written,
+            output: written,
             tolerance: None,
             hex_dump: false,
         });
@@ -327,7 +424,7 @@ fn flush_segment(dir: &Path, state: &mut State) {
         options: segment.options.clone(),
         outputs: buffers.iter().filter(|b| b.output).map(|b| b.name.clone()).collect(),
         buffers,
-        launches: segment.launches,
+        launches,
         groups: Vec::new(),
         bytes_moved: None,
     };
