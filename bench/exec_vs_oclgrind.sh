@@ -32,6 +32,13 @@ measure() {
   awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$tmp/time"
 }
 
+# The platform's own cost per call, from inside a program (bench/exec_overhead.c).
+cc -O2 -o "$tmp/overhead" bench/exec_overhead.c -lOpenCL
+echo "per-call cost in microseconds (5000 calls each):"
+paste <("$clmap" exec -q -- "$tmp/overhead" 5000 | sed 's/^/clmap    /') \
+      <(oclgrind "$tmp/overhead" 5000 | awk '{ print "oclgrind", $2 }')
+echo
+
 printf "%-12s %6s %10s %10s %10s %10s %9s\n" program size ocl_wall_s clmap_wall_s ocl_cpu_s clmap_cpu_s wall_x
 for run in "${runs[@]}"; do
   program=${run%%:*}

@@ -16,15 +16,18 @@ use crate::kernel::Kernel;
 use crate::launch::Outcome;
 
 static LAUNCHES: AtomicU64 = AtomicU64::new(0);
-static LOG: Mutex<()> = Mutex::new(());
+/// The log file, opened once: one write per launch, unbuffered, so a program that crashes
+/// leaves every launch before the crash in it.
+static LOG: Mutex<Option<std::fs::File>> = Mutex::new(None);
 
 /// Appends one JSON object per line to the log file, when there is one.
 fn log(entries: &[serde_json::Value]) {
     let Some(path) = &config().log else { return };
-    let _guard = LOG.lock().unwrap_or_else(|e| e.into_inner());
-    let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
-        return;
-    };
+    let mut file = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    if file.is_none() {
+        *file = std::fs::OpenOptions::new().create(true).append(true).open(path).ok();
+    }
+    let Some(file) = file.as_mut() else { return };
     let mut text = String::new();
     for e in entries {
         text.push_str(&e.to_string());

@@ -52,7 +52,10 @@ impl SimOptions {
     /// The number of threads actually used.
     pub fn thread_count(&self) -> usize {
         if self.threads == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            // Asking the OS reads cgroup files (tens of microseconds): once per process, not
+            // once per launch, or pipelines of small launches pay it every time.
+            static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+            *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         } else {
             self.threads
         }
