@@ -165,6 +165,7 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
         Builtin::Shuffle | Builtin::Shuffle2 => shuffle(ex, call, mask),
         Builtin::Printf => crate::printf::run_printf(ex, call, mask),
         Builtin::WorkItem(_) => {}
+        Builtin::ReadImage(_) | Builtin::WriteImage(_) | Builtin::ImageQuery(_) => {}
     }
 }
 

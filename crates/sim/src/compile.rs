@@ -113,7 +113,7 @@ pub(crate) enum Shape {
         scalar: Scalar,
         width: u32,
     },
-    /// Pointers and events: one `ULong` slot.
+    /// Pointers, events, images and samplers: one `ULong` slot.
     Word,
     /// Arrays and structs: one slot with the address of the bytes.
     Aggregate {
@@ -227,7 +227,11 @@ impl<'m> Compiler<'m> {
             TypeInner::Vector { scalar, size } => {
                 Shape::Arith { scalar: *scalar, width: size.width() }
             }
-            TypeInner::Pointer { .. } | TypeInner::Event => Shape::Word,
+            // An image is the address of its storage, a sampler its `CLK_*` bits.
+            TypeInner::Pointer { .. }
+            | TypeInner::Event
+            | TypeInner::Image(_)
+            | TypeInner::Sampler => Shape::Word,
             TypeInner::Array { .. } | TypeInner::Struct { .. } => {
                 Shape::Aggregate { size: u64::from(self.module.size_of(ty)) }
             }
