@@ -51,6 +51,11 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
             TypeInner::Pointer { space, .. } => Some(*space),
             _ => None,
         };
+        let opaque = match c.inner(p.ty)? {
+            TypeInner::Image(kind) => Some(OpaqueParam::Image(*kind)),
+            TypeInner::Sampler => Some(OpaqueParam::Sampler),
+            _ => None,
+        };
         let size = u64::from(module.size_of(p.ty));
         let slot = match loc {
             VarLoc::Reg { slot, scalar, width } => ParamSlot::Reg { slot, scalar, width },
@@ -59,7 +64,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
                 return Err(c.unsupported(p.span, "a kernel parameter in local memory"));
             }
         };
-        params.push(ParamInfo { name: p.name.clone(), slot, pointer_space });
+        params.push(ParamInfo { name: p.name.clone(), slot, pointer_space, opaque });
     }
     c.block(&mut ctx, &function.body, &mut nodes)?;
     let reqd = match &function.kind {
@@ -709,6 +714,11 @@ impl<'m> Compiler<'m> {
         }
         match v {
             VariableRef::Global(g) => {
+                if let Some(bits) = self.sampler_constant(g) {
+                    // A sampler is no memory: its bits are a constant register.
+                    let slot = self.constant(&[bits])?;
+                    return Ok(VarLoc::Reg { slot, scalar: Scalar::ULong, width: 1 });
+                }
                 let index = self.global_image(g)?;
                 let addr = self.alloc(1)?;
                 out.push(Node::Op(Op::GlobalVarAddr { dst: addr, global: index }));
@@ -732,6 +742,18 @@ impl<'m> Compiler<'m> {
             VariableRef::Param(_) => {
                 Err(SimError::InvalidIr { message: "unknown parameter".to_string() })
             }
+        }
+    }
+
+    /// The bits of a program-scope `sampler_t` constant; `None` for other globals.
+    fn sampler_constant(&self, g: Handle<clmap_lang::ir::GlobalVariable>) -> Option<u64> {
+        let gv = self.module.global_variables.get(g)?;
+        if !matches!(self.module.types.get(gv.ty), Some(TypeInner::Sampler)) {
+            return None;
+        }
+        match &gv.init {
+            Some(ConstValue::Literal(l)) => Some(l.as_i128().unwrap_or(0) as u64),
+            _ => Some(0),
         }
     }
 

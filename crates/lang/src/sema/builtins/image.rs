@@ -63,7 +63,10 @@ pub(super) fn signatures(name: &str) -> Vec<Signature> {
             ImageQuery::Width | ImageQuery::ChannelDataType | ImageQuery::ChannelOrder => int,
             ImageQuery::Height if kind.dimensions() >= 2 => int,
             ImageQuery::Depth if kind == ImageKind::Image3d => int,
-            ImageQuery::Dim if kind.dimensions() >= 2 => val(Scalar::Int, kind.coordinate_width()),
+            // `int2` for 2-D images and arrays of them, `int4` for 3-D ones.
+            ImageQuery::Dim if kind.dimensions() >= 2 => {
+                val(Scalar::Int, if kind == ImageKind::Image3d { 4 } else { 2 })
+            }
             ImageQuery::ArraySize if kind.is_array() => Val::scalar(Scalar::ULong),
             _ => continue,
         };
