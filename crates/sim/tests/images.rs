@@ -517,3 +517,56 @@ fn bad_image_and_sampler_arguments_are_errors_not_panics() {
         other => panic!("expected a bad-argument error, got {other:?}"),
     }
 }
+
+#[test]
+fn read_write_images_of_opencl_c_2_read_back_their_own_texels() {
+    let src = r#"
+    __kernel void k(read_write image1d_t img) {
+        int i = get_global_id(0);
+        write_imageui(img, i, read_imageui(img, i) * 3u);
+    }"#;
+    let m = match clmap_lang::frontend::compile_isolated(src, "-cl-std=CL2.0") {
+        Ok(c) => c.module,
+        Err(f) => panic!("{}", f.render()),
+    };
+    let d = desc(ImageKind::Image1d, [4, 1, 1, 1], CL_R, CL_UNSIGNED_INT32);
+    let (img, storage) = image("img", d, &u32_bytes(&[1, 2, 3, 4]));
+    let options = SimOptions { threads: 1, ..SimOptions::default() };
+    let run = run_kernel(&m, "k", &range(&[4], &[2]), &[img], &options, &|| clmap_sim::NoObserver)
+        .expect("runs");
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    assert_eq!(i32s(&storage), vec![3, 6, 9, 12]);
+}
+
+#[test]
+fn the_checkers_accept_a_clean_image_kernel() {
+    // Every work-item reads a neighbourhood shared with others and writes its own texel: no
+    // race, nothing uninitialised, on one thread or several.
+    let src = r#"
+    __constant sampler_t edge = CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;
+    __kernel void blur(read_only image2d_t src, write_only image2d_t dst) {
+        int2 at = (int2)(get_global_id(0), get_global_id(1));
+        float2 centre = convert_float2(at) + 0.5f;
+        float4 sum = read_imagef(src, edge, centre + (float2)(0.5f, 0.5f))
+                   + read_imagef(src, edge, centre - (float2)(0.5f, 0.5f));
+        write_imagef(dst, at, sum * 0.5f);
+    }"#;
+    let d = desc(ImageKind::Image2d, [8, 8, 1, 1], CL_RGBA, CL_UNORM_INT8);
+    let pixels: Vec<u8> = (0..256u32).map(|i| (i * 11 % 256) as u8).collect();
+    let mut outputs = Vec::new();
+    for threads in [1, 4] {
+        let (src_arg, _) = image("src", d, &pixels);
+        let (dst_arg, dst) = image("dst", d, &[0; 256]);
+        let options = SimOptions {
+            threads,
+            check_races: true,
+            check_uninitialised: true,
+            ..SimOptions::default()
+        };
+        let run = run_with(src, "blur", &[8, 8], &[4, 4], &[src_arg, dst_arg], &options);
+        assert!(run.reports.is_empty(), "{:?}", run.reports);
+        outputs.push(dst.to_bytes());
+    }
+    assert_eq!(outputs[0], outputs[1], "the same texels on 1 and 4 threads");
+    assert_ne!(outputs[0], vec![0; 256]);
+}
