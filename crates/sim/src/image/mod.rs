@@ -111,6 +111,32 @@ impl ImageDesc {
     }
 }
 
+/// The image type of a host `cl_mem_object_type` (`CL_MEM_OBJECT_IMAGE2D` = 0x10F1 …);
+/// `None` for buffers and pipes.
+pub fn image_kind_of_mem_object_type(code: u32) -> Option<ImageKind> {
+    Some(match code {
+        0x10F1 => ImageKind::Image2d,
+        0x10F2 => ImageKind::Image3d,
+        0x10F3 => ImageKind::Image2dArray,
+        0x10F4 => ImageKind::Image1d,
+        0x10F5 => ImageKind::Image1dArray,
+        0x10F6 => ImageKind::Image1dBuffer,
+        _ => return None,
+    })
+}
+
+/// The host `cl_mem_object_type` of an image type.
+pub fn mem_object_type(kind: ImageKind) -> u32 {
+    match kind {
+        ImageKind::Image2d => 0x10F1,
+        ImageKind::Image3d => 0x10F2,
+        ImageKind::Image2dArray => 0x10F3,
+        ImageKind::Image1d => 0x10F4,
+        ImageKind::Image1dArray => 0x10F5,
+        ImageKind::Image1dBuffer => 0x10F6,
+    }
+}
+
 /// An image bound to a launch: its descriptor, checked, with the format decoded once.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BoundImage {
@@ -171,5 +197,13 @@ mod tests {
         assert_eq!(desc(ImageKind::Image2d, 0x10B8, 0x10DA).pixel_bytes(), None);
         assert!(desc(ImageKind::Image2d, 0x10B5, 0x10D2).problem(47).is_some());
         assert!(desc(ImageKind::Image2d, 0x10B5, 0x10D2).problem(48).is_none());
+    }
+
+    #[test]
+    fn mem_object_types_map_both_ways() {
+        for kind in ImageKind::ALL {
+            assert_eq!(image_kind_of_mem_object_type(mem_object_type(kind)), Some(kind));
+        }
+        assert_eq!(image_kind_of_mem_object_type(0x10F0), None, "CL_MEM_OBJECT_BUFFER");
     }
 }
