@@ -570,3 +570,20 @@ fn the_checkers_accept_a_clean_image_kernel() {
     assert_eq!(outputs[0], outputs[1], "the same texels on 1 and 4 threads");
     assert_ne!(outputs[0], vec![0; 256]);
 }
+
+#[test]
+fn nearest_reads_return_the_texel_itself() {
+    // The sign of zero and an infinity survive a sampled nearest read (no weighted sum).
+    let src = r#"
+    __constant sampler_t s = CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+    __kernel void k(read_only image1d_t img, __global float *out) {
+        int i = get_global_id(0);
+        out[i] = read_imagef(img, s, (float)i + 0.5f).x;
+    }"#;
+    let d = desc(ImageKind::Image1d, [2, 1, 1, 1], CL_R, CL_FLOAT);
+    let (img, _) = image("img", d, &f32_bytes(&[-0.0, f32::INFINITY]));
+    let out = buf_f32("out", &[1.0; 2]);
+    run(src, "k", &[2], &[2], &[img, ArgValue::Buffer(out.clone())]);
+    let bits: Vec<u32> = f32s(&out).iter().map(|f| f.to_bits()).collect();
+    assert_eq!(bits, [(-0.0f32).to_bits(), f32::INFINITY.to_bits()]);
+}

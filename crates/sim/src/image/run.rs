@@ -133,8 +133,7 @@ pub(crate) fn read<O: Observer>(
         );
         let mut result = [0u32; 4];
         if value == ImageValue::Float {
-            let mut sum = [0f32; 4];
-            for (round, (at, weight)) in footprint.taps.iter().enumerate() {
+            let mut texels = footprint.taps.iter().enumerate().map(|(round, (at, weight))| {
                 let texel = match at {
                     Some(at) => {
                         let offset = image.desc.offset(*at, image.pixel_bytes);
@@ -144,11 +143,20 @@ pub(crate) fn read<O: Observer>(
                     }
                     None => texel::border_float(image.format),
                 };
-                for c in 0..4 {
-                    sum[c] += weight * texel[c];
-                }
-            }
-            result = sum.map(f32::to_bits);
+                (texel, *weight)
+            });
+            let color = if footprint.taps.len() == 1 {
+                // Nearest: the texel itself (a weighted sum would turn -0.0 into 0.0).
+                texels.next().map_or([0.0; 4], |(texel, _)| texel)
+            } else {
+                texels.fold([0f32; 4], |mut sum, (texel, weight)| {
+                    for c in 0..4 {
+                        sum[c] += weight * texel[c];
+                    }
+                    sum
+                })
+            };
+            result = color.map(f32::to_bits);
         } else if let Some((at, _)) = footprint.taps.first() {
             result = match at {
                 Some(at) => {
