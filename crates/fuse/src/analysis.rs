@@ -449,6 +449,16 @@ impl<'a> Walker<'a> {
                         "`printf` would print again for every redundant computation".into(),
                         span,
                     ),
+                    // Fusion follows buffers element by element; an image's texels are reached
+                    // through coordinates, samplers and formats it does not model.
+                    Builtin::ReadImage(_) | Builtin::WriteImage(_) | Builtin::ImageQuery(_) => self
+                        .blocker(
+                            format!(
+                                "`{}` works on an image, which fusion does not analyse",
+                                function.name()
+                            ),
+                            span,
+                        ),
                     _ => {}
                 }
                 for a in args {

@@ -408,6 +408,7 @@ fn stage_helper(module: &mut Module, plan: &Plan, boxes: &Boxes, k: usize, name:
                 name: format!("{prefix}{d}"),
                 ty,
                 is_const: false,
+                access: None,
                 span: Span::UNDEFINED,
             });
         }

@@ -86,13 +86,8 @@ pub struct TypeQualifiers {
     pub is_restrict: bool,
 }
 
-/// Access qualifiers of image arguments (`read_only` …); parsed so sema can refuse images.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccessQualifier {
-    ReadOnly,
-    WriteOnly,
-    ReadWrite,
-}
+/// Access qualifiers of image parameters (`read_only` …): the IR's own.
+pub use crate::ir::AccessQualifier;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeclSpecifiers {
@@ -139,20 +134,13 @@ pub enum PrimitiveType {
     UintptrT,
     /// `event_t`, used by `async_work_group_copy`.
     Event,
-    /// `image2d_t` & co., `sampler_t`: parsed, refused by sema ("not supported yet").
+    /// `image2d_t` & co. and `sampler_t`.
     Image(ImageKind),
     Sampler,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ImageKind {
-    Image1d,
-    Image1dArray,
-    Image1dBuffer,
-    Image2d,
-    Image2dArray,
-    Image3d,
-}
+/// The image types: the IR's own.
+pub use crate::ir::ImageKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StructKind {

@@ -144,7 +144,8 @@ impl<'a> FunctionDumper<'a> {
             .iter()
             .map(|p| {
                 let constness = if p.is_const { "const " } else { "" };
-                format!("{}: {constness}{}", p.name, type_text(self.module, p.ty))
+                let access = p.access.map(|a| format!("{} ", a.name())).unwrap_or_default();
+                format!("{}: {access}{constness}{}", p.name, type_text(self.module, p.ty))
             })
             .collect();
         let returns = match f.return_type {

@@ -145,7 +145,7 @@ pub fn compile(
     if diagnostics.has_errors() {
         return Err(CompileFailure { sources, diagnostics });
     }
-    let (module, sema_diagnostics) = crate::sema::check(&unit);
+    let (module, sema_diagnostics) = crate::sema::check_with(&unit, options.std().version());
     diagnostics.extend(sema_diagnostics);
     let module = match module {
         Some(module) if !diagnostics.has_errors() => module,

@@ -238,6 +238,7 @@ fn const_value(module: &Module, value: &ConstValue, ty: Handle<Type>, depth: usi
         return "0".to_string();
     }
     match (value, inner) {
+        (ConstValue::Literal(lit), Some(TypeInner::Sampler)) => sampler_text(*lit),
         (ConstValue::Literal(lit), Some(TypeInner::Vector { .. })) => {
             format!("({})({})", types::type_name(module, ty), literal::literal(*lit).text)
         }
@@ -286,6 +287,16 @@ fn const_value(module: &Module, value: &ConstValue, ty: Handle<Type>, depth: usi
             None => "{0}".to_string(),
         },
     }
+}
+
+/// A sampler's value as the `CLK_*` flags that make it (the literal itself when it is no
+/// valid combination, which the validator refuses).
+pub(crate) fn sampler_text(value: crate::ir::Literal) -> String {
+    value
+        .as_i128()
+        .and_then(|v| u32::try_from(v).ok())
+        .and_then(crate::ir::SamplerBits::decode)
+        .map_or_else(|| literal::literal(value).text, crate::ir::SamplerBits::constant_names)
 }
 
 /// Whether a function is a kernel (for the header).

@@ -31,6 +31,10 @@
 //!   in a block around the `Switch` statement.
 //! - `return f();` in a void function (with `f` void) is `f();` followed by `return;`.
 //! - `Member` on a struct value (a call's result) is a value, not a place.
+//! - An image parameter written without an access qualifier is `read_only`; the qualifier is
+//!   on [`ir::Parameter::access`]. A `sampler_t` initialised from an integer constant (the
+//!   `CLK_*` flags) gets an implicit `Convert` of a `uint` literal holding the folded value,
+//!   so every later stage sees the sampler's bits directly.
 
 mod builtins;
 mod calls;
@@ -39,6 +43,7 @@ mod conversions;
 mod declarations;
 mod expr;
 mod functions;
+mod images;
 mod initializers;
 mod names;
 mod operators;
@@ -59,10 +64,20 @@ use crate::span::Span;
 
 use scope::Scopes;
 
-/// Checks a translation unit and lowers it to IR. Never panics. Returns the module when there
-/// are no errors (warnings may be present).
+/// Checks a translation unit as OpenCL C 1.2 and lowers it to IR. Never panics. Returns the
+/// module when there are no errors (warnings may be present).
 pub fn check(unit: &ast::TranslationUnit) -> (Option<ir::Module>, Diagnostics) {
-    let mut checker = Checker::new();
+    check_with(unit, 120)
+}
+
+/// [`check`] for the language version `language_version` (the value of
+/// `__OPENCL_C_VERSION__`: 120 for OpenCL C 1.2, 200 for 2.0). The version decides only what
+/// later versions added that the IR can represent (`read_write` images).
+pub fn check_with(
+    unit: &ast::TranslationUnit,
+    language_version: u32,
+) -> (Option<ir::Module>, Diagnostics) {
+    let mut checker = Checker::new(language_version);
     checker.translation_unit(unit);
     checker.finish()
 }
@@ -82,6 +97,8 @@ pub(crate) type SResult<T> = Result<T, Reported>;
 struct FunctionEntry {
     name: String,
     params: Vec<Handle<ir::Type>>,
+    /// Access qualifiers of the parameters (`None` except for images).
+    param_access: Vec<Option<ir::AccessQualifier>>,
     return_type: Option<Handle<ir::Type>>,
     is_kernel: bool,
     declared_at: Span,
@@ -116,6 +133,8 @@ pub(crate) struct Checker {
     constant_locals: std::collections::HashMap<Handle<ir::LocalVariable>, ir::Literal>,
     /// Pragmas collected at file scope, with the number of function definitions before them.
     definitions_so_far: usize,
+    /// `__OPENCL_C_VERSION__` of the program (120 unless built with `-cl-std=CL2.0` or later).
+    language_version: u32,
 }
 
 /// What statement checking needs to know about the enclosing function and constructs.
@@ -146,7 +165,7 @@ pub(crate) fn empty_function(name: &str, span: Span) -> ir::Function {
 }
 
 impl Checker {
-    fn new() -> Self {
+    fn new(language_version: u32) -> Self {
         let mut checker = Checker {
             module: ir::Module::default(),
             diags: Diagnostics::default(),
@@ -159,6 +178,7 @@ impl Checker {
             constant_context: None,
             constant_locals: std::collections::HashMap::new(),
             definitions_so_far: 0,
+            language_version,
         };
         names::define_predefined(&mut checker);
         checker

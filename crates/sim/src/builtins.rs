@@ -77,10 +77,19 @@ impl Compiler<'_> {
             };
             compiled.push(BuiltinArg { slot, scalar, width: w, pointer, literal });
         }
-        let space = compiled
-            .iter()
-            .find_map(|a| a.pointer.map(|p| p.0))
-            .unwrap_or(clmap_lang::ir::AddressSpace::Private);
+        let touches_image = matches!(function, Builtin::ReadImage(_) | Builtin::WriteImage(_));
+        let space = if touches_image {
+            // Texels are global memory: the image's storage is one of the launch's buffers.
+            if let Some(image) = args.first() {
+                object = self.root_name(ctx, *image, 0);
+            }
+            clmap_lang::ir::AddressSpace::Global
+        } else {
+            compiled
+                .iter()
+                .find_map(|a| a.pointer.map(|p| p.0))
+                .unwrap_or(clmap_lang::ir::AddressSpace::Private)
+        };
         let site = self.site(span, object, space);
         let dst = self.alloc(width.max(1))?;
         out.push(Node::Op(Op::Builtin(Box::new(BuiltinCall {
@@ -165,6 +174,9 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
         Builtin::Shuffle | Builtin::Shuffle2 => shuffle(ex, call, mask),
         Builtin::Printf => crate::printf::run_printf(ex, call, mask),
         Builtin::WorkItem(_) => {}
+        Builtin::ReadImage(v) => crate::image::run::read(ex, call, v, mask),
+        Builtin::WriteImage(v) => crate::image::run::write(ex, call, v, mask),
+        Builtin::ImageQuery(q) => crate::image::run::query(ex, call, q, mask),
     }
 }
 

@@ -51,6 +51,11 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
             TypeInner::Pointer { space, .. } => Some(*space),
             _ => None,
         };
+        let opaque = match c.inner(p.ty)? {
+            TypeInner::Image(kind) => Some(OpaqueParam::Image(*kind)),
+            TypeInner::Sampler => Some(OpaqueParam::Sampler),
+            _ => None,
+        };
         let size = u64::from(module.size_of(p.ty));
         let slot = match loc {
             VarLoc::Reg { slot, scalar, width } => ParamSlot::Reg { slot, scalar, width },
@@ -59,7 +64,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
                 return Err(c.unsupported(p.span, "a kernel parameter in local memory"));
             }
         };
-        params.push(ParamInfo { name: p.name.clone(), slot, pointer_space });
+        params.push(ParamInfo { name: p.name.clone(), slot, pointer_space, opaque });
     }
     c.block(&mut ctx, &function.body, &mut nodes)?;
     let reqd = match &function.kind {
@@ -113,7 +118,7 @@ pub(crate) enum Shape {
         scalar: Scalar,
         width: u32,
     },
-    /// Pointers and events: one `ULong` slot.
+    /// Pointers, events, images and samplers: one `ULong` slot.
     Word,
     /// Arrays and structs: one slot with the address of the bytes.
     Aggregate {
@@ -227,7 +232,11 @@ impl<'m> Compiler<'m> {
             TypeInner::Vector { scalar, size } => {
                 Shape::Arith { scalar: *scalar, width: size.width() }
             }
-            TypeInner::Pointer { .. } | TypeInner::Event => Shape::Word,
+            // An image is the address of its storage, a sampler its `CLK_*` bits.
+            TypeInner::Pointer { .. }
+            | TypeInner::Event
+            | TypeInner::Image(_)
+            | TypeInner::Sampler => Shape::Word,
             TypeInner::Array { .. } | TypeInner::Struct { .. } => {
                 Shape::Aggregate { size: u64::from(self.module.size_of(ty)) }
             }
@@ -705,6 +714,11 @@ impl<'m> Compiler<'m> {
         }
         match v {
             VariableRef::Global(g) => {
+                if let Some(bits) = self.sampler_constant(g) {
+                    // A sampler is no memory: its bits are a constant register.
+                    let slot = self.constant(&[bits])?;
+                    return Ok(VarLoc::Reg { slot, scalar: Scalar::ULong, width: 1 });
+                }
                 let index = self.global_image(g)?;
                 let addr = self.alloc(1)?;
                 out.push(Node::Op(Op::GlobalVarAddr { dst: addr, global: index }));
@@ -728,6 +742,18 @@ impl<'m> Compiler<'m> {
             VariableRef::Param(_) => {
                 Err(SimError::InvalidIr { message: "unknown parameter".to_string() })
             }
+        }
+    }
+
+    /// The bits of a program-scope `sampler_t` constant; `None` for other globals.
+    fn sampler_constant(&self, g: Handle<clmap_lang::ir::GlobalVariable>) -> Option<u64> {
+        let gv = self.module.global_variables.get(g)?;
+        if !matches!(self.module.types.get(gv.ty), Some(TypeInner::Sampler)) {
+            return None;
+        }
+        match &gv.init {
+            Some(ConstValue::Literal(l)) => Some(l.as_i128().unwrap_or(0) as u64),
+            _ => Some(0),
         }
     }
 

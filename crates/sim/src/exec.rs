@@ -18,6 +18,8 @@ pub(crate) struct LaunchPlan<'a> {
     pub buffers: Vec<SharedBuffer>,
     /// Index in `buffers` of the first program-scope constant.
     pub globals_base: usize,
+    /// The image bound to each buffer that holds one, by buffer index.
+    pub images: Vec<Option<crate::image::BoundImage>>,
     /// Register values of each parameter (per component), or bytes for private parameters.
     pub param_values: Vec<ParamValue>,
     pub local_size_bytes: u64,
@@ -1449,6 +1451,28 @@ impl<'a, O: Observer> GroupExec<'a, O> {
 
     pub(crate) fn site_span(&self, site: u32) -> Span {
         self.site(site).0
+    }
+
+    pub(crate) fn site_span_and_object(&self, site: u32) -> (Span, Option<String>) {
+        let (span, object, _) = self.site(site);
+        (span, object.map(str::to_string))
+    }
+
+    /// The image whose first texel is at `handle` (an image value), with its storage and
+    /// that address; `None` for any other value.
+    pub(crate) fn image(
+        &self,
+        handle: u64,
+    ) -> Option<(crate::image::BoundImage, &'a memory::BufferStorage, u64)> {
+        let plan: &'a LaunchPlan<'a> = self.plan;
+        match decode(handle) {
+            Target::Buffer { index, offset: 0 } => {
+                let image = plan.images.get(index).copied().flatten()?;
+                let storage = &*plan.buffers.get(index)?.storage;
+                Some((image, storage, handle))
+            }
+            _ => None,
+        }
     }
 
     pub(crate) fn push_printf(&mut self, lane: usize, text: String) {

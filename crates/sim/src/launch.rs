@@ -3,16 +3,17 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use clmap_lang::ir::{AddressSpace, Module};
+use clmap_lang::ir::{AddressSpace, Module, SamplerBits};
 use clmap_workload::NdRange;
 
 use crate::checkers::Checkers;
 use crate::compile::compile_kernel;
 use crate::error::SimError;
 use crate::exec::{GroupExec, LaunchPlan, ParamValue};
+use crate::image::{BoundImage, ImageArg};
 use crate::memory::{buffer_base, region_base, SharedBuffer, LOCAL_REGION};
 use crate::observer::{Observer, ObserverFactory};
-use crate::program::{ParamSlot, Program};
+use crate::program::{OpaqueParam, ParamInfo, ParamSlot, Program};
 use crate::report::{Report, ReportSink};
 use crate::value::from_memory;
 
@@ -73,6 +74,12 @@ pub enum ArgValue {
     Local(u64),
     /// A NULL pointer.
     Null,
+    /// An image: its storage (shared: the kernel's writes are visible through it) and
+    /// descriptor. The descriptor's type must be the parameter's.
+    Image(ImageArg),
+    /// A `sampler_t`: the `CLK_*` bits, normalised coordinates | addressing | filter
+    /// (`0x10 | 0x4`: unnormalised, `CLK_ADDRESS_CLAMP`, `CLK_FILTER_NEAREST`).
+    Sampler(u32),
 }
 
 /// What a kernel launch produced besides the buffer contents.
@@ -171,9 +178,15 @@ pub fn run_program<F: ObserverFactory>(
 
     // Bind arguments: buffers get regions in argument order, program constants after them.
     let mut buffers = Vec::new();
+    let mut images = Vec::new();
     let mut local_bytes = program.local_size;
     let mut param_values = Vec::new();
     for (param, arg) in program.params.iter().zip(args) {
+        if let Some(opaque) = param.opaque {
+            let value = bind_opaque(param, opaque, arg, &mut buffers, &mut images)?;
+            param_values.push(ParamValue::Components(vec![value]));
+            continue;
+        }
         let pointer_value = match (param.pointer_space, arg) {
             (Some(_), ArgValue::Buffer(b)) => {
                 buffers.push(b.clone());
@@ -238,6 +251,7 @@ pub fn run_program<F: ObserverFactory>(
         param_values.push(value);
     }
     let globals_base = buffers.len();
+    images.resize(globals_base, None);
     for g in &program.globals {
         buffers.push(SharedBuffer::from_bytes(&g.name, &g.bytes));
     }
@@ -261,6 +275,7 @@ pub fn run_program<F: ObserverFactory>(
         program,
         buffers,
         globals_base,
+        images,
         param_values,
         local_size_bytes: local_bytes,
         global_size: range.global,
@@ -367,5 +382,46 @@ fn describe(arg: &ArgValue) -> &'static str {
         ArgValue::Bytes(_) => "a value",
         ArgValue::Local(_) => "a local-memory size",
         ArgValue::Null => "NULL",
+        ArgValue::Image(_) => "an image",
+        ArgValue::Sampler(_) => "a sampler",
+    }
+}
+
+/// Binds an image or sampler argument; returns its register value. An image's storage
+/// becomes a buffer of the launch and the value is the address of its first texel.
+fn bind_opaque(
+    param: &ParamInfo,
+    opaque: OpaqueParam,
+    arg: &ArgValue,
+    buffers: &mut Vec<SharedBuffer>,
+    images: &mut Vec<Option<BoundImage>>,
+) -> Result<u64, SimError> {
+    match (opaque, arg) {
+        (OpaqueParam::Image(kind), ArgValue::Image(image)) => {
+            let bound = BoundImage::new(image, kind)
+                .map_err(|why| bad(format!("image argument of `{}`: {why}", param.name)))?;
+            buffers.push(image.storage.clone());
+            images.resize(buffers.len() - 1, None);
+            images.push(Some(bound));
+            Ok(buffer_base(buffers.len() - 1))
+        }
+        (OpaqueParam::Sampler, ArgValue::Sampler(bits)) => {
+            if SamplerBits::decode(*bits).is_none() {
+                return Err(bad(format!(
+                    "sampler argument of `{}`: {bits:#x} is no combination of CLK_* sampler flags",
+                    param.name
+                )));
+            }
+            Ok(u64::from(*bits))
+        }
+        (OpaqueParam::Image(kind), other) => Err(bad(format!(
+            "parameter `{}` is an {}; got {}",
+            param.name,
+            kind.name(),
+            describe(other)
+        ))),
+        (OpaqueParam::Sampler, other) => {
+            Err(bad(format!("parameter `{}` is a sampler_t; got {}", param.name, describe(other))))
+        }
     }
 }

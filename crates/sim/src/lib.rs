@@ -32,6 +32,13 @@
 //!   byte by the lowest work-group that stored to it).
 //! - Reports are merged per (kind, location, object): the one kept is the first in work-group,
 //!   then work-item order, with the number of occurrences.
+//! - Images ([`ArgValue::Image`]) are tightly packed texels in a [`SharedBuffer`] with an
+//!   [`ImageDesc`]; a sampler argument ([`ArgValue::Sampler`]) is its `CLK_*` bits. Reads and
+//!   writes convert and address as OpenCL 1.2 §8.2–8.3 say (see [`image`]); a read outside the
+//!   image gives the border colour (also where OpenCL leaves it undefined: `CLK_ADDRESS_NONE`,
+//!   sampler-less reads), a write outside stores nothing and is a
+//!   [`ReportKind::OutOfBounds`] report. Observers see texel reads and writes as global loads
+//!   and stores of the image's storage.
 
 mod arith;
 mod builtins;
@@ -40,6 +47,7 @@ mod compile;
 mod error;
 mod exec;
 pub mod findings;
+pub mod image;
 mod launch;
 pub mod mask;
 mod mathlib;
@@ -55,6 +63,7 @@ mod workload;
 
 pub use compile::compile_kernel;
 pub use error::SimError;
+pub use image::{ImageArg, ImageDesc, ImageKind};
 pub use launch::{
     default_local_size, run_kernel, run_program, ArgValue, KernelRun, SimOptions, MAX_GROUP_LANES,
 };

@@ -288,6 +288,15 @@ pub(crate) struct ParamInfo {
     pub slot: ParamSlot,
     /// For pointer parameters: the address space pointed to.
     pub pointer_space: Option<AddressSpace>,
+    /// For image and sampler parameters: which, so the argument can be checked.
+    pub opaque: Option<OpaqueParam>,
+}
+
+/// Parameters whose argument is neither a buffer nor bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpaqueParam {
+    Image(clmap_lang::ir::ImageKind),
+    Sampler,
 }
 
 /// A `__local` variable of the kernel.

@@ -75,10 +75,15 @@ pub fn skeleton_toml(source: &str, kernel: &str, params: &[KernelParam], options
                     Some(t) if t.scalar.is_float() => (t, "1.0".to_string()),
                     Some(t) if t.width == 1 => (t, quote("n")),
                     Some(t) => (t, "1".to_string()),
-                    None => (
-                        ElemType::scalar(crate::types::ScalarType::Int),
-                        "0   # by-value structs are not supported".to_string(),
-                    ),
+                    None => {
+                        let opaque = p.type_name.starts_with("image") || p.type_name == "sampler_t";
+                        let note = if opaque {
+                            "images and samplers cannot be given in a workload"
+                        } else {
+                            "by-value structs are not supported"
+                        };
+                        (ElemType::scalar(crate::types::ScalarType::Int), format!("0   # {note}"))
+                    }
                 };
                 let _ = writeln!(out, "scalar = {}   # {declared}", quote(&ty.to_string()));
                 let _ = writeln!(out, "value  = {value}   # TODO");

@@ -186,15 +186,28 @@ impl<'m> FunctionBuilder<'m> {
         }
     }
 
-    /// Adds a parameter; returns its index for [`Self::param_value`].
+    /// Adds a parameter (an image one `read_only`); returns its index for
+    /// [`Self::param_value`].
     pub fn param(&mut self, name: &str, ty: Handle<Type>) -> u32 {
+        let access = matches!(self.inner(ty), Some(TypeInner::Image(_)))
+            .then_some(AccessQualifier::ReadOnly);
         self.function.params.push(Parameter {
             name: name.to_string(),
             ty,
             is_const: false,
+            access,
             span: Span::UNDEFINED,
         });
         u32::try_from(self.function.params.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    /// Adds an image parameter with an access qualifier.
+    pub fn image_param(&mut self, name: &str, ty: Handle<Type>, access: AccessQualifier) -> u32 {
+        let index = self.param(name, ty);
+        if let Some(p) = self.function.params.last_mut() {
+            p.access = Some(access);
+        }
+        index
     }
 
     /// Adds a by-value parameter that the body may not assign (`const int n`).

@@ -119,6 +119,55 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// §6.12.14.5 image queries.
+    ImageQuery {
+        Width = "get_image_width",
+        Height = "get_image_height",
+        Depth = "get_image_depth",
+        ChannelDataType = "get_image_channel_data_type",
+        ChannelOrder = "get_image_channel_order",
+        Dim = "get_image_dim",
+        ArraySize = "get_image_array_size",
+    }
+}
+
+/// The element type of `read_image*` results and `write_image*` colours: the suffix of the
+/// function's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ImageValue {
+    /// `read_imagef` / `write_imagef`: `float4`.
+    Float,
+    /// `read_imagei` / `write_imagei`: `int4`.
+    Int,
+    /// `read_imageui` / `write_imageui`: `uint4`.
+    UInt,
+}
+
+impl ImageValue {
+    pub const ALL: [ImageValue; 3] = [ImageValue::Float, ImageValue::Int, ImageValue::UInt];
+
+    pub const fn suffix(self) -> &'static str {
+        match self {
+            ImageValue::Float => "f",
+            ImageValue::Int => "i",
+            ImageValue::UInt => "ui",
+        }
+    }
+
+    pub const fn scalar(self) -> super::Scalar {
+        match self {
+            ImageValue::Float => super::Scalar::Float,
+            ImageValue::Int => super::Scalar::Int,
+            ImageValue::UInt => super::Scalar::UInt,
+        }
+    }
+
+    pub fn from_suffix(suffix: &str) -> Option<ImageValue> {
+        ImageValue::ALL.into_iter().find(|v| v.suffix() == suffix)
+    }
+}
+
 /// Rounding mode of conversions and `vstore_half`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rounding {
@@ -183,6 +232,13 @@ pub enum Builtin {
     Shuffle,
     Shuffle2,
     Printf,
+    /// `read_imagef(image, [sampler,] coord)` and its `i`/`ui` forms (§6.12.14.2): with a
+    /// sampler when the call has three arguments. The image's type says how many coordinate
+    /// components there are, the coordinate's type whether they are `int` or `float`.
+    ReadImage(ImageValue),
+    /// `write_imagef(image, coord, color)` and its `i`/`ui` forms (§6.12.14.4).
+    WriteImage(ImageValue),
+    ImageQuery(ImageQuery),
 }
 
 impl Builtin {
@@ -226,15 +282,20 @@ impl Builtin {
             Builtin::Shuffle => "shuffle".to_string(),
             Builtin::Shuffle2 => "shuffle2".to_string(),
             Builtin::Printf => "printf".to_string(),
+            Builtin::ReadImage(v) => format!("read_image{}", v.suffix()),
+            Builtin::WriteImage(v) => format!("write_image{}", v.suffix()),
+            Builtin::ImageQuery(q) => q.name().to_string(),
         }
     }
 
-    /// Whether the call reads or writes memory through a pointer argument (the simulator
-    /// reports these accesses to observers).
+    /// Whether the call reads or writes memory through a pointer or image argument (the
+    /// simulator reports these accesses to observers).
     pub fn touches_memory(self) -> bool {
         matches!(
             self,
-            Builtin::VectorLoad { .. }
+            Builtin::ReadImage(_)
+                | Builtin::WriteImage(_)
+                | Builtin::VectorLoad { .. }
                 | Builtin::VectorStore { .. }
                 | Builtin::AsyncCopy { .. }
                 | Builtin::Atomic { .. }
@@ -277,5 +338,8 @@ mod tests {
         );
         assert_eq!(Builtin::Atomic { op: AtomicOp::CmpXchg, legacy: true }.name(), "atom_cmpxchg");
         assert_eq!(MathFunction::from_name("atan2pi"), Some(MathFunction::Atan2pi));
+        assert_eq!(Builtin::ReadImage(ImageValue::UInt).name(), "read_imageui");
+        assert_eq!(Builtin::WriteImage(ImageValue::Float).name(), "write_imagef");
+        assert_eq!(ImageQuery::from_name("get_image_dim"), Some(ImageQuery::Dim));
     }
 }

@@ -31,6 +31,10 @@
 //!   `AddressOf` or `Decay` points into the address space of its place.
 //! - Scalar conditions (`if`, loops, scalar `?:`, operands of scalar `&&`, `||`, `!`) are
 //!   `bool` values, made from other scalars by an implicit `Convert` (pointers through `ulong`).
+//! - Images and samplers are never stored in memory: an image is always a parameter (an
+//!   expression of image type is the `Load` of one), a sampler a parameter, a program-scope
+//!   `__constant` whose initialiser is a `uint` literal of its [`SamplerBits`], or a private
+//!   variable initialised by a sampler value or an implicit `Convert` of an integer constant.
 //!
 //! [`Binary`]: Expression::Binary
 
@@ -103,6 +107,8 @@ impl Module {
     }
 }
 
+/// A program-scope variable; a `sampler_t` one holds its [`SamplerBits`] as a `uint`
+/// literal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalVariable {
     pub name: String,
@@ -230,6 +236,9 @@ pub struct Parameter {
     pub ty: Handle<Type>,
     /// `const int n`: the parameter itself may not be assigned.
     pub is_const: bool,
+    /// `read_only`, `write_only` or `read_write` for an image parameter (`read_only` when the
+    /// source wrote none); `None` for every other parameter.
+    pub access: Option<AccessQualifier>,
     pub span: Span,
 }
 

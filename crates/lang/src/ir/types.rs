@@ -215,6 +215,197 @@ pub enum TypeInner {
     },
     /// `event_t`, the handle returned by `async_work_group_copy`.
     Event,
+    /// An image (`image2d_t` …): opaque, only a function parameter, read and written through
+    /// the image built-ins. Its access qualifier belongs to the parameter
+    /// ([`super::Parameter::access`]).
+    Image(ImageKind),
+    /// `sampler_t`: how an image read addresses and filters texels. Its value is the bit set
+    /// of the `CLK_*` sampler constants ([`SamplerBits`]).
+    Sampler,
+}
+
+/// The image types of OpenCL C 1.2 (§6.1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ImageKind {
+    Image1d,
+    Image1dBuffer,
+    Image1dArray,
+    Image2d,
+    Image2dArray,
+    Image3d,
+}
+
+impl ImageKind {
+    pub const ALL: [ImageKind; 6] = [
+        ImageKind::Image1d,
+        ImageKind::Image1dBuffer,
+        ImageKind::Image1dArray,
+        ImageKind::Image2d,
+        ImageKind::Image2dArray,
+        ImageKind::Image3d,
+    ];
+
+    /// The OpenCL C spelling of the type.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ImageKind::Image1d => "image1d_t",
+            ImageKind::Image1dBuffer => "image1d_buffer_t",
+            ImageKind::Image1dArray => "image1d_array_t",
+            ImageKind::Image2d => "image2d_t",
+            ImageKind::Image2dArray => "image2d_array_t",
+            ImageKind::Image3d => "image3d_t",
+        }
+    }
+
+    /// Spatial dimensions addressed by coordinates (1, 2 or 3), not counting the array layer.
+    pub const fn dimensions(self) -> u32 {
+        match self {
+            ImageKind::Image1d | ImageKind::Image1dBuffer | ImageKind::Image1dArray => 1,
+            ImageKind::Image2d | ImageKind::Image2dArray => 2,
+            ImageKind::Image3d => 3,
+        }
+    }
+
+    /// Whether the image is an array of layers (the layer is the coordinate after the
+    /// spatial ones).
+    pub const fn is_array(self) -> bool {
+        matches!(self, ImageKind::Image1dArray | ImageKind::Image2dArray)
+    }
+
+    /// Components of the coordinate argument of reads and writes: `int`/`float` for 1-D,
+    /// two for 2-D and 1-D arrays, four for 3-D and 2-D arrays (the last one ignored).
+    pub const fn coordinate_width(self) -> u32 {
+        match self {
+            ImageKind::Image1d | ImageKind::Image1dBuffer => 1,
+            ImageKind::Image1dArray | ImageKind::Image2d => 2,
+            ImageKind::Image2dArray | ImageKind::Image3d => 4,
+        }
+    }
+}
+
+/// Access qualifier of an image parameter (§6.6). An image parameter written without one is
+/// `read_only`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessQualifier {
+    ReadOnly,
+    WriteOnly,
+    /// OpenCL C 2.0 only.
+    ReadWrite,
+}
+
+impl AccessQualifier {
+    /// The qualifier as the printer writes it.
+    pub const fn qualifier(self) -> &'static str {
+        match self {
+            AccessQualifier::ReadOnly => "__read_only",
+            AccessQualifier::WriteOnly => "__write_only",
+            AccessQualifier::ReadWrite => "__read_write",
+        }
+    }
+
+    /// The spelling without underscores, for messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            AccessQualifier::ReadOnly => "read_only",
+            AccessQualifier::WriteOnly => "write_only",
+            AccessQualifier::ReadWrite => "read_write",
+        }
+    }
+}
+
+/// The fields of a `sampler_t` value: the `CLK_*` constants OR-ed together (§6.12.14.1), with
+/// the numbers every OpenCL implementation uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SamplerBits {
+    pub normalized_coords: bool,
+    pub addressing: AddressingMode,
+    pub filter: FilterMode,
+}
+
+/// `CLK_ADDRESS_*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddressingMode {
+    None,
+    ClampToEdge,
+    Clamp,
+    Repeat,
+    MirroredRepeat,
+}
+
+/// `CLK_FILTER_*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FilterMode {
+    Nearest,
+    Linear,
+}
+
+impl SamplerBits {
+    pub const NORMALIZED_COORDS_TRUE: u32 = 1;
+    pub const ADDRESS_MASK: u32 = 0xE;
+    pub const FILTER_MASK: u32 = 0x30;
+
+    /// Decodes a sampler value; `None` when it sets bits no `CLK_*` constant has, or an
+    /// addressing or filter mode that does not exist. A value without filter bits reads as
+    /// `CLK_FILTER_NEAREST` (clang accepts it with a warning).
+    pub const fn decode(bits: u32) -> Option<SamplerBits> {
+        if bits & !(Self::NORMALIZED_COORDS_TRUE | Self::ADDRESS_MASK | Self::FILTER_MASK) != 0 {
+            return None;
+        }
+        let addressing = match bits & Self::ADDRESS_MASK {
+            0 => AddressingMode::None,
+            2 => AddressingMode::ClampToEdge,
+            4 => AddressingMode::Clamp,
+            6 => AddressingMode::Repeat,
+            8 => AddressingMode::MirroredRepeat,
+            _ => return None,
+        };
+        let filter = match bits & Self::FILTER_MASK {
+            0 | 0x10 => FilterMode::Nearest,
+            0x20 => FilterMode::Linear,
+            _ => return None,
+        };
+        Some(SamplerBits {
+            normalized_coords: bits & Self::NORMALIZED_COORDS_TRUE != 0,
+            addressing,
+            filter,
+        })
+    }
+
+    pub const fn encode(self) -> u32 {
+        let addressing = match self.addressing {
+            AddressingMode::None => 0,
+            AddressingMode::ClampToEdge => 2,
+            AddressingMode::Clamp => 4,
+            AddressingMode::Repeat => 6,
+            AddressingMode::MirroredRepeat => 8,
+        };
+        let filter = match self.filter {
+            FilterMode::Nearest => 0x10,
+            FilterMode::Linear => 0x20,
+        };
+        self.normalized_coords as u32 | addressing | filter
+    }
+
+    /// The value written with the `CLK_*` names, as a kernel would write it.
+    pub fn constant_names(self) -> String {
+        let normalized = if self.normalized_coords {
+            "CLK_NORMALIZED_COORDS_TRUE"
+        } else {
+            "CLK_NORMALIZED_COORDS_FALSE"
+        };
+        let addressing = match self.addressing {
+            AddressingMode::None => "CLK_ADDRESS_NONE",
+            AddressingMode::ClampToEdge => "CLK_ADDRESS_CLAMP_TO_EDGE",
+            AddressingMode::Clamp => "CLK_ADDRESS_CLAMP",
+            AddressingMode::Repeat => "CLK_ADDRESS_REPEAT",
+            AddressingMode::MirroredRepeat => "CLK_ADDRESS_MIRRORED_REPEAT",
+        };
+        let filter = match self.filter {
+            FilterMode::Nearest => "CLK_FILTER_NEAREST",
+            FilterMode::Linear => "CLK_FILTER_LINEAR",
+        };
+        format!("{normalized} | {addressing} | {filter}")
+    }
 }
 
 impl TypeInner {
@@ -239,6 +430,11 @@ impl TypeInner {
     pub fn is_arithmetic(&self) -> bool {
         matches!(self, TypeInner::Scalar(_) | TypeInner::Vector { .. })
     }
+
+    /// Images and samplers: values that may not be stored, computed with or pointed to.
+    pub fn is_image_or_sampler(&self) -> bool {
+        matches!(self, TypeInner::Image(_) | TypeInner::Sampler)
+    }
 }
 
 /// Size of a type in bytes, as on the device (vec3 = vec4, struct padding included).
@@ -249,7 +445,8 @@ pub fn size_of(types: &UniqueArena<Type>, ty: Handle<Type>) -> u32 {
         Some(TypeInner::Pointer { .. }) => 8,
         Some(TypeInner::Array { element, len }) => size_of(types, *element).saturating_mul(*len),
         Some(TypeInner::Struct { size, .. }) => *size,
-        Some(TypeInner::Event) => 8,
+        // Handles, as clang lays them out on 64-bit targets (`sizeof(image2d_t)` is 8).
+        Some(TypeInner::Event | TypeInner::Image(_) | TypeInner::Sampler) => 8,
         Some(TypeInner::Void) | None => 0,
     }
 }
@@ -259,7 +456,9 @@ pub fn align_of(types: &UniqueArena<Type>, ty: Handle<Type>) -> u32 {
     match types.get(ty) {
         Some(TypeInner::Scalar(s)) => s.size(),
         Some(TypeInner::Vector { scalar, size }) => scalar.size() * size.storage_width(),
-        Some(TypeInner::Pointer { .. }) | Some(TypeInner::Event) => 8,
+        Some(
+            TypeInner::Pointer { .. } | TypeInner::Event | TypeInner::Image(_) | TypeInner::Sampler,
+        ) => 8,
         Some(TypeInner::Array { element, .. }) => align_of(types, *element),
         Some(TypeInner::Struct { align, .. }) => *align,
         Some(TypeInner::Void) | None => 1,
@@ -282,5 +481,27 @@ mod tests {
         assert_eq!(align_of(&types, f3), 16);
         let arr = types.insert(TypeInner::Array { element: f3, len: 3 }, Span::UNDEFINED);
         assert_eq!(size_of(&types, arr), 48);
+    }
+
+    #[test]
+    fn sampler_bits_round_trip_through_the_clk_constants() {
+        let bits = 0x20 | 6 | 1; // LINEAR | REPEAT | NORMALIZED_COORDS_TRUE
+        let decoded = SamplerBits::decode(bits).expect("valid sampler");
+        assert_eq!(decoded.addressing, AddressingMode::Repeat);
+        assert_eq!(decoded.filter, FilterMode::Linear);
+        assert!(decoded.normalized_coords);
+        assert_eq!(decoded.encode(), bits);
+        assert_eq!(
+            SamplerBits::decode(0x10 | 4).map(SamplerBits::constant_names).as_deref(),
+            Some("CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST")
+        );
+        assert_eq!(SamplerBits::decode(0x10 | 10), None, "no addressing mode 5");
+        assert_eq!(SamplerBits::decode(0x30), None, "two filters");
+        assert_eq!(
+            SamplerBits::decode(0x2).map(|s| s.filter),
+            Some(FilterMode::Nearest),
+            "no filter bits"
+        );
+        assert_eq!(SamplerBits::decode(0x110), None, "unknown bit");
     }
 }

@@ -192,7 +192,7 @@ pub(crate) fn primitive_name(prim: PrimitiveType) -> &'static str {
         P::IntptrT => "intptr_t",
         P::UintptrT => "uintptr_t",
         P::Event => "event_t",
-        P::Image(_) => "image type",
+        P::Image(kind) => kind.name(),
         P::Sampler => "sampler_t",
     }
 }

@@ -480,6 +480,16 @@ impl<'a> ExpressionPrinter<'a> {
         kind: ConversionKind,
         depth: usize,
     ) -> Printed {
+        if let (Some(TypeInner::Sampler), Some(Expression::Literal(lit))) =
+            (self.type_inner(e), self.function.expressions.get(value))
+        {
+            // A sampler made from the `CLK_*` flags reads best as those flags.
+            return Printed {
+                text: super::sampler_text(*lit),
+                prec: BinaryOp::BitOr.precedence(),
+                op: Some(BinaryOp::BitOr),
+            };
+        }
         match kind {
             // Sema inserts it again when it reads the printed text.
             ConversionKind::Implicit if self.c_converts_implicitly(e, value) => {

@@ -65,8 +65,10 @@ impl<'a> FunctionPrinter<'a> {
             .params
             .iter()
             .map(|p| {
-                let qualifiers: &[&str] = if p.is_const { &["const"] } else { &[] };
-                declaration(self.module, p.ty, qualifiers, &p.name).joined()
+                // An image's access qualifier is written even where it is the default.
+                let access = p.access.map_or("", |a| a.qualifier());
+                let constness = if p.is_const { "const" } else { "" };
+                declaration(self.module, p.ty, &[access, constness], &p.name).joined()
             })
             .collect();
         let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };

@@ -119,6 +119,8 @@ fn base_name(ty: &TypeInner) -> String {
         }
         TypeInner::Struct { name, naming: StructNaming::Typedef, .. } => name.clone(),
         TypeInner::Event => "event_t".to_string(),
+        TypeInner::Image(kind) => kind.name().to_string(),
+        TypeInner::Sampler => "sampler_t".to_string(),
         TypeInner::Pointer { .. } | TypeInner::Array { .. } => String::new(),
     }
 }

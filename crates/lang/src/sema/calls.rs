@@ -69,10 +69,12 @@ impl Checker {
         }
         let mut converted = Vec::new();
         let mut failed = false;
-        for (arg, &param) in args.iter().zip(&entry.params) {
+        for (i, (arg, &param)) in args.iter().zip(&entry.params).enumerate() {
+            let access = entry.param_access.get(i).copied().flatten();
             match self
                 .value(arg)
                 .and_then(|v| self.assign_convert(v, param, AssignContext::Argument))
+                .and_then(|v| self.check_image_argument(v, access, param).map(|()| v))
             {
                 Ok(v) => converted.push(v.expr),
                 Err(Reported) => failed = true,

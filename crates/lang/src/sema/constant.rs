@@ -170,7 +170,12 @@ impl Checker {
         match self.func.expressions.get(expr)? {
             Expression::Literal(l) => Some(Folded::Scalar(*l)),
             Expression::Convert { value, .. } => {
-                let target = shape?.scalar;
+                // A sampler holds its flags as a `uint`.
+                let target = match shape {
+                    Some(shape) => shape.scalar,
+                    None if matches!(self.inner(ty), TypeInner::Sampler) => Scalar::UInt,
+                    None => return None,
+                };
                 match sub(*value)? {
                     Folded::Scalar(l) => Some(Folded::Scalar(convert_literal(l, target))),
                     Folded::Vector(v) => Some(Folded::Vector(

@@ -316,6 +316,10 @@ impl Checker {
             {
                 Ok(self.value_operand(Expression::ZeroValue, target, operand.span))
             }
+            // `sampler_t s = CLK_…;`: the flags, folded and checked.
+            (TypeInner::Sampler, TypeInner::Scalar(s)) if s.is_integer() => {
+                self.sampler_from_integer(operand)
+            }
             (TypeInner::Pointer { .. }, TypeInner::Scalar(s)) if s.is_integer() => {
                 if self.is_zero_literal(operand.expr) {
                     Ok(self.implicit(operand, target))

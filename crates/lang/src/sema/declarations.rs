@@ -96,6 +96,15 @@ impl Checker {
         base: Handle<ir::Type>,
         declarator: &ast::Declarator,
     ) -> SResult<()> {
+        if let Some((access, span)) = specs.access {
+            return Err(self.error(
+                span,
+                format!(
+                    "access qualifier '{}' belongs on an image parameter, not in a typedef",
+                    access.name()
+                ),
+            ));
+        }
         let declared = self.declared_type(specs, base, &declarator.derived)?;
         let Some(name) = &declarator.name else {
             return Err(self.error(declarator.span, "typedef requires a name"));
@@ -127,7 +136,12 @@ impl Checker {
             return Err(self.error(declarator.span, "declaration does not declare anything"));
         };
         let declared = self.sized_declared(specs, base, &declarator.derived, decl.init.as_ref())?;
-        if declared.space != Some(AddressSpace::Constant) {
+        self.refuse_image_variable(declared.ty, name)?;
+        // A program-scope sampler may be written `const sampler_t` (clang makes it constant).
+        let is_const_sampler = matches!(self.inner(declared.ty), TypeInner::Sampler)
+            && declared.is_const
+            && declared.space.is_none();
+        if declared.space != Some(AddressSpace::Constant) && !is_const_sampler {
             return Err(self.error_with_help(
                 name.span,
                 "program scope variable must reside in constant address space",
@@ -281,6 +295,19 @@ impl Checker {
         }
         if matches!(self.inner(declared.ty), TypeInner::Void) {
             return Err(self.error(name.span, "variable has incomplete type 'void'"));
+        }
+        self.refuse_image_variable(declared.ty, name)?;
+        if matches!(self.inner(declared.ty), TypeInner::Sampler) {
+            if space != AddressSpace::Private {
+                return Err(self.error(name.span, "a sampler variable lives in private memory"));
+            }
+            if decl.init.is_none() {
+                return Err(self.error_with_help(
+                    name.span,
+                    "a sampler variable must be initialized",
+                    "initialize it with the CLK_* flags: CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST",
+                ));
+            }
         }
         // `aligned` may be written among the specifiers or after the declarator.
         let attributes: Vec<ast::Attribute> =

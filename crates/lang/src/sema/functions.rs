@@ -13,6 +13,8 @@ use crate::span::Span;
 struct ParamInfo {
     name: Option<ast::Ident>,
     declared: Declared,
+    /// For an image: the qualifier written, else `read_only`.
+    access: Option<ir::AccessQualifier>,
     span: Span,
 }
 
@@ -71,6 +73,10 @@ impl Checker {
             TypeInner::Array { .. } => {
                 return Err(self.error(name.span, "function cannot return array type"))
             }
+            TypeInner::Image(_) | TypeInner::Sampler => {
+                let shown = self.type_name(returned.ty);
+                return Err(self.error(name.span, format!("function cannot return '{shown}'")));
+            }
             _ => Some(returned.ty),
         };
         if is_kernel && return_type.is_some() {
@@ -107,7 +113,11 @@ impl Checker {
         if is_kernel {
             self.kernel_parameter(param, &inner, declared.ty, &derived)?;
         }
-        Ok(ParamInfo { name: param.declarator.name.clone(), declared, span })
+        let access = match inner {
+            TypeInner::Image(_) => Some(self.image_parameter_access(&param.specifiers)?),
+            _ => None,
+        };
+        Ok(ParamInfo { name: param.declarator.name.clone(), declared, access, span })
     }
 
     fn kernel_parameter(
@@ -175,6 +185,8 @@ impl Checker {
         let signature = self.signature(specs, base, declarator)?;
         let params: Vec<Handle<ir::Type>> =
             signature.params.iter().map(|p| p.declared.ty).collect();
+        let param_access: Vec<Option<ir::AccessQualifier>> =
+            signature.params.iter().map(|p| p.access).collect();
         let name = &signature.name;
         if let Some(existing) = self.scopes.lookup_innermost(&name.name).cloned() {
             let Symbol::Function { index, span: previous } = existing else {
@@ -191,6 +203,7 @@ impl Checker {
                 return Err(Reported);
             };
             if entry.params != params
+                || entry.param_access != param_access
                 || entry.return_type != signature.return_type
                 || entry.is_kernel != signature.is_kernel
             {
@@ -216,6 +229,7 @@ impl Checker {
         self.functions.push(FunctionEntry {
             name: name.name.clone(),
             params,
+            param_access,
             return_type: signature.return_type,
             is_kernel: signature.is_kernel,
             declared_at: name.span,
@@ -266,6 +280,7 @@ impl Checker {
                 name: param.name.as_ref().map(|n| n.name.clone()).unwrap_or_default(),
                 ty: param.declared.ty,
                 is_const: param.declared.is_const,
+                access: param.access,
                 span: param.span,
             });
             if let Some(name) = &param.name {

@@ -1,6 +1,6 @@
 //! Identifiers every OpenCL C program may use without declaring them: the fence flags of
-//! `barrier` and the limits of `<float.h>`/`<limits.h>` that OpenCL C 1.2 §6.12.2 and §6.12.3
-//! make part of the language.
+//! `barrier`, the sampler flags and image format constants of §6.12.14, and the limits of
+//! `<float.h>`/`<limits.h>` that OpenCL C 1.2 §6.12.2 and §6.12.3 make part of the language.
 
 use super::scope::Symbol;
 use super::Checker;
@@ -37,6 +37,52 @@ pub(super) fn define_predefined(checker: &mut Checker) {
         ("FLT_MIN_EXP", Scalar::Int, -125),
         ("FLT_RADIX", Scalar::Int, 2),
     ];
+    // §6.12.14: sampler flags, and the channel orders and data types the image queries
+    // return, numbered as the host's `CL_*` constants.
+    let image_constants: &[(&str, i128)] = &[
+        ("CLK_NORMALIZED_COORDS_FALSE", 0),
+        ("CLK_NORMALIZED_COORDS_TRUE", 1),
+        ("CLK_ADDRESS_NONE", 0),
+        ("CLK_ADDRESS_CLAMP_TO_EDGE", 2),
+        ("CLK_ADDRESS_CLAMP", 4),
+        ("CLK_ADDRESS_REPEAT", 6),
+        ("CLK_ADDRESS_MIRRORED_REPEAT", 8),
+        ("CLK_FILTER_NEAREST", 0x10),
+        ("CLK_FILTER_LINEAR", 0x20),
+        ("CLK_R", 0x10B0),
+        ("CLK_A", 0x10B1),
+        ("CLK_RG", 0x10B2),
+        ("CLK_RA", 0x10B3),
+        ("CLK_RGB", 0x10B4),
+        ("CLK_RGBA", 0x10B5),
+        ("CLK_BGRA", 0x10B6),
+        ("CLK_ARGB", 0x10B7),
+        ("CLK_INTENSITY", 0x10B8),
+        ("CLK_LUMINANCE", 0x10B9),
+        ("CLK_Rx", 0x10BA),
+        ("CLK_RGx", 0x10BB),
+        ("CLK_RGBx", 0x10BC),
+        ("CLK_SNORM_INT8", 0x10D0),
+        ("CLK_SNORM_INT16", 0x10D1),
+        ("CLK_UNORM_INT8", 0x10D2),
+        ("CLK_UNORM_INT16", 0x10D3),
+        ("CLK_UNORM_SHORT_565", 0x10D4),
+        ("CLK_UNORM_SHORT_555", 0x10D5),
+        ("CLK_UNORM_INT_101010", 0x10D6),
+        ("CLK_SIGNED_INT8", 0x10D7),
+        ("CLK_SIGNED_INT16", 0x10D8),
+        ("CLK_SIGNED_INT32", 0x10D9),
+        ("CLK_UNSIGNED_INT8", 0x10DA),
+        ("CLK_UNSIGNED_INT16", 0x10DB),
+        ("CLK_UNSIGNED_INT32", 0x10DC),
+        ("CLK_HALF_FLOAT", 0x10DD),
+        ("CLK_FLOAT", 0x10DE),
+    ];
+    for &(name, value) in image_constants {
+        let symbol =
+            Symbol::Constant { value: Literal::int(Scalar::Int, value), span: Span::UNDEFINED };
+        checker.scopes.insert_predefined(name, symbol);
+    }
     for &(name, scalar, value) in ints {
         let symbol = Symbol::Constant { value: Literal::int(scalar, value), span: Span::UNDEFINED };
         checker.scopes.insert_predefined(name, symbol);

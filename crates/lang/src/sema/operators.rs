@@ -101,6 +101,13 @@ impl Checker {
                 ) {
                     return Err(self.error(span, "address of vector element requested"));
                 }
+                if self.inner(target.ty).is_image_or_sampler() {
+                    let shown = self.type_name(target.ty);
+                    return Err(self.error(
+                        span,
+                        format!("cannot take the address of an object of type '{shown}'"),
+                    ));
+                }
                 let ty = self.module.ty(TypeInner::Pointer {
                     pointee: target.ty,
                     space: place.space,
@@ -149,6 +156,12 @@ impl Checker {
         if matches!(self.inner(target.ty), TypeInner::Array { .. }) {
             let shown = self.type_name(target.ty);
             return Err(self.error(target.span, format!("array type '{shown}' is not assignable")));
+        }
+        if self.inner(target.ty).is_image_or_sampler() {
+            let shown = self.type_name(target.ty);
+            return Err(
+                self.error(target.span, format!("an object of type '{shown}' cannot be modified"))
+            );
         }
         if place.is_const {
             return Err(self.error(
@@ -508,6 +521,15 @@ impl Checker {
             return Err(self.error(
                 condition.span,
                 format!("used type '{shown}' where floating point type is not allowed"),
+            ));
+        }
+        if self.inner(accept.ty).is_image_or_sampler()
+            || self.inner(reject.ty).is_image_or_sampler()
+        {
+            let (a, r) = (self.type_name(accept.ty), self.type_name(reject.ty));
+            return Err(self.error(
+                span,
+                format!("images and samplers cannot be chosen with '?:' ('{a}' and '{r}')"),
             ));
         }
         let test = self.condition(condition)?;

@@ -47,6 +47,8 @@ pub(super) fn display(types: &UniqueArena<ir::Type>, ty: Handle<ir::Type>) -> St
             }
         },
         Some(TypeInner::Event) => "event_t".to_string(),
+        Some(TypeInner::Image(kind)) => kind.name().to_string(),
+        Some(TypeInner::Sampler) => "sampler_t".to_string(),
     }
 }
 
@@ -83,9 +85,27 @@ impl Checker {
                 self.error(span, "the '__generic' address space is not supported in OpenCL C 1.2")
             );
         }
-        if let Some((_, span)) = specs.access {
-            return Err(self.error(span, "image types are not supported yet"));
+        let ty = self.specified_type(specs, typedef_name)?;
+        if let Some((access, span)) = specs.access {
+            if !matches!(self.inner(ty), TypeInner::Image(_)) {
+                let shown = self.type_name(ty);
+                return Err(self.error(
+                    span,
+                    format!(
+                        "access qualifier '{}' can only be used for image types, not '{shown}'",
+                        access.name()
+                    ),
+                ));
+            }
         }
+        Ok(ty)
+    }
+
+    fn specified_type(
+        &mut self,
+        specs: &ast::DeclSpecifiers,
+        typedef_name: Option<&str>,
+    ) -> SResult<Handle<ir::Type>> {
         match &specs.ty {
             ast::TypeSpec::Primitive(p) => self.primitive_type(*p, specs.span),
             ast::TypeSpec::Vector { scalar, width } => {
@@ -113,9 +133,8 @@ impl Checker {
         match p {
             ast::PrimitiveType::Void => Ok(self.void_type()),
             ast::PrimitiveType::Event => Ok(self.module.ty(TypeInner::Event)),
-            ast::PrimitiveType::Image(_) | ast::PrimitiveType::Sampler => {
-                Err(self.error(span, "image types are not supported yet"))
-            }
+            ast::PrimitiveType::Image(kind) => Ok(self.module.ty(TypeInner::Image(kind))),
+            ast::PrimitiveType::Sampler => Ok(self.module.ty(TypeInner::Sampler)),
             other => match primitive_scalar(other) {
                 Some(s) => Ok(self.scalar_type(s)),
                 None => Err(self.error(span, "invalid type")),
@@ -156,6 +175,11 @@ impl Checker {
     ) -> SResult<Declared> {
         match part {
             ast::DerivedDeclarator::Pointer { qualifiers, address_space: own_space, span } => {
+                if self.inner(current.ty).is_image_or_sampler() {
+                    let shown = self.type_name(current.ty);
+                    return Err(self
+                        .error(*span, format!("pointer to type '{shown}' is invalid in OpenCL")));
+                }
                 if matches!(self.inner(current.ty), TypeInner::Event)
                     && current.space.is_some_and(|s| s != AddressSpace::Private)
                 {
@@ -184,6 +208,12 @@ impl Checker {
             ast::DerivedDeclarator::Array { size, span } => {
                 if matches!(self.inner(current.ty), TypeInner::Void) {
                     return Err(self.error(*span, "array has incomplete element type 'void'"));
+                }
+                if self.inner(current.ty).is_image_or_sampler() {
+                    let shown = self.type_name(current.ty);
+                    return Err(
+                        self.error(*span, format!("array of '{shown}' is invalid in OpenCL"))
+                    );
                 }
                 let Some(size) = size else {
                     return Err(self.error(
@@ -296,7 +326,10 @@ impl Checker {
                     failed = true;
                     continue;
                 }
-                if matches!(self.inner(declared.ty), TypeInner::Void | TypeInner::Event) {
+                if matches!(
+                    self.inner(declared.ty),
+                    TypeInner::Void | TypeInner::Event | TypeInner::Image(_) | TypeInner::Sampler
+                ) {
                     let shown = self.type_name(declared.ty);
                     self.error(name.span, format!("field has invalid type '{shown}'"));
                     failed = true;

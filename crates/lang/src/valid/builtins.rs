@@ -43,6 +43,10 @@ pub(super) fn arity(builtin: Builtin) -> (usize, usize) {
             _ => 2,
         }),
         Builtin::Printf => (1, usize::MAX),
+        // With or without a sampler.
+        Builtin::ReadImage(_) => (2, 3),
+        Builtin::WriteImage(_) => exactly(3),
+        Builtin::ImageQuery(_) => exactly(1),
     }
 }
 

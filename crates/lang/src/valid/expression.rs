@@ -565,6 +565,7 @@ impl<'a> FunctionValidator<'a> {
                         self.invalid(e, "the format of printf is a string literal".into());
                     }
                 }
+                self.check_image_builtin(e, *function, args);
             }
         }
     }
@@ -721,6 +722,32 @@ impl<'a> FunctionValidator<'a> {
         }
     }
 
+    /// Image built-ins take an image first and, for a sampled read, a sampler second: the
+    /// simulator finds the image's descriptor and the sampler's bits through them.
+    fn check_image_builtin(
+        &mut self,
+        e: Handle<Expression>,
+        function: crate::ir::Builtin,
+        args: &[Handle<Expression>],
+    ) {
+        use crate::ir::Builtin;
+        if !matches!(
+            function,
+            Builtin::ReadImage(_) | Builtin::WriteImage(_) | Builtin::ImageQuery(_)
+        ) {
+            return;
+        }
+        if !matches!(args.first().and_then(|&a| self.type_of(a)), Some(TypeInner::Image(_))) {
+            self.invalid(e, format!("the first argument of {} is an image", function.name()));
+        }
+        if matches!(function, Builtin::ReadImage(_))
+            && args.len() == 3
+            && !matches!(self.type_of(args[1]), Some(TypeInner::Sampler))
+        {
+            self.invalid(e, format!("the second argument of {} is a sampler", function.name()));
+        }
+    }
+
     fn check_conversion(
         &mut self,
         e: Handle<Expression>,
@@ -736,6 +763,10 @@ impl<'a> FunctionValidator<'a> {
             (TypeInner::Vector { size: a, .. }, TypeInner::Vector { size: b, .. }) => a == b,
             (f, t) if pointer(f) && pointer(t) => true,
             (TypeInner::Scalar(s), t) | (t, TypeInner::Scalar(s)) if pointer(t) => s.is_integer(),
+            // A sampler from the `CLK_*` flags.
+            (TypeInner::Scalar(s), TypeInner::Sampler) => {
+                s.is_integer() && kind == ConversionKind::Implicit
+            }
             _ => false,
         };
         if !allowed {

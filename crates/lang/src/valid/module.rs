@@ -94,9 +94,17 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
             TypeInner::Vector { scalar, .. } if !scalar.is_integer() && !scalar.is_float() => {
                 report(malformed("vectors of bool do not exist in OpenCL C"));
             }
-            TypeInner::Pointer { pointee, .. } => refer(*pointee, &mut report),
+            TypeInner::Pointer { pointee, .. } => {
+                refer(*pointee, &mut report);
+                if module.types.get(*pointee).is_some_and(TypeInner::is_image_or_sampler) {
+                    report(malformed("images and samplers cannot be pointed to"));
+                }
+            }
             TypeInner::Array { element, len } => {
                 refer(*element, &mut report);
+                if module.types.get(*element).is_some_and(TypeInner::is_image_or_sampler) {
+                    report(malformed("arrays of images or samplers do not exist"));
+                }
                 if *len == 0 {
                     report(malformed("arrays have at least one element"));
                 }
@@ -110,6 +118,9 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
                     refer(member.ty, &mut report);
                     if matches!(module.types.get(member.ty), Some(TypeInner::Void)) {
                         report(malformed("a struct member cannot be void"));
+                    }
+                    if module.types.get(member.ty).is_some_and(TypeInner::is_image_or_sampler) {
+                        report(malformed("a struct member cannot be an image or a sampler"));
                     }
                     if !names.insert(member.name.as_str()) {
                         report(malformed("two members have the same name"));
@@ -126,6 +137,21 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
 fn check_const_value(module: &Module, value: &ConstValue, ty: Handle<Type>) -> Result<(), String> {
     // Types refer only to earlier ones, so the nesting is bounded by the arena's length.
     match (value, module.types.get(ty)) {
+        (
+            ConstValue::Literal(crate::ir::Literal::Int { scalar, bits }),
+            Some(TypeInner::Sampler),
+        ) => {
+            let valid = *scalar == crate::ir::Scalar::UInt
+                && u32::try_from(*bits).ok().and_then(crate::ir::SamplerBits::decode).is_some();
+            if valid {
+                Ok(())
+            } else {
+                Err("a sampler is initialised with the uint of its CLK_* flags".into())
+            }
+        }
+        (_, Some(TypeInner::Image(_) | TypeInner::Sampler)) => {
+            Err("images are parameters; a sampler constant is a uint literal".into())
+        }
         (ConstValue::Zero, Some(_)) => Ok(()),
         (ConstValue::Literal(lit), Some(inner)) if inner.scalar() == Some(lit.scalar()) => Ok(()),
         (ConstValue::Literal(lit), Some(_)) => {
@@ -187,6 +213,9 @@ fn check_signature(module: &Module, function: &Function, errors: &mut Vec<Valida
             Some(TypeInner::Void) => {
                 report(function.span, signature("a void return type is written as `None`"))
             }
+            Some(TypeInner::Image(_) | TypeInner::Sampler) => {
+                report(function.span, signature("functions cannot return images or samplers"))
+            }
             Some(_) => {}
         }
     }
@@ -202,6 +231,13 @@ fn check_signature(module: &Module, function: &Function, errors: &mut Vec<Valida
                 ),
             ),
             Some(_) => {}
+        }
+        let is_image = matches!(module.types.get(param.ty), Some(TypeInner::Image(_)));
+        if is_image != param.access.is_some() {
+            report(
+                param.span,
+                signature("image parameters, and only they, have an access qualifier"),
+            );
         }
     }
     if let FunctionKind::Kernel(attributes) = &function.kind {
@@ -226,6 +262,9 @@ fn check_signature(module: &Module, function: &Function, errors: &mut Vec<Valida
         match module.types.get(local.ty) {
             None => report(span, Kind::InvalidTypeHandle { index: local.ty.index() }),
             Some(TypeInner::Void) => report(span, signature("a variable cannot be void")),
+            Some(TypeInner::Image(_)) => {
+                report(span, signature("images are parameters, never variables"))
+            }
             Some(_) => {}
         }
         if matches!(local.space, AddressSpace::Global | AddressSpace::Constant) {

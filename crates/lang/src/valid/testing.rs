@@ -60,6 +60,7 @@ impl<'m> FunctionBuilder<'m> {
             name: name.to_string(),
             ty,
             is_const: false,
+            access: None,
             span: Span::UNDEFINED,
         });
         self.function.params.len() as u32 - 1

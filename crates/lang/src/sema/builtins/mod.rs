@@ -8,6 +8,7 @@
 
 mod convert;
 mod family;
+mod image;
 mod memory;
 
 use super::conversions::Operand;
@@ -61,6 +62,9 @@ pub(super) enum Param {
     Event,
     /// `event_t *` (private).
     EventPointer,
+    Image(crate::ir::ImageKind),
+    /// `sampler_t`; an integer constant (the `CLK_*` flags) converts to it.
+    Sampler,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +98,8 @@ impl Signature {
                 Param::Pointer { pointee, .. } => format!("{} *", pointee.name()),
                 Param::Event => "event_t".to_string(),
                 Param::EventPointer => "event_t *".to_string(),
+                Param::Image(kind) => kind.name().to_string(),
+                Param::Sampler => "sampler_t".to_string(),
             })
             .collect();
         format!("{name}({})", params.join(", "))
@@ -146,6 +152,9 @@ fn candidates(name: &str) -> Vec<Signature> {
     if out.is_empty() {
         out = memory::signatures(name);
     }
+    if out.is_empty() {
+        out = image::signatures(name);
+    }
     out
 }
 
@@ -188,6 +197,14 @@ fn argument_cost(checker: &Checker, arg: &Operand, param: &Param) -> Option<u8> 
             TypeInner::Pointer { pointee, .. } => {
                 matches!(checker.inner(pointee), TypeInner::Event).then_some(0)
             }
+            _ => None,
+        },
+        Param::Image(kind) => (*inner == TypeInner::Image(*kind)).then_some(0),
+        Param::Sampler => match inner {
+            TypeInner::Sampler => Some(0),
+            // clang takes the `CLK_*` flags in place of a sampler; the value is checked when
+            // the argument is converted.
+            TypeInner::Scalar(s) if s.is_integer() => Some(2),
             _ => None,
         },
     }
@@ -262,10 +279,14 @@ impl Checker {
                     let event = self.module.ty(TypeInner::Event);
                     self.add(Expression::ZeroValue, event, value.span)
                 }
+                Param::Sampler if !matches!(self.inner(value.ty), TypeInner::Sampler) => {
+                    self.sampler_from_integer(*value)?.expr
+                }
                 _ => value.expr,
             };
             converted.push(expr);
         }
+        self.check_image_call(chosen.builtin, &values)?;
         let ty = match chosen.ret {
             Ret::Void => self.void_type(),
             Ret::Value(v) => self.val_type(v),
@@ -388,7 +409,11 @@ impl Checker {
                     self.implicit(value, double)
                 }
                 TypeInner::Scalar(_) => self.promoted(value),
-                TypeInner::Void | TypeInner::Struct { .. } | TypeInner::Array { .. } => {
+                TypeInner::Void
+                | TypeInner::Struct { .. }
+                | TypeInner::Array { .. }
+                | TypeInner::Image(_)
+                | TypeInner::Sampler => {
                     let shown = self.type_name(value.ty);
                     return Err(self.error(arg.span, format!("cannot pass '{shown}' to printf")));
                 }
