@@ -13,6 +13,7 @@ use std::ffi::{c_char, c_void};
 
 use crate::context::ContextNotify;
 use crate::event::EventCallback;
+use crate::image::{ImageDescriptor, ImageFormat};
 use crate::memory::MemDestructor;
 use crate::*;
 
@@ -104,11 +105,11 @@ entry_points! {
     12 clGetCommandQueueInfo => queue::get_command_queue_info(a0: cl_command_queue, a1: u32, a2: usize, a3: *mut c_void, a4: *mut usize) -> i32;
     13 clSetCommandQueueProperty => queue::set_command_queue_property(a0: cl_command_queue, a1: u64, a2: u32, a3: *mut u64) -> i32;
     14 clCreateBuffer => memory::create_buffer(a0: cl_context, a1: u64, a2: usize, a3: *mut c_void, a4: *mut i32) -> cl_mem;
-    15 clCreateImage2D => image::create_image_2d(a0: cl_context, a1: u64, a2: *const c_void, a3: usize, a4: usize, a5: usize, a6: *mut c_void, a7: *mut i32) -> cl_mem;
-    16 clCreateImage3D => image::create_image_3d(a0: cl_context, a1: u64, a2: *const c_void, a3: usize, a4: usize, a5: usize, a6: usize, a7: usize, a8: *mut c_void, a9: *mut i32) -> cl_mem;
+    15 clCreateImage2D => image::create_image_2d(a0: cl_context, a1: u64, a2: *const ImageFormat, a3: usize, a4: usize, a5: usize, a6: *mut c_void, a7: *mut i32) -> cl_mem;
+    16 clCreateImage3D => image::create_image_3d(a0: cl_context, a1: u64, a2: *const ImageFormat, a3: usize, a4: usize, a5: usize, a6: usize, a7: usize, a8: *mut c_void, a9: *mut i32) -> cl_mem;
     17 clRetainMemObject => memory::retain_mem_object(a0: cl_mem) -> i32;
     18 clReleaseMemObject => memory::release_mem_object(a0: cl_mem) -> i32;
-    19 clGetSupportedImageFormats => image::get_supported_image_formats(a0: cl_context, a1: u64, a2: u32, a3: u32, a4: *mut c_void, a5: *mut u32) -> i32;
+    19 clGetSupportedImageFormats => image::get_supported_image_formats(a0: cl_context, a1: u64, a2: u32, a3: u32, a4: *mut ImageFormat, a5: *mut u32) -> i32;
     20 clGetMemObjectInfo => memory::get_mem_object_info(a0: cl_mem, a1: u32, a2: usize, a3: *mut c_void, a4: *mut usize) -> i32;
     21 clGetImageInfo => image::get_image_info(a0: cl_mem, a1: u32, a2: usize, a3: *mut c_void, a4: *mut usize) -> i32;
     22 clCreateSampler => image::create_sampler(a0: cl_context, a1: u32, a2: u32, a3: u32, a4: *mut i32) -> cl_sampler;
@@ -175,7 +176,7 @@ entry_points! {
     93 clCreateSubDevices => platform::create_sub_devices(a0: cl_device_id, a1: *const isize, a2: u32, a3: *mut cl_device_id, a4: *mut u32) -> i32;
     94 clRetainDevice => platform::retain_device(a0: cl_device_id) -> i32;
     95 clReleaseDevice => platform::release_device(a0: cl_device_id) -> i32;
-    96 clCreateImage => image::create_image(a0: cl_context, a1: u64, a2: *const c_void, a3: *const c_void, a4: *mut c_void, a5: *mut i32) -> cl_mem;
+    96 clCreateImage => image::create_image(a0: cl_context, a1: u64, a2: *const ImageFormat, a3: *const ImageDescriptor, a4: *mut c_void, a5: *mut i32) -> cl_mem;
     97 clCreateProgramWithBuiltInKernels => program::create_program_with_built_in_kernels(a0: cl_context, a1: u32, a2: *const cl_device_id, a3: *const c_char, a4: *mut i32) -> cl_program;
     98 clCompileProgram => program::compile_program(a0: cl_program, a1: u32, a2: *const cl_device_id, a3: *const c_char, a4: u32, a5: *const cl_program, a6: *const *const c_char, a7: Option<BuildNotify>, a8: *mut c_void) -> i32;
     99 clLinkProgram => program::link_program(a0: cl_context, a1: u32, a2: *const cl_device_id, a3: *const c_char, a4: u32, a5: *const cl_program, a6: Option<BuildNotify>, a7: *mut c_void, a8: *mut i32) -> cl_program;

@@ -4,7 +4,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, Mutex};
 
-use clmap_lang::ir::{AddressSpace, TypeInner};
+use clmap_lang::ir::{AccessQualifier, AddressSpace, TypeInner};
 
 use crate::cl::*;
 use crate::config::config;
@@ -102,6 +102,24 @@ fn params_of(built: &Built, name: &str) -> Option<(Vec<Param>, Option<[u32; 3]>,
                         access: CL_KERNEL_ARG_ACCESS_NONE,
                     }
                 }
+                Some(TypeInner::Image(kind)) => Param {
+                    name: p.name.clone(),
+                    kind: ParamKind::Image,
+                    type_name: crate::image::type_name(*kind).to_string(),
+                    type_qualifier: 0,
+                    access: match p.access {
+                        Some(AccessQualifier::WriteOnly) => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                        Some(AccessQualifier::ReadWrite) => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                        _ => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                    },
+                },
+                Some(TypeInner::Sampler) => Param {
+                    name: p.name.clone(),
+                    kind: ParamKind::Sampler,
+                    type_name: "sampler_t".to_string(),
+                    type_qualifier: 0,
+                    access: CL_KERNEL_ARG_ACCESS_NONE,
+                },
                 _ => Param {
                     name: p.name.clone(),
                     kind: ParamKind::Value { size: module.size_of(p.ty) as usize },

@@ -133,7 +133,7 @@ impl Mem {
     }
 }
 
-fn next_label() -> String {
+pub fn next_label() -> String {
     static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     format!("buffer{}", COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
 }
@@ -174,11 +174,7 @@ pub unsafe fn new_mem(
     host_ptr: *mut c_void,
     kind: MemKind,
 ) -> cl_mem {
-    let flags = if flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY) == 0 {
-        flags | CL_MEM_READ_WRITE
-    } else {
-        flags
-    };
+    let flags = with_default_access(flags);
     let label = next_label();
     // One copy from the host's memory into the storage, none for a fresh buffer.
     let storage = if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
@@ -188,19 +184,43 @@ pub unsafe fn new_mem(
     };
     let uses = flags & CL_MEM_USE_HOST_PTR != 0;
     let root = Root { storage, host: uses.then_some(host_ptr as usize) };
-    crate::context::retain_context(context);
-    Obj::create(Mem {
-        context,
-        flags,
-        size,
-        kind,
-        root,
-        offset: 0,
-        host_ptr: if uses { host_ptr as usize } else { 0 },
-        maps: Mutex::new(Vec::new()),
-        destructors: Mutex::new(Vec::new()),
-        label,
-    })
+    Mem::create(context, flags, size, kind, root, if uses { host_ptr as usize } else { 0 }, label)
+}
+
+impl Mem {
+    /// A new memory object over `root` (holding a reference to its context).
+    pub fn create(
+        context: cl_context,
+        flags: u64,
+        size: usize,
+        kind: MemKind,
+        root: Root,
+        host_ptr: usize,
+        label: String,
+    ) -> cl_mem {
+        unsafe { crate::context::retain_context(context) };
+        Obj::create(Mem {
+            context,
+            flags,
+            size,
+            kind,
+            root,
+            offset: 0,
+            host_ptr,
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+            label,
+        })
+    }
+}
+
+/// The access flags of a new object: `CL_MEM_READ_WRITE` when none is given.
+pub fn with_default_access(flags: u64) -> u64 {
+    if flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY) == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    }
 }
 
 pub unsafe extern "C" fn create_buffer(
@@ -294,8 +314,12 @@ pub unsafe extern "C" fn release_mem_object(mem: cl_mem) -> i32 {
             for (callback, user) in callbacks.into_iter().rev() {
                 callback(mem, user as *mut c_void);
             }
-            if let MemKind::SubBuffer { parent } = m.kind {
-                release_mem_object(parent);
+            match &m.kind {
+                MemKind::SubBuffer { parent } => {
+                    release_mem_object(*parent);
+                }
+                MemKind::Image(meta) => crate::image::release_parts(meta),
+                MemKind::Buffer => {}
             }
             crate::context::release_context(m.context);
             CL_SUCCESS
@@ -518,7 +542,7 @@ pub struct Rect {
 
 impl Rect {
     /// Applies the default pitches (`0` means tightly packed) and checks them.
-    fn new(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Result<Rect, i32> {
+    pub fn new(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Result<Rect, i32> {
         let row_pitch = if row_pitch == 0 { region[0] } else { row_pitch };
         let slice_pitch = if slice_pitch == 0 { region[1] * row_pitch } else { slice_pitch };
         if row_pitch < region[0] || slice_pitch < region[1] * row_pitch {
@@ -532,17 +556,17 @@ impl Rect {
     }
 
     /// Byte offset of the start of row `y` of slice `z` of the region.
-    fn row(&self, y: usize, z: usize) -> usize {
+    pub fn row(&self, y: usize, z: usize) -> usize {
         (self.origin[2] + z) * self.slice_pitch + (self.origin[1] + y) * self.row_pitch + self.origin[0]
     }
 
     /// One past the last byte the region touches.
-    fn end(&self, region: [usize; 3]) -> usize {
+    pub fn end(&self, region: [usize; 3]) -> usize {
         self.row(region[1] - 1, region[2] - 1) + region[0]
     }
 }
 
-unsafe fn read_triple(p: *const usize) -> Option<[usize; 3]> {
+pub unsafe fn read_triple(p: *const usize) -> Option<[usize; 3]> {
     if p.is_null() {
         None
     } else {

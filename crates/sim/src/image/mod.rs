@@ -207,3 +207,42 @@ mod tests {
         assert_eq!(image_kind_of_mem_object_type(0x10F0), None, "CL_MEM_OBJECT_BUFFER");
     }
 }
+
+/// The texel bytes `clEnqueueFillImage` writes for `color`, which the host gives as four
+/// floats for normalised and floating formats, four signed integers for `CL_SIGNED_INT*` and
+/// four unsigned integers for `CL_UNSIGNED_INT*` (16 bytes, native order); `None` for an
+/// unsupported format.
+pub fn fill_texel(channel_order: u32, channel_type: u32, color: [u8; 16]) -> Option<Vec<u8>> {
+    let format = format::Format::new(channel_order, channel_type)?;
+    let words: [u32; 4] =
+        std::array::from_fn(|i| u32::from_ne_bytes([color[4 * i], color[4 * i + 1], color[4 * i + 2], color[4 * i + 3]]));
+    let mut out = [0u8; texel::MAX_TEXEL_BYTES];
+    let n = match format.ty {
+        ChannelType::SignedInt8 | ChannelType::SignedInt16 | ChannelType::SignedInt32 => {
+            texel::write_integer(format, words, true, &mut out)
+        }
+        ChannelType::UnsignedInt8 | ChannelType::UnsignedInt16 | ChannelType::UnsignedInt32 => {
+            texel::write_integer(format, words, false, &mut out)
+        }
+        _ => texel::write_float(format, words.map(f32::from_bits), &mut out),
+    };
+    Some(out[..n].to_vec())
+}
+
+#[cfg(test)]
+mod fill_tests {
+    use super::*;
+
+    #[test]
+    fn fill_colours_encode_as_the_format_stores_them() {
+        let rgba_unorm8 = (0x10B5, 0x10D2);
+        let color: Vec<u8> = [1.0f32, 0.5, 0.0, 1.0].iter().flat_map(|f| f.to_ne_bytes()).collect();
+        let texel = fill_texel(rgba_unorm8.0, rgba_unorm8.1, color.try_into().unwrap()).unwrap();
+        assert_eq!(texel, vec![255, 128, 0, 255]);
+        let r_uint16 = (0x10B0, 0x10DB);
+        let color: Vec<u8> = [70000u32, 0, 0, 0].iter().flat_map(|u| u.to_ne_bytes()).collect();
+        // Unsigned writes saturate.
+        assert_eq!(fill_texel(r_uint16.0, r_uint16.1, color.try_into().unwrap()).unwrap(), vec![0xff, 0xff]);
+        assert!(fill_texel(0x10B5, 0x10D4, [0; 16]).is_none());
+    }
+}
