@@ -5,9 +5,9 @@
 # exit 0 when they agree). Both runs must exit 0; the table gives wall-clock seconds, CPU
 # seconds and the ratio oclgrind / clmap.
 #
-# Usage: bench/exec_vs_oclgrind.sh [PROGRAM:SIZE ...]
+# Usage: bench/exec_vs_oclgrind.sh [PROGRAM:ARGS ...]   (ARGS comma-separated: fdtd-2d:512,20)
 #   default: mvt:1024 mvt:4096 atax:2048 bicg:2048 gesummv:2048 gemm:256 2mm:256 syrk:256
-#            covariance:256 2dconv:2048 fdtd-2d:512
+#            covariance:256 2dconv:2048 fdtd-2d:512,20
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
@@ -17,7 +17,7 @@ make -s -C bench/hosts >/dev/null
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
   runs=(mvt:1024 mvt:4096 atax:2048 bicg:2048 gesummv:2048 gemm:256 2mm:256 syrk:256
-        covariance:256 2dconv:2048 fdtd-2d:512)
+        covariance:256 2dconv:2048 fdtd-2d:512,20)
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -43,8 +43,9 @@ printf "%-12s %6s %10s %10s %10s %10s %9s\n" program size ocl_wall_s clmap_wall_
 for run in "${runs[@]}"; do
   program=${run%%:*}
   size=${run#*:}
-  read -r ocl_cpu ocl_wall < <(measure oclgrind "./$program" "$size")
-  read -r cl_cpu cl_wall < <(measure "$clmap" exec -q -- "./$program" "$size")
+  IFS=, read -r -a args <<<"$size"
+  read -r ocl_cpu ocl_wall < <(measure oclgrind "./$program" "${args[@]}")
+  read -r cl_cpu cl_wall < <(measure "$clmap" exec -q -- "./$program" "${args[@]}")
   ratio=$(awk -v a="$ocl_wall" -v b="$cl_wall" 'BEGIN { printf "%.1f", a / (b > 0.001 ? b : 0.001) }')
   printf "%-12s %6s %10s %10s %10s %10s %8sx\n" "$program" "$size" "$ocl_wall" "$cl_wall" "$ocl_cpu" "$cl_cpu" "$ratio"
 done

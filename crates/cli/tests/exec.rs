@@ -186,3 +186,12 @@ fn the_platform_lists_itself_to_clinfo() {
     assert!(out.contains("Platform Name") && out.contains("clmap"), "{}", run.describe());
     assert!(out.contains("Device Type") && out.contains("GPU"), "{}", run.describe());
 }
+
+#[test]
+fn programs_built_against_newer_headers_run() {
+    let scratch = Scratch::new("exec-newer");
+    let Some(program) = compiled("newer_headers", &scratch) else { return };
+    let run = exec(&["-q"], &program, scratch.path());
+    run.assert_success();
+    assert!(run.stdout().contains("all calls work"), "{}", run.describe());
+}

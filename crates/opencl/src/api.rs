@@ -189,4 +189,11 @@ entry_points! {
     106 clEnqueueBarrierWithWaitList => queue::enqueue_barrier_with_wait_list(a0: cl_command_queue, a1: u32, a2: *const cl_event, a3: *mut cl_event) -> i32;
     107 clGetExtensionFunctionAddressForPlatform => interop::get_extension_function_address_for_platform(a0: cl_platform_id, a1: *const c_char) -> *mut c_void;
     108 clCreateFromGLTexture => interop::create_from_gl_texture(a0: cl_context, a1: u64, a2: u32, a3: i32, a4: u32, a5: *mut i32) -> cl_mem;
+    123 clCreateCommandQueueWithProperties => compat::create_command_queue_with_properties(a0: cl_context, a1: cl_device_id, a2: *const u64, a3: *mut i32) -> cl_command_queue;
+    133 clCreateSamplerWithProperties => compat::create_sampler_with_properties(a0: cl_context, a1: *const u64, a2: *mut i32) -> cl_sampler;
+    137 clCloneKernel => compat::clone_kernel(a0: cl_kernel, a1: *mut i32) -> cl_kernel;
+    140 clGetDeviceAndHostTimer => compat::get_device_and_host_timer(a0: cl_device_id, a1: *mut u64, a2: *mut u64) -> i32;
+    141 clGetHostTimer => compat::get_host_timer(a0: cl_device_id, a1: *mut u64) -> i32;
+    146 clCreateBufferWithProperties => compat::create_buffer_with_properties(a0: cl_context, a1: *const u64, a2: u64, a3: usize, a4: *mut c_void, a5: *mut i32) -> cl_mem;
+    147 clCreateImageWithProperties => compat::create_image_with_properties(a0: cl_context, a1: *const u64, a2: u64, a3: *const ImageFormat, a4: *const ImageDescriptor, a5: *mut c_void, a6: *mut i32) -> cl_mem;
 }

@@ -18,6 +18,7 @@
 //! | [`findings`], [`analysis`], [`capture`] | what a run reports, measures and records |
 //! | [`api`] | the exported entry points and the ICD dispatch table |
 //! | [`interop`] | OpenGL sharing and extension lookup (answered, not supported) |
+//! | [`compat`] | later versions' property-list constructors, kernel cloning, host timer |
 //!
 //! Settings come from the environment ([`config`]), since the host program knows nothing of
 //! clmap.
@@ -28,6 +29,7 @@ pub mod analysis;
 pub mod api;
 pub mod capture;
 pub mod cl;
+pub mod compat;
 pub mod config;
 pub mod context;
 pub mod event;
