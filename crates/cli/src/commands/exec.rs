@@ -13,8 +13,9 @@ use crate::exit::{CliError, Status};
 
 /// Run an unmodified OpenCL program on clmap's simulator, as `oclgrind ./app` does.
 ///
-/// The program runs with clmap's OpenCL 1.2 platform as the only platform (through the ICD
-/// loader's OCL_ICD_VENDORS): whatever device type it asks for, it gets the simulator, its
+/// The program runs with clmap's OpenCL 1.2 platform as its first (with Debian's loader, its
+/// only) platform, through the ICD loader's OCL_ICD_FILENAMES and OCL_ICD_VENDORS: whatever
+/// device type it asks for, it gets the simulator, its
 /// kernels are built by clmap's front end (build logs carry clmap's diagnostics), and every
 /// launch runs on the simulator with out-of-bounds checks on. Findings are printed as each
 /// launch ends, with the kernel, source line and work-item, and summarised when the program
@@ -290,8 +291,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let mut command = Command::new(program);
     command
         .args(program_args)
+        // Both loader variables: ocl-icd loads only OCL_ICD_FILENAMES when it is set, while
+        // other loaders (the one CUDA installs) add it to what they find and read
+        // OCL_ICD_VENDORS only as a directory of their own making; with both pointing at the
+        // platform, every loader seen so far offers it, and first.
         .env("OCL_ICD_VENDORS", &vendors)
-        .env_remove("OCL_ICD_FILENAMES")
+        .env("OCL_ICD_FILENAMES", &library)
         .env(vars::LOG, &log_path)
         .env(vars::DEVICE, limits.describe());
     if args.races {
