@@ -305,8 +305,8 @@ fn render_output(out: &mut String, c: &OutputComparison) {
         Ok(r) => {
             let _ = writeln!(
                 out,
-                "  {}: {} of {} values differ (max abs error {:.3e}, max rel {:.3e}; tolerance rel {:e}, abs {:e})",
-                c.name, r.mismatches, r.compared, r.max_abs, r.max_rel, c.tolerance.rel, c.tolerance.abs
+                "  {}: {} of {} values differ (max abs error {:.3e}, max rel {:.3e}, {:.3e} of the largest magnitude; tolerance {})",
+                c.name, r.mismatches, r.compared, r.max_abs, r.max_rel, r.norm_error(), c.tolerance
             );
             for m in r.first_mismatches.iter().take(5) {
                 let _ = writeln!(out, "    [{}] expected {} got {}", m.index, m.expected, m.actual);
@@ -327,6 +327,7 @@ fn comparison_json(c: &OutputComparison) -> Value {
             "mismatches": r.mismatches,
             "max_abs": r.max_abs,
             "max_rel": r.max_rel,
+            "norm_error": r.norm_error(),
             "first_mismatches": r.first_mismatches.iter().map(|m| json!({
                 "index": m.index, "expected": m.expected.to_string(), "actual": m.actual.to_string()
             })).collect::<Vec<_>>(),

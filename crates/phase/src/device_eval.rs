@@ -240,6 +240,7 @@ pub fn compare(workload: &Workload, reference: &BufferSet, actual: &BufferSet) -
         let tolerance = Tolerance {
             rel: RELATIVE_TOLERANCE,
             abs: SCALE_TOLERANCE * largest_magnitude(buffer.elem.scalar, &expected.bytes),
+            norm: 0.0,
         };
         match compare_buffers(buffer.elem, &expected.bytes, &got.bytes, tolerance) {
             Err(error) => return Verdict::Failed(format!("output `{name}`: {error}")),

@@ -21,17 +21,57 @@ pub enum Access {
     WriteOnly,
 }
 
-/// Float comparison tolerance: `|actual - expected| <= abs + rel * |expected|`.
+/// Float comparison tolerance. A value passes when
+/// `|actual - expected| <= abs + rel * |expected| + norm * scale`, where `scale` is the largest
+/// finite `|expected|` of the whole buffer.
+///
+/// `rel` and `abs` judge each value on its own, which suits outputs computed the same way on
+/// both sides. `norm` judges the buffer as a whole: with `rel = abs = 0` the rule is
+/// `max |actual - expected| <= norm * max |expected|`, a relative error in the maximum norm.
+/// That is the rule for accumulating kernels run with another order of floating-point
+/// operations (a reordered sum that cancels to nearly zero has no meaningful relative error,
+/// but its error is still small next to the output's magnitude), and the rule the phase-order
+/// search validates with.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
     pub rel: f64,
     pub abs: f64,
+    /// Fraction of the buffer's largest magnitude every difference may reach (0: unused).
+    pub norm: f64,
 }
 
 impl Default for Tolerance {
     /// The tolerance used for float outputs that specify none.
     fn default() -> Tolerance {
-        Tolerance { rel: 1e-5, abs: 1e-6 }
+        Tolerance { rel: 1e-5, abs: 1e-6, norm: 0.0 }
+    }
+}
+
+impl Tolerance {
+    /// Only the norm rule: `max |actual - expected| <= fraction * max |expected|`.
+    pub fn norm(fraction: f64) -> Tolerance {
+        Tolerance { rel: 0.0, abs: 0.0, norm: fraction }
+    }
+
+    /// Whether the buffer-wide part is in use.
+    pub fn uses_norm(&self) -> bool {
+        self.norm > 0.0
+    }
+}
+
+impl std::fmt::Display for Tolerance {
+    /// `rel 1e-5, abs 1e-6`, `norm 1e-2`, …: the parts in use, or `exact`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = [("rel", self.rel), ("abs", self.abs), ("norm", self.norm)]
+            .into_iter()
+            .filter(|(_, value)| *value != 0.0)
+            .map(|(name, value)| format!("{name} {value:e}"))
+            .collect();
+        if parts.is_empty() {
+            f.write_str("exact")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
     }
 }
 

@@ -240,6 +240,9 @@ pub struct Comparison {
     pub max_abs: f64,
     /// Largest difference relative to the expected value (where it is non-zero).
     pub max_rel: f64,
+    /// Largest finite magnitude of the expected values: the scale the norm rule compares
+    /// differences with.
+    pub scale: f64,
     /// Components outside the tolerance.
     pub mismatches: u64,
     /// The first few mismatches, in index order.
@@ -250,6 +253,18 @@ impl Comparison {
     /// True when every component matched.
     pub fn passed(&self) -> bool {
         self.mismatches == 0
+    }
+
+    /// The largest difference relative to the buffer's largest magnitude,
+    /// `max |actual - expected| / max |expected|`: what the norm rule bounds.
+    pub fn norm_error(&self) -> f64 {
+        if self.max_abs == 0.0 {
+            0.0
+        } else if self.scale == 0.0 {
+            f64::INFINITY
+        } else {
+            self.max_abs / self.scale
+        }
     }
 }
 
@@ -266,8 +281,9 @@ pub enum CompareError {
 }
 
 /// Compares `actual` against `expected`: integers exactly, floats within
-/// `|actual - expected| <= abs + rel * |expected|`, NaN equal to NaN, infinities equal only
-/// to themselves. The padding lane of 3-component vectors is ignored.
+/// `|actual - expected| <= abs + rel * |expected| + norm * scale` (`scale` the largest finite
+/// `|expected|` of the buffer, see [`Tolerance`]), NaN equal to NaN, infinities equal only to
+/// themselves. The padding lane of 3-component vectors is ignored.
 pub fn compare_buffers(
     elem: ElemType,
     expected: &[u8],
@@ -284,10 +300,14 @@ pub fn compare_buffers(
     let ty = elem.scalar;
     let size = ty.size() as usize;
     let width = usize::from(elem.width);
+    let scale = largest_magnitude(elem, expected);
+    // The part of the bound that does not depend on the value itself.
+    let floor = tolerance.abs + tolerance.norm * scale;
     let mut result = Comparison {
         compared: 0,
         max_abs: 0.0,
         max_rel: 0.0,
+        scale,
         mismatches: 0,
         first_mismatches: Vec::new(),
     };
@@ -300,7 +320,7 @@ pub fn compare_buffers(
                 continue;
             };
             result.compared += 1;
-            let (abs, rel, ok) = difference(e, a, tolerance);
+            let (abs, rel, ok) = difference(e, a, tolerance.rel, floor);
             result.max_abs = result.max_abs.max(abs);
             result.max_rel = result.max_rel.max(rel);
             if !ok {
@@ -315,8 +335,22 @@ pub fn compare_buffers(
     Ok(result)
 }
 
-/// (absolute difference, relative difference, within tolerance).
-fn difference(expected: Number, actual: Number, tol: Tolerance) -> (f64, f64, bool) {
+/// The largest finite magnitude among the components of `bytes` (padding lanes skipped).
+fn largest_magnitude(elem: ElemType, bytes: &[u8]) -> f64 {
+    let ty = elem.scalar;
+    let size = ty.size() as usize;
+    let width = usize::from(elem.width);
+    bytes
+        .chunks_exact(elem.size() as usize)
+        .flat_map(|element| element.chunks_exact(size).take(width))
+        .filter_map(|lane| Number::read_le(ty, lane))
+        .map(|n| n.as_f64().abs())
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// (absolute difference, relative difference, within `floor + rel * |expected|`).
+fn difference(expected: Number, actual: Number, rel_tol: f64, floor: f64) -> (f64, f64, bool) {
     match (expected, actual) {
         (Number::Int(e), Number::Int(a)) => {
             let abs = (e - a).unsigned_abs() as f64;
@@ -353,7 +387,7 @@ fn difference(expected: Number, actual: Number, tol: Tolerance) -> (f64, f64, bo
             } else {
                 abs / e.abs()
             };
-            (abs, rel, abs <= tol.abs + tol.rel * e.abs())
+            (abs, rel, abs <= floor + rel_tol * e.abs())
         }
     }
 }
@@ -422,7 +456,7 @@ mod tests {
     #[test]
     fn comparison_rules() {
         let float = ElemType::scalar(ScalarType::Float);
-        let tol = Tolerance { rel: 1e-3, abs: 0.0 };
+        let tol = Tolerance { rel: 1e-3, abs: 0.0, norm: 0.0 };
         let expected = floats(&[1.0, f32::NAN, f32::INFINITY, 100.0, 0.0]);
         let same = compare_buffers(float, &expected, &expected, tol).expect("comparable");
         assert!(same.passed());
@@ -441,7 +475,8 @@ mod tests {
         let int = ElemType::scalar(ScalarType::Int);
         let e: Vec<u8> = [5i32, -3].iter().flat_map(|v| v.to_le_bytes()).collect();
         let a: Vec<u8> = [5i32, -4].iter().flat_map(|v| v.to_le_bytes()).collect();
-        let c = compare_buffers(int, &e, &a, Tolerance { rel: 1.0, abs: 10.0 }).expect("ok");
+        let c =
+            compare_buffers(int, &e, &a, Tolerance { rel: 1.0, abs: 10.0, norm: 1.0 }).expect("ok");
         assert_eq!((c.mismatches, c.max_abs), (1, 1.0), "integers are exact");
         assert!(matches!(
             compare_buffers(int, &e, &a[..4], tol),
@@ -451,6 +486,67 @@ mod tests {
             compare_buffers(int, &e[..3], &a[..3], tol),
             Err(CompareError::Ragged { .. })
         ));
+    }
+
+    /// Sums of the same terms in two orders, in single precision: where the terms cancel, the
+    /// two results differ by far more than 1 % of themselves, but by little next to the
+    /// buffer's largest value.
+    fn reordered_sums() -> (Vec<f32>, Vec<f32>) {
+        let rows: [[f32; 4]; 3] =
+            [[1.5, 2.25, -0.75, 3.0], [1.0e4, 0.3, -1.0e4, -0.299], [-8.0, 4.0, 2.5, 0.125]];
+        let forward = rows.iter().map(|r| r.iter().sum::<f32>()).collect();
+        let backward = rows.iter().map(|r| r.iter().rev().sum::<f32>()).collect();
+        (forward, backward)
+    }
+
+    #[test]
+    fn the_norm_rule_accepts_cancellation_that_the_per_value_rule_rejects() {
+        let float = ElemType::scalar(ScalarType::Float);
+        let (expected, actual) = reordered_sums();
+        // The cancelling row really does differ relatively: about 8e-4 against 1e-3.
+        assert!((expected[1] - actual[1]).abs() > 0.01 * expected[1].abs(), "{expected:?}");
+        let (e, a) = (floats(&expected), floats(&actual));
+        let per_value = Tolerance { rel: 0.01, abs: 0.0, norm: 0.0 };
+        let by_norm = Tolerance::norm(0.01);
+        let c = compare_buffers(float, &e, &a, per_value).expect("comparable");
+        assert_eq!(c.mismatches, 1, "the per-value rule rejects the cancelled sum: {c:?}");
+        let c = compare_buffers(float, &e, &a, by_norm).expect("comparable");
+        assert!(c.passed(), "{c:?}");
+        assert_eq!(c.scale, 6.0, "the largest magnitude of the expected values");
+        assert!(c.norm_error() < 0.01, "{}", c.norm_error());
+
+        // A real error (one value off by 5 % of the largest) fails both rules.
+        let mut wrong = actual.clone();
+        wrong[0] += 0.05 * 6.0;
+        let w = floats(&wrong);
+        for tolerance in [per_value, by_norm] {
+            let c = compare_buffers(float, &e, &w, tolerance).expect("comparable");
+            assert!(!c.passed(), "{tolerance}: {c:?}");
+            assert_eq!(c.first_mismatches[0].index, 0);
+        }
+    }
+
+    #[test]
+    fn the_norm_scale_skips_padding_and_non_finite_values() {
+        let float3 = ElemType { scalar: ScalarType::Float, width: 3 };
+        let expected = floats(&[1.0, -4.0, f32::INFINITY, 1000.0, 2.0, 0.0, 0.0, 1000.0]);
+        let actual = floats(&[1.03, -4.0, f32::INFINITY, 0.0, 2.0, 0.0, 0.0, -5.0]);
+        let c = compare_buffers(float3, &expected, &actual, Tolerance::norm(0.01)).expect("ok");
+        assert_eq!(c.scale, 4.0, "the padding lanes hold 1000, the infinity is no scale");
+        assert!(c.passed(), "0.03 is within 1 % of 4: {c:?}");
+        let all_zero = floats(&[0.0, 0.0, 0.0, 0.0]);
+        let tiny = floats(&[0.0, 1e-30, 0.0, 0.0]);
+        let float = ElemType::scalar(ScalarType::Float);
+        let c = compare_buffers(float, &all_zero, &tiny, Tolerance::norm(0.5)).expect("ok");
+        assert_eq!(c.mismatches, 1, "an all-zero reference leaves the norm rule no room");
+        assert_eq!(c.norm_error(), f64::INFINITY);
+    }
+
+    #[test]
+    fn tolerances_print_the_parts_in_use() {
+        assert_eq!(Tolerance::default().to_string(), "rel 1e-5, abs 1e-6");
+        assert_eq!(Tolerance::norm(0.01).to_string(), "norm 1e-2");
+        assert_eq!(Tolerance { rel: 0.0, abs: 0.0, norm: 0.0 }.to_string(), "exact");
     }
 
     #[test]
@@ -508,7 +604,10 @@ mod tests {
             "",
             "k",
             NdRange::linear(1, None),
-            vec![buffer("loose", Some(Tolerance { rel: 0.1, abs: 0.0 })), buffer("strict", None)],
+            vec![
+                buffer("loose", Some(Tolerance { rel: 0.1, abs: 0.0, norm: 0.0 })),
+                buffer("strict", None),
+            ],
         );
         let expected = w.initial_data(0).expect("data");
         let mut actual = expected.clone();

@@ -60,7 +60,7 @@ struct RawArg {
     init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
-    tolerance: Option<RawTolerance>,
+    tolerance: Option<Spanned<RawTolerance>>,
     value: Option<Spanned<toml::Value>>,
 }
 
@@ -73,7 +73,7 @@ struct RawBuffer {
     init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
-    tolerance: Option<RawTolerance>,
+    tolerance: Option<Spanned<RawTolerance>>,
 }
 
 #[derive(Deserialize)]
@@ -139,6 +139,8 @@ struct RawTolerance {
     rel: f64,
     #[serde(default)]
     abs: f64,
+    #[serde(default)]
+    norm: f64,
 }
 
 /// Carries the file name and text so every error can be located.
@@ -196,6 +198,22 @@ impl Ctx<'_> {
                 ),
             )),
         }
+    }
+
+    /// A buffer's `tolerance = { rel, abs, norm }`; a part left out is 0.
+    fn tolerance(
+        &self,
+        raw: Option<&Spanned<RawTolerance>>,
+    ) -> Result<Option<Tolerance>, WorkloadError> {
+        let Some(raw) = raw else { return Ok(None) };
+        let RawTolerance { rel, abs, norm } = *raw.get_ref();
+        if [rel, abs, norm].iter().any(|v| !v.is_finite() || *v < 0.0) {
+            return Err(self.invalid(
+                raw.span(),
+                "tolerance parts (rel, abs, norm) must be finite and not negative",
+            ));
+        }
+        Ok(Some(Tolerance { rel, abs, norm }))
     }
 
     fn access(&self, access: Option<&Spanned<String>>) -> Result<Access, WorkloadError> {
@@ -457,10 +475,6 @@ fn number(raw: &toml::Value) -> Result<Number, String> {
     }
 }
 
-fn tolerance(raw: Option<RawTolerance>) -> Option<Tolerance> {
-    raw.map(|t| Tolerance { rel: t.rel, abs: t.abs })
-}
-
 /// Parses TOML workload text; relative paths are resolved against `base_dir`.
 pub(crate) fn parse(
     text: &str,
@@ -600,7 +614,7 @@ fn single_launch(
                 init: ctx.init(arg.init.as_ref())?,
                 access: ctx.access(arg.access.as_ref())?,
                 output: arg.output.unwrap_or(false),
-                tolerance: tolerance(arg.tolerance),
+                tolerance: ctx.tolerance(arg.tolerance.as_ref())?,
                 hex_dump: false,
             });
             args.push(LaunchArg::Buffer { buffer: arg.name.clone() });
@@ -676,7 +690,7 @@ fn pipeline<'r>(
                 init: ctx.init(b.init.as_ref())?,
                 access: ctx.access(b.access.as_ref())?,
                 output: b.output.unwrap_or(false),
-                tolerance: tolerance(b.tolerance),
+                tolerance: ctx.tolerance(b.tolerance.as_ref())?,
                 hex_dump: false,
             });
             if len == 0 {

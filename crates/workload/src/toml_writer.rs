@@ -196,11 +196,12 @@ fn buffer_fields(b: &Buffer, base_dir: &Path) -> Vec<(&'static str, String)> {
         Access::ReadOnly => fields.push(("access", quote("read_only"))),
         Access::WriteOnly => fields.push(("access", quote("write_only"))),
     }
-    if let Some(Tolerance { rel, abs }) = b.tolerance {
-        fields.push((
-            "tolerance",
-            format!("{{ rel = {}, abs = {} }}", toml_float(rel), toml_float(abs)),
-        ));
+    if let Some(Tolerance { rel, abs, norm }) = b.tolerance {
+        let mut parts = format!("rel = {}, abs = {}", toml_float(rel), toml_float(abs));
+        if norm != 0.0 {
+            parts.push_str(&format!(", norm = {}", toml_float(norm)));
+        }
+        fields.push(("tolerance", format!("{{ {parts} }}")));
     }
     fields
 }

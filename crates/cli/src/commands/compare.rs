@@ -12,9 +12,11 @@ use std::path::PathBuf;
 /// Run workloads on several targets with the same inputs and compare their outputs.
 ///
 /// The first target is the reference. Integers must be equal; floats must agree within the
-/// output's tolerance (`tolerance = { rel, abs }` in the workload, else `--rel`/`--abs`):
-/// |actual − expected| ≤ abs + rel·|expected|. For each disagreement the largest errors and
-/// the first mismatching indices are shown.
+/// output's tolerance (`tolerance = { rel, abs, norm }` in the workload, else `--rel`, `--abs`
+/// and `--norm`): |actual − expected| ≤ abs + rel·|expected| + norm·max|expected|, the maximum
+/// taken over the whole output. `--norm 0.01 --rel 0 --abs 0` is the rule for kernels whose
+/// sums may be reordered (1 % of the output's largest magnitude). For each disagreement the
+/// largest errors and the first mismatching indices are shown.
 ///
 /// Exit codes: 0 all agree; 1 bad input; 2 some output differs; 3 a device is missing.
 ///
@@ -33,6 +35,9 @@ pub struct Args {
     /// Absolute tolerance for float outputs that declare none.
     #[arg(long, default_value_t = 1e-6)]
     pub abs: f64,
+    /// Tolerance relative to the output's largest magnitude, for float outputs that declare none.
+    #[arg(long, default_value_t = 0.0)]
+    pub norm: f64,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -49,7 +54,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         .iter()
         .map(|d| Target::select(d, SimOptions::default()).map_err(exec_error))
         .collect::<Result<_, _>>()?;
-    let default = Tolerance { rel: args.rel, abs: args.abs };
+    if [args.rel, args.abs, args.norm].iter().any(|v| !v.is_finite() || *v < 0.0) {
+        return Err(CliError::BadInput(
+            "--rel, --abs and --norm must be finite and not negative".into(),
+        ));
+    }
+    let default = Tolerance { rel: args.rel, abs: args.abs, norm: args.norm };
     let mut all_agree = true;
     let mut results = Vec::new();
     for path in &args.workloads {
