@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::formula::Formula;
 use crate::number::{Number, NumberError};
 use crate::rng::SplitMix64;
 use crate::types::{ElemType, ScalarType};
@@ -24,6 +25,9 @@ pub enum Init {
     File(PathBuf),
     /// One value per component, as listed in an Oclgrind `.sim` file.
     Values(Vec<Number>),
+    /// Each component computed from its index (a TOML table `{ formula = "...", shape = [...] }`).
+    /// Fixed data: seed shifts do not change it.
+    Formula(Formula),
 }
 
 /// The syntax accepted by [`Init::parse`], for error messages.
@@ -102,6 +106,7 @@ impl Init {
                 Ok(())
             }
             Init::Fill(v) => fits(*v),
+            Init::Formula(formula) => formula.check(components),
             Init::Values(values) => {
                 if values.len() as u64 != components {
                     return Err(format!(
@@ -191,6 +196,14 @@ impl Init {
                 let mut scratch = Vec::with_capacity(8);
                 for_each_component(&mut out, elem, |i, lane| {
                     encode(range_value(*start, *step, i, ty), ty, &mut scratch, lane)
+                })?;
+            }
+            Init::Formula(formula) => {
+                formula.check(len.saturating_mul(u64::from(elem.width)))?;
+                let mut value = formula.evaluator(ty);
+                let mut scratch = Vec::with_capacity(8);
+                for_each_component(&mut out, elem, |i, lane| {
+                    encode(value(i)?, ty, &mut scratch, lane)
                 })?;
             }
             Init::Random { seed, lo, hi } => {

@@ -177,7 +177,8 @@ impl Ctx<'_> {
         })
     }
 
-    /// `init` is a string of the init language, or an array with one number per component.
+    /// `init` is a string of the init language, an array with one number per component, or a
+    /// formula table.
     fn init(&self, init: Option<&Spanned<toml::Value>>) -> Result<Init, WorkloadError> {
         let Some(init) = init else { return Ok(Init::Zero) };
         match init.get_ref() {
@@ -189,15 +190,53 @@ impl Ctx<'_> {
                 .collect::<Result<Vec<_>, _>>()
                 .map(Init::Values)
                 .map_err(|message| self.invalid(init.span(), message)),
+            toml::Value::Table(table) => self.formula(table, init.span()),
             other => Err(self.invalid(
                 init.span(),
                 format!(
-                    "`init` must be a string ({}) or an array of numbers, not a {}",
+                    "`init` must be a string ({}), an array of numbers or a table \
+                     {{ formula = \"...\", shape = [...] }}, not a {}",
                     crate::init::INIT_SYNTAX,
                     other.type_str()
                 ),
             )),
         }
+    }
+
+    /// `init = { formula = "i * j / ni", shape = ["ni", "nj"] }`: values from the index. The
+    /// reader gives no spans inside an inline table, so errors point at the whole table.
+    fn formula(
+        &self,
+        table: &toml::value::Table,
+        span: Range<usize>,
+    ) -> Result<Init, WorkloadError> {
+        if let Some(key) = table.keys().find(|k| !matches!(k.as_str(), "formula" | "shape")) {
+            return Err(self.invalid(
+                span,
+                format!("unknown key `{key}` in a formula initialiser; expected formula, shape"),
+            ));
+        }
+        let Some(toml::Value::String(text)) = table.get("formula") else {
+            return Err(self.invalid(span, "a table `init` needs `formula = \"EXPRESSION\"`"));
+        };
+        let shape = match table.get("shape") {
+            None => None,
+            Some(toml::Value::Array(dims)) => Some(
+                dims.iter()
+                    .map(|d| self.count(&Spanned::new(span.clone(), d.clone()), "a `shape` entry"))
+                    .collect::<Result<Vec<u64>, _>>()?,
+            ),
+            Some(_) => {
+                return Err(
+                    self.invalid(span, "`shape` must be an array of sizes, e.g. [\"ni\", 64]")
+                )
+            }
+        };
+        // Without a shape the formula runs over the flat index `i`.
+        let shape = shape.unwrap_or_default();
+        let formula = crate::formula::Formula::new(text, shape, &|n| self.sizes.get(n).copied())
+            .map_err(|e| self.invalid(span.clone(), format!("init formula: {}", e.message)))?;
+        Ok(Init::Formula(formula))
     }
 
     /// A buffer's `tolerance = { rel, abs, norm }`; a part left out is 0.

@@ -223,6 +223,13 @@ fn init_text(init: &Init, base_dir: &Path) -> String {
             let items: Vec<String> = values.iter().map(|v| toml_number(*v)).collect();
             format!("[{}]", items.join(", "))
         }
+        Init::Formula(formula) if formula.shape().is_empty() => {
+            format!("{{ formula = {} }}", quote(&formula.text()))
+        }
+        Init::Formula(formula) => {
+            let shape: Vec<String> = formula.shape().iter().map(u64::to_string).collect();
+            format!("{{ formula = {}, shape = [{}] }}", quote(&formula.text()), shape.join(", "))
+        }
     }
 }
 
