@@ -195,3 +195,25 @@ fn programs_built_against_newer_headers_run() {
     run.assert_success();
     assert!(run.stdout().contains("all calls work"), "{}", run.describe());
 }
+
+#[test]
+fn a_time_loop_is_captured_as_a_group_with_its_step_as_a_loop_scalar() {
+    let scratch = Scratch::new("exec-time-loop");
+    let Some(program) = compiled("time_loop", &scratch) else { return };
+    let capture = scratch.join("cap");
+    let run = exec(&["-q", "--capture", capture.to_str().unwrap()], &program, scratch.path());
+    run.assert_success();
+    assert!(run.stdout().contains("0 of 1024 values differ"), "{}", run.describe());
+    let segment = capture.join("segment-01.toml");
+    let text = std::fs::read_to_string(&segment).unwrap();
+    assert!(text.contains("[[group]]") && text.contains("repeat = 8"), "{text}");
+    assert!(text.contains(r#"value = "1 * step + 0""#), "the time step is a loop scalar: {text}");
+    assert_eq!(text.matches("[[group.launch]]").count(), 2, "{text}");
+    clmap(&[
+        "run",
+        segment.to_str().unwrap(),
+        "--expect",
+        capture.join("segment-01.expected").to_str().unwrap(),
+    ])
+    .assert_success();
+}

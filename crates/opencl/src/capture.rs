@@ -13,7 +13,9 @@
 //! buffers start with the contents they had at their first launch in it, and
 //! `segment-NN.expected/` holds what the segment left in them. Consecutive launches that repeat
 //! one another, or exchange two buffers (a stencil's ping-pong), are folded into one launch
-//! with `repeat` and `swap`, so the segment reads as the host loop it came from.
+//! with `repeat` and `swap`, and a body of several launches that repeats (with integer
+//! scalars advancing by a fixed step, as a time step does) into a `[[group]]` with loop
+//! scalars, so the segment reads as the host loop it came from.
 //!
 //! What a workload cannot express is left out with a line in `capture.log` (by-value struct
 //! arguments, images, samplers).
@@ -24,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use clmap_workload::{
-    Access, Buffer, ElemType, Init, Launch, LaunchArg, NdRange, Number, ScalarType, Workload,
+    Access, Buffer, ElemType, Expr, Group, Init, Launch, LaunchArg, NdRange, Number, ScalarType,
+    Workload,
 };
 
 use crate::config::config;
@@ -381,6 +384,112 @@ fn exchanged_pair(a: &[LaunchArg], b: &[LaunchArg]) -> Option<(String, String)> 
     seen_both.then_some((p, q))
 }
 
+/// The name loop scalars of a folded host loop use for its step.
+const STEP: &str = "step";
+
+/// Longest loop body (in launches) looked for.
+const MAX_BODY: usize = 16;
+
+/// How launch `b` of repetition `k` of a loop body relates to launch `a` of its first
+/// repetition: `Some(steps)` when they are the same launch except integer scalars that advance
+/// by a fixed amount per repetition (`steps` gives, per argument, that amount or 0).
+fn same_but_steps(a: &Launch, b: &Launch, k: i128) -> Option<Vec<i128>> {
+    if a.kernel != b.kernel
+        || a.range != b.range
+        || a.repeat != b.repeat
+        || a.swap != b.swap
+        || a.args.len() != b.args.len()
+        || !a.writes.is_empty()
+        || !b.writes.is_empty()
+    {
+        return None;
+    }
+    a.args
+        .iter()
+        .zip(&b.args)
+        .map(|pair| match pair {
+            (x, y) if x == y => Some(0),
+            (
+                LaunchArg::Scalar { name: n1, ty: t1, value: v1 },
+                LaunchArg::Scalar { name: n2, ty: t2, value: v2 },
+            ) if n1 == n2 && t1 == t2 && !t1.scalar.is_float() && v1.len() == 1 && v2.len() == 1 => {
+                match (v1[0], v2[0]) {
+                    (Number::Int(x), Number::Int(y)) if (y - x) % k == 0 => Some((y - x) / k),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// How many times the body `launches[start..start + len]` repeats from `start` on, with every
+/// varying scalar advancing by the same amount each time; and those amounts.
+fn repetitions(launches: &[Launch], start: usize, len: usize) -> (usize, Vec<Vec<i128>>) {
+    let body = &launches[start..start + len];
+    let mut steps: Option<Vec<Vec<i128>>> = None;
+    let mut count = 1;
+    while start + (count + 1) * len <= launches.len() {
+        let next = &launches[start + count * len..start + (count + 1) * len];
+        let k = count as i128;
+        let found: Option<Vec<Vec<i128>>> =
+            body.iter().zip(next).map(|(a, b)| same_but_steps(a, b, k)).collect();
+        match (found, &steps) {
+            (Some(f), None) => steps = Some(f),
+            (Some(f), Some(s)) if f == *s => {}
+            _ => break,
+        }
+        count += 1;
+    }
+    (count, steps.unwrap_or_default())
+}
+
+/// Folds a host loop over several launches into a `[[group]]`: the longest run of a repeated
+/// body (two launches or more), whose scalars that change from one repetition to the next
+/// become loop scalars of the group's step (FDTD's time step `t`).
+fn fold_loops(launches: Vec<Launch>) -> (Vec<Launch>, Vec<Group>) {
+    let mut out = Vec::new();
+    let mut groups = Vec::new();
+    let mut at = 0;
+    while at < launches.len() {
+        let best = (2..=MAX_BODY.min(launches.len() - at))
+            .map(|len| (len, repetitions(&launches, at, len)))
+            .filter(|(_, (count, _))| *count >= 2)
+            .max_by_key(|(len, (count, _))| (len * count, std::cmp::Reverse(*len)));
+        let Some((len, (count, steps))) = best else {
+            out.push(launches[at].clone());
+            at += 1;
+            continue;
+        };
+        let first = out.len();
+        for (launch, step) in launches[at..at + len].iter().zip(&steps) {
+            let mut launch = launch.clone();
+            for (arg, d) in launch.args.iter_mut().zip(step) {
+                if *d == 0 {
+                    continue;
+                }
+                if let LaunchArg::Scalar { name, ty, value } = arg {
+                    let Number::Int(start) = value[0] else { continue };
+                    *arg = LaunchArg::LoopScalar {
+                        name: name.clone(),
+                        ty: *ty,
+                        value: Expr::affine(*d, STEP, start),
+                    };
+                }
+            }
+            out.push(launch);
+        }
+        groups.push(Group {
+            launches: first..first + len,
+            repeat: count as u32,
+            swap: Vec::new(),
+            index: Some(STEP.to_string()),
+        });
+        at += len * count;
+    }
+    (out, groups)
+}
+
 /// Writes the running segment as a pipeline workload and its expected outputs.
 fn flush_segment(dir: &Path, state: &mut State) {
     let Some(segment) = state.segment.take() else { return };
@@ -390,6 +499,7 @@ fn flush_segment(dir: &Path, state: &mut State) {
     state.segments += 1;
     let tag = format!("segment-{:02}", state.segments);
     let (launches, final_storage) = fold_repetitions(segment.launches, &segment.buffers);
+    let (launches, groups) = fold_loops(launches);
     let storage = |name: &str| {
         let label = final_storage.get(name).map_or(name, String::as_str);
         segment.buffers.iter().find(|b| b.name == label)
@@ -425,7 +535,7 @@ fn flush_segment(dir: &Path, state: &mut State) {
         outputs: buffers.iter().filter(|b| b.output).map(|b| b.name.clone()).collect(),
         buffers,
         launches,
-        groups: Vec::new(),
+        groups,
         bytes_moved: None,
     };
     write_file(&dir.join(format!("{tag}.toml")), workload.to_toml(dir).as_bytes());
