@@ -2,26 +2,19 @@
 //!
 //! The reference is the device vendor's own compilation of the source (`clCreateProgramWithSource`)
 //! run on the same inputs, as in seed 003, where the CPU version of each benchmark played that
-//! role: a PTX is valid when its outputs agree with the reference's within 1 % (integers
-//! exactly). Small inputs are used during the search, the full inputs and 30 shifted random
-//! inputs at the end.
+//! role: a PTX is valid when its outputs agree with the reference's under the rule of
+//! [`crate::validation`] (1 % in the maximum norm; integers exactly). Small inputs are used
+//! during the search, the full inputs and 30 shifted random inputs at the end.
 
 use std::collections::HashMap;
 
 use clmap_device::{BufferTable, Device, Program, SequenceLaunch};
 use clmap_exec::on_device::{build, device_launches, run_program};
-use clmap_workload::number::Number;
-use clmap_workload::{compare_buffers, BufferSet, Tolerance, Workload};
+use clmap_workload::{BufferSet, Workload};
 
 use crate::compiler::CompiledPtx;
 use crate::evaluator::{Evaluator, EvaluatorError, Verdict};
-
-/// Seed 003's tolerance: outputs may differ by 1 % of the reference value.
-pub const RELATIVE_TOLERANCE: f64 = 0.01;
-/// Values close to zero are compared against the buffer's scale instead: a difference of this
-/// fraction of the buffer's largest magnitude is accepted, since reordered floating-point sums
-/// that cancel to almost nothing have no meaningful relative error.
-pub const SCALE_TOLERANCE: f64 = 1e-4;
+pub use crate::validation::compare;
 /// Reference outputs of shifted inputs are cached up to this many bytes in total.
 const REFERENCE_CACHE_BYTES: usize = 1 << 30;
 
@@ -227,54 +220,4 @@ impl Evaluator for DeviceEvaluator {
         Self::time_program(&self.source_program, &self.full_launches, &mut self.full_table, reps)
             .map_err(EvaluatorError)
     }
-}
-
-/// Compares every output of `workload` with the reference: integers exactly, floats within
-/// [`RELATIVE_TOLERANCE`] or [`SCALE_TOLERANCE`] of the buffer's largest magnitude.
-pub fn compare(workload: &Workload, reference: &BufferSet, actual: &BufferSet) -> Verdict {
-    for name in &workload.outputs {
-        let Some(buffer) = workload.buffer(name) else { continue };
-        let (Some(expected), Some(got)) = (reference.get(name), actual.get(name)) else {
-            return Verdict::Failed(format!("output `{name}` is missing"));
-        };
-        let tolerance = Tolerance {
-            rel: RELATIVE_TOLERANCE,
-            abs: SCALE_TOLERANCE * largest_magnitude(buffer.elem.scalar, &expected.bytes),
-            norm: 0.0,
-        };
-        match compare_buffers(buffer.elem, &expected.bytes, &got.bytes, tolerance) {
-            Err(error) => return Verdict::Failed(format!("output `{name}`: {error}")),
-            Ok(comparison) if !comparison.passed() => {
-                let first = comparison
-                    .first_mismatches
-                    .first()
-                    .map(|m| {
-                        format!(
-                            " (first at {}: expected {:?}, got {:?})",
-                            m.index, m.expected, m.actual
-                        )
-                    })
-                    .unwrap_or_default();
-                return Verdict::Wrong(format!(
-                    "output `{name}`: {} of {} values differ, largest relative difference {:.3e}{first}",
-                    comparison.mismatches, comparison.compared, comparison.max_rel
-                ));
-            }
-            Ok(_) => {}
-        }
-    }
-    Verdict::Valid
-}
-
-fn largest_magnitude(ty: clmap_workload::ScalarType, bytes: &[u8]) -> f64 {
-    if !ty.is_float() {
-        return 0.0;
-    }
-    let size = ty.size() as usize;
-    bytes
-        .chunks_exact(size.max(1))
-        .filter_map(|chunk| Number::read_le(ty, chunk))
-        .map(|n| n.as_f64().abs())
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max)
 }

@@ -20,6 +20,7 @@ pub mod search;
 pub mod sequence;
 pub mod store;
 pub mod strategy;
+pub mod validation;
 
 pub use compiler::{
     BaselineLevel, CompileFailure, CompileFailureKind, CompileOutcome, CompiledPtx,

@@ -84,11 +84,16 @@ pub struct ContextKey {
 }
 
 impl ContextKey {
-    /// The unique key: a hash over the identities, the device and the toolchain.
+    /// The unique key: a hash over the identities, the device, the toolchain and the
+    /// validation rule (a verdict reached under another rule must not be reused).
     pub fn key(&self) -> String {
         crate::sequence::text_hash(&format!(
-            "{}\n{}\n{}\n{}",
-            self.workload_identity, self.small_identity, self.device, self.toolchain
+            "{}\n{}\n{}\n{}\n{}",
+            self.workload_identity,
+            self.small_identity,
+            self.device,
+            self.toolchain,
+            crate::validation::RULE
         ))
     }
 }
