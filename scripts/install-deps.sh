@@ -7,7 +7,10 @@ set -euo pipefail
 packages=(
   clang-16              # checks that printed kernels compile (clang -fsyntax-only)
   ocl-icd-libopencl1    # the OpenCL ICD loader clmap opens at run time
-  ocl-icd-opencl-dev    # libOpenCL.so for tools that link it
+  ocl-icd-opencl-dev    # libOpenCL.so and the CL headers: the host programs clmap exec is tested on link it
+  gcc                   # compiles those host programs (tests/hosts, tests/exec, bench/hosts)
+  libc6-dev             # their C library headers
+  make                  # builds bench/hosts
   pocl-opencl-icd       # PoCL: a CPU OpenCL device, so device tests run without a GPU
   clinfo                # to see what OpenCL devices a machine has
   oclgrind              # the reference simulator the benchmarks compare against
