@@ -14,7 +14,10 @@
 # Environment: CLMAP (the clmap binary; default target/release/clmap), CLMAP_LLVM_BIN,
 # CLMAP_LIBCLC, CLMAP_CLC_INCLUDE (the toolchain, see docs/phase.md), PHASE_ARGS (extra
 # arguments for every search, e.g. "--strategy random --seed 3"), KERNELS (a subset), DEVICE
-# (default gpu), MAX_SEARCH (cap on one kernel's search in seconds).
+# (default gpu), MAX_SEARCH (cap on one kernel's search in seconds), KERNEL_SET (`corpus`, the
+# default: bench/phase/NAME.toml validated on tests/corpus/pb_NAME.toml; `original`: the
+# original-style kernels, bench/phase/original/NAME.toml on tests/corpus/pbo_NAME.toml; give
+# each set its own OUTDIR).
 set -u
 OUT=${1:?usage: bench/phase/campaign.sh OUTDIR [BUDGET]}
 BUDGET=${2:-1000}
@@ -26,6 +29,11 @@ KERNELS=${KERNELS:-"2dconv 2mm 3dconv 3mm atax bicg corr covar fdtd2d gemm gesum
 FINAL_RESERVE=${FINAL_RESERVE:-90}
 # Caps one kernel's search (seconds; 0 = no cap), so one command spreads over several kernels.
 MAX_SEARCH=${MAX_SEARCH:-0}
+case "${KERNEL_SET:-corpus}" in
+    corpus) WORKLOADS=$ROOT/bench/phase; SMALL_PREFIX=pb_ ;;
+    original) WORKLOADS=$ROOT/bench/phase/original; SMALL_PREFIX=pbo_ ;;
+    *) echo "KERNEL_SET must be corpus or original" >&2; exit 1 ;;
+esac
 mkdir -p "$OUT"
 start=$(date +%s)
 pending=0
@@ -56,7 +64,7 @@ for k in $KERNELS; do
         fi
         echo "== $k (budget $BUDGET, search for at most ${search_time}s, attempt $attempt)"
         # shellcheck disable=SC2086
-        if "$CLMAP" phase "$ROOT/bench/phase/$k.toml" --small "$ROOT/tests/corpus/pb_$k.toml" \
+        if "$CLMAP" phase "$WORKLOADS/$k.toml" --small "$ROOT/tests/corpus/$SMALL_PREFIX$k.toml" \
             --device "${DEVICE:-gpu}" --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
             --pass-cache "$OUT/passes" \
             --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2>> "$OUT/$k.log"; then
