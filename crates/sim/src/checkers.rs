@@ -330,7 +330,7 @@ impl RaceChecker {
             } else {
                 format!("stored to by work-group {} and loaded by work-group {}", w - 1, r - 1)
             };
-            out.push(report_for(
+            let mut report = report_for(
                 &info.group(u64::from(group)),
                 ReportKind::DataRace,
                 span,
@@ -340,7 +340,13 @@ impl RaceChecker {
                      in one launch, and work-groups are not synchronised with each other"
                 ),
                 info.names.get(index).cloned(),
-            ));
+            );
+            report.access = Some(crate::report::InvalidAccess {
+                store: true,
+                size: 1,
+                target: Target::Buffer { index, offset },
+            });
+            out.push(report);
         }
         out
     }
@@ -502,14 +508,21 @@ impl RaceChecker {
             let message = format!(
                 "{what} on {space} memory: this access conflicts with {other} in the same barrier interval"
             );
-            self.reports.push(report_for(
+            let mut report = report_for(
                 batch.group,
                 ReportKind::DataRace,
                 batch.span,
                 lane,
                 message,
                 batch.object.map(str::to_string),
-            ));
+            );
+            // Where it happened, for tools that print addresses (Oclgrind's layout).
+            report.access = batch.addresses.get(lane).map(|&addr| crate::report::InvalidAccess {
+                store: batch.kind == AccessKind::Store,
+                size: size as u32,
+                target: decode(addr),
+            });
+            self.reports.push(report);
         }
     }
 }
@@ -563,14 +576,20 @@ impl UninitChecker {
                 .find(|o| offset >= o.offset && offset < o.offset + o.size)
                 .map(|o| o.name.clone())
                 .or(batch.object.map(str::to_string));
-            self.reports.push(report_for(
+            let mut report = report_for(
                 batch.group,
                 ReportKind::UninitialisedRead,
                 batch.span,
                 lane,
                 format!("read of local memory at byte offset {offset} that no work-item of the group has written"),
                 object,
-            ));
+            );
+            report.access = Some(crate::report::InvalidAccess {
+                store: false,
+                size: batch.size,
+                target: Target::Local { offset },
+            });
+            self.reports.push(report);
         }
     }
 }

@@ -62,20 +62,48 @@ pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String 
     out
 }
 
-/// Oclgrind's first line for a finding: for invalid accesses its own wording and address
-/// layout (global buffer n, counted from 1 in argument order, at `n << 48`; local and private
-/// memory at `1 << 48`), for the rest our message.
+/// Oclgrind's first line for a finding, in its words and address layout (global buffer n,
+/// counted from 1 in argument order, at `n << 48`; local and private memory at `1 << 48`):
+/// `Invalid write of size 4 at global memory address …`, `Read-write data race at local
+/// memory address …`, `Uninitialized value read from …`, `Work-group divergence detected
+/// (barrier)`. Other findings keep our message.
 fn oclgrind_headline(rep: &Report) -> String {
-    use crate::memory::Target;
-    let Some(access) = rep.access else { return capitalise(&rep.message) };
-    let what = if access.store { "write" } else { "read" };
-    let (space, address) = match access.target {
-        Target::Buffer { index, offset } => ("global", ((index as u64 + 1) << 48) | offset),
-        Target::Local { offset } => ("local", (1u64 << 48) | offset),
-        Target::Private { offset, .. } => ("private", (1u64 << 48) | offset),
-        Target::Invalid => ("global", 0),
+    use crate::report::ReportKind;
+    let place = |access: &crate::report::InvalidAccess| {
+        use crate::memory::Target;
+        match access.target {
+            Target::Buffer { index, offset } => ("global", ((index as u64 + 1) << 48) | offset),
+            Target::Local { offset } => ("local", (1u64 << 48) | offset),
+            Target::Private { offset, .. } => ("private", (1u64 << 48) | offset),
+            Target::Invalid => ("global", 0),
+        }
     };
-    format!("Invalid {what} of size {} at {space} memory address {address:#x}", access.size)
+    match (rep.kind, rep.access) {
+        (ReportKind::OutOfBounds, Some(access)) => {
+            let what = if access.store { "write" } else { "read" };
+            let (space, address) = place(&access);
+            format!("Invalid {what} of size {} at {space} memory address {address:#x}", access.size)
+        }
+        (ReportKind::DataRace, access) => {
+            let write_write = rep.message.starts_with("write after write")
+                || rep.message.contains("stored to by several work-groups");
+            let kind = if write_write { "Write-write" } else { "Read-write" };
+            match access {
+                Some(access) => {
+                    let (space, address) = place(&access);
+                    format!("{kind} data race at {space} memory address {address:#x}")
+                }
+                None => format!("{kind} data race"),
+            }
+        }
+        (ReportKind::UninitialisedRead, Some(access)) => {
+            let (space, address) = place(&access);
+            format!("Uninitialized value read from {space} memory address {address:#x}")
+        }
+        (ReportKind::UninitialisedRead, None) => "Uninitialized value read".to_string(),
+        (ReportKind::BarrierDivergence, _) => "Work-group divergence detected (barrier)".to_string(),
+        _ => capitalise(&rep.message),
+    }
 }
 
 fn capitalise(text: &str) -> String {
