@@ -17,8 +17,9 @@
 //! scalars advancing by a fixed step, as a time step does) into a `[[group]]` with loop
 //! scalars, so the segment reads as the host loop it came from.
 //!
-//! What a workload cannot express is left out with a line in `capture.log` (by-value struct
-//! arguments, images, samplers).
+//! By-value arguments a workload cannot write as numbers (structs) are written as their raw
+//! bytes. What a workload cannot express is left out with a line in `capture.log` (images,
+//! samplers).
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -198,13 +199,9 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
                 let elem = elem_of(&param.type_name, *n);
                 LaunchArg::Local { name: param.name.clone(), elem, len: *n as u64 / elem.size() }
             }
-            (Arg::Bytes(b), _) => match scalar_arg(&param.name, &param.type_name, b) {
-                Some(a) => a,
-                None => {
-                    note(dir, &format!("{tag} ({}): argument `{}` of type `{}` cannot be written in a workload yet; the launch is not captured", kernel.name, param.name, param.type_name));
-                    return None;
-                }
-            },
+            // Numbers where the type has them, the raw bytes otherwise (structs).
+            (Arg::Bytes(b), _) => scalar_arg(&param.name, &param.type_name, b)
+                .unwrap_or_else(|| LaunchArg::Bytes { name: param.name.clone(), bytes: b.clone() }),
             _ => {
                 note(dir, &format!("{tag} ({}): argument `{}` (an image or sampler) cannot be written in a workload yet; the launch is not captured", kernel.name, param.name));
                 return None;

@@ -112,6 +112,9 @@ pub enum LaunchArg {
     /// A by-value integer whose value depends on the repetition: `value` is an expression of
     /// loop indices (see [`Workload::loop_indices`]), evaluated for every step.
     LoopScalar { name: String, ty: ElemType, value: Expr },
+    /// A by-value argument given as the bytes `clSetKernelArg` receives, for types a workload
+    /// cannot spell as numbers (structs); written as hexadecimal (`bytes = "0a000000…"`).
+    Bytes { name: String, bytes: Vec<u8> },
 }
 
 impl LaunchArg {
@@ -122,12 +125,16 @@ impl LaunchArg {
             LaunchArg::Scalar { name, .. }
             | LaunchArg::LoopScalar { name, .. }
             | LaunchArg::Local { name, .. }
+            | LaunchArg::Bytes { name, .. }
             | LaunchArg::Null { name } => name,
         }
     }
 
     /// The bytes a by-value argument passes to `clSetKernelArg`, `None` for other kinds.
     pub fn scalar_bytes(&self) -> Option<Result<Vec<u8>, WorkloadError>> {
+        if let LaunchArg::Bytes { bytes, .. } = self {
+            return Some(Ok(bytes.clone()));
+        }
         let LaunchArg::Scalar { name, ty, value } = self else { return None };
         let mut out = Vec::new();
         for v in value {
@@ -651,6 +658,11 @@ impl Workload {
                 }
             }
             LaunchArg::Null { .. } => {}
+            LaunchArg::Bytes { name, bytes } => {
+                if bytes.is_empty() {
+                    return Err(format!("`bytes` of `{name}` are empty"));
+                }
+            }
             LaunchArg::LoopScalar { name, ty, value } => {
                 if ty.width != 1 || ty.scalar.is_float() {
                     return Err(format!(
@@ -807,4 +819,24 @@ mod tests {
         };
         assert_eq!(arg.scalar_bytes().map(|r| r.ok()), Some(Some(vec![1, 0, 2, 0, 3, 0, 0, 0])));
     }
+}
+
+/// Bytes as the hexadecimal text a workload writes them in (`bytes = "…"`).
+pub fn bytes_to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of hexadecimal text (two digits per byte, no separators).
+pub fn hex_to_bytes(text: &str) -> Result<Vec<u8>, String> {
+    let text = text.trim();
+    if text.len() % 2 != 0 {
+        return Err(format!("`{text}` has an odd number of hexadecimal digits"));
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(text.get(i..i + 2).unwrap_or(""), 16)
+                .map_err(|_| format!("`{text}` is not hexadecimal (two digits per byte)"))
+        })
+        .collect()
 }

@@ -221,7 +221,7 @@ impl Schedule<'_> {
                 .and_then(|i| self.slots.get(i).copied())
                 .map(|slot| StepArg::Buffer { slot })
                 .ok_or_else(|| invalid(format!("argument names unknown buffer `{buffer}`"))),
-            LaunchArg::Scalar { .. } => match arg.scalar_bytes() {
+            LaunchArg::Scalar { .. } | LaunchArg::Bytes { .. } => match arg.scalar_bytes() {
                 Some(bytes) => Ok(StepArg::Scalar { bytes: bytes? }),
                 None => Err(invalid(format!("argument `{}` is not a scalar", arg.name()))),
             },

@@ -196,13 +196,14 @@ fn check_arg(workload: &Workload, arg: &LaunchArg, param: &KernelParam) -> Resul
         LaunchArg::Null { .. } => ("NULL", None),
         LaunchArg::Local { elem, .. } => ("local memory", Some(*elem)),
         LaunchArg::Scalar { ty, .. } | LaunchArg::LoopScalar { ty, .. } => ("a scalar", Some(*ty)),
+        LaunchArg::Bytes { .. } => ("raw bytes", None),
     };
     let kind_fits = match arg {
         LaunchArg::Buffer { .. } | LaunchArg::Null { .. } => {
             matches!(param.space, ParamSpace::Global | ParamSpace::Constant)
         }
         LaunchArg::Local { .. } => param.space == ParamSpace::Local,
-        LaunchArg::Scalar { .. } | LaunchArg::LoopScalar { .. } => {
+        LaunchArg::Scalar { .. } | LaunchArg::LoopScalar { .. } | LaunchArg::Bytes { .. } => {
             param.space == ParamSpace::Private
         }
     };

@@ -66,6 +66,11 @@ impl Workload {
                 LaunchArg::Local { elem, len, .. } => {
                     let _ = writeln!(text, "<size={}>", len.saturating_mul(elem.size()));
                 }
+                LaunchArg::Bytes { name, .. } => {
+                    return Err(refuse(format!(
+                        "argument `{name}` is raw bytes (a struct), which this export does not write"
+                    )));
+                }
                 LaunchArg::Scalar { name, ty, .. } => {
                     let bytes = arg.scalar_bytes().unwrap_or(Ok(Vec::new()))?;
                     let values = values_text(*ty, &bytes)

@@ -56,6 +56,7 @@ struct RawArg {
     scalar: Option<Spanned<String>>,
     local: Option<Spanned<String>>,
     null: Option<bool>,
+    bytes: Option<Spanned<String>>,
     len: Option<Spanned<toml::Value>>,
     init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
@@ -130,6 +131,7 @@ struct RawInlineArg {
     local: Option<String>,
     len: Option<toml::Value>,
     null: Option<bool>,
+    bytes: Option<String>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -616,13 +618,18 @@ fn single_launch(
         {
             return Err(ctx.invalid(span, format!("argument name `{}` is used twice", arg.name)));
         }
-        let kinds =
-            [arg.buffer.is_some(), arg.scalar.is_some(), arg.local.is_some(), arg.null.is_some()];
+        let kinds = [
+            arg.buffer.is_some(),
+            arg.scalar.is_some(),
+            arg.local.is_some(),
+            arg.null.is_some(),
+            arg.bytes.is_some(),
+        ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(ctx.invalid(
                 span,
                 format!(
-                    "argument `{}` needs exactly one of `buffer`, `scalar`, `local` or `null`",
+                    "argument `{}` needs exactly one of `buffer`, `scalar`, `local`, `null` or `bytes`",
                     arg.name
                 ),
             ));
@@ -678,6 +685,12 @@ fn single_launch(
                 value_span,
                 &indices,
             )?);
+        } else if let Some(hex) = &arg.bytes {
+            not_for("value", arg.value.is_some(), "bytes")?;
+            not_for("len", arg.len.is_some(), "bytes")?;
+            let bytes = crate::model::hex_to_bytes(hex.get_ref())
+                .map_err(|m| ctx.invalid(hex.span(), format!("`bytes` of `{}`: {m}", arg.name)))?;
+            args.push(LaunchArg::Bytes { name: arg.name.clone(), bytes });
         } else if let Some(ty) = &arg.local {
             not_for("value", arg.value.is_some(), "local")?;
             let elem = ctx.elem(ty)?;
@@ -975,6 +988,14 @@ fn inline_arg(
     })?;
     let name = inline.name.clone().unwrap_or_else(|| format!("arg{position}"));
     let spanned = |s: &String| Spanned::new(span.clone(), s.clone());
+    if let Some(hex) = &inline.bytes {
+        if inline.scalar.is_some() || inline.local.is_some() || inline.null.is_some() || inline.value.is_some() || inline.len.is_some() {
+            return Err(ctx.invalid(span, format!("argument {position}: `bytes` stands alone (with `name`)")));
+        }
+        let bytes = crate::model::hex_to_bytes(hex)
+            .map_err(|m| ctx.invalid(span.clone(), format!("argument {position}: `bytes`: {m}")))?;
+        return Ok(LaunchArg::Bytes { name, bytes });
+    }
     match (&inline.scalar, &inline.local, inline.null) {
         (Some(ty), None, None) if inline.len.is_none() => {
             let ty = ctx.elem(&spanned(ty))?;
@@ -1004,7 +1025,7 @@ fn inline_arg(
             span,
             format!(
                 "argument {position}: expected a buffer name, {{ scalar = TYPE, value = V }}, \
-                 {{ local = TYPE, len = N }} or {{ null = true }}"
+                 {{ local = TYPE, len = N }}, {{ null = true }} or {{ bytes = \"HEX\" }}"
             ),
         )),
     }

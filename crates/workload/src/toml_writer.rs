@@ -85,6 +85,9 @@ impl Workload {
                     let _ = writeln!(out, "local = {}\nlen = {len}", quote(&elem.to_string()));
                 }
                 LaunchArg::Null { .. } => out.push_str("null = true\n"),
+                LaunchArg::Bytes { bytes, .. } => {
+                    let _ = writeln!(out, "bytes = {}", quote(&crate::model::bytes_to_hex(bytes)));
+                }
                 LaunchArg::LoopScalar { ty, value, .. } => {
                     let _ = writeln!(out, "scalar = {}", quote(&ty.to_string()));
                     let _ = writeln!(out, "value = {}", quote(&value.to_string()));
@@ -144,6 +147,11 @@ impl Workload {
                     LaunchArg::Null { name } => {
                         format!("{{ name = {}, null = true }}", quote(name))
                     }
+                    LaunchArg::Bytes { name, bytes } => format!(
+                        "{{ name = {}, bytes = {} }}",
+                        quote(name),
+                        quote(&crate::model::bytes_to_hex(bytes))
+                    ),
                 })
                 .collect();
             let _ = writeln!(out, "args = [{}]", args.join(", "));

@@ -319,3 +319,54 @@ fn buffer_tables_need_no_buffers_header() {
     let err = error(&format!("{HEADER}\n[buffers.y]\ntype = \"float\"\nlen = 8\n"));
     assert!(err.contains("`[buffers]` belongs to pipelines"), "{err}");
 }
+
+#[test]
+fn raw_byte_arguments_load_write_back_and_refuse_bad_hex() {
+    let dir = scratch();
+    let single = Workload::from_toml_str(
+        r#"
+source = "k.cl"
+kernel = "k"
+global = [4]
+[[arg]]
+name = "out"
+buffer = "int"
+len = 4
+init = "zero"
+output = true
+[[arg]]
+name = "p"
+bytes = "07000000cdcc4c3e"
+"#,
+        dir.path(),
+    )
+    .unwrap();
+    let p = &single.launches[0].args[1];
+    assert_eq!(p, &LaunchArg::Bytes { name: "p".into(), bytes: vec![7, 0, 0, 0, 0xcd, 0xcc, 0x4c, 0x3e] });
+    assert_eq!(p.scalar_bytes().unwrap().unwrap().len(), 8);
+    let again = Workload::from_toml_str(&single.to_toml(dir.path()), dir.path()).unwrap();
+    assert_eq!(again.launches[0].args, single.launches[0].args);
+
+    let pipeline = load(
+        r#"
+source = "k.cl"
+[buffers]
+out = { type = "int", len = 4, output = true }
+[[launch]]
+kernel = "k"
+global = [4]
+args = ["out", { name = "p", bytes = "0a0B" }]
+"#,
+    )
+    .unwrap();
+    assert_eq!(pipeline.launches[0].args[1], LaunchArg::Bytes { name: "p".into(), bytes: vec![10, 11] });
+
+    assert!(error(
+        "source = \"k.cl\"\nkernel = \"k\"\nglobal = [4]\n[[arg]]\nname = \"p\"\nbytes = \"0a0\"\n"
+    )
+    .contains("odd number of hexadecimal digits"));
+    assert!(error(
+        "source = \"k.cl\"\nkernel = \"k\"\nglobal = [4]\n[[arg]]\nname = \"p\"\nbytes = \"zz\"\n"
+    )
+    .contains("not hexadecimal"));
+}
