@@ -3,6 +3,7 @@
 //! composing rules that turn those measurements into advice on `__local` memory.
 
 pub mod compose_kernels;
+pub mod detect;
 pub mod generate;
 pub mod map;
 pub mod validate;

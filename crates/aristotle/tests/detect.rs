@@ -1,0 +1,200 @@
+//! Automatic MAP detection: the generated microbenchmarks of the 33 MAPs are detected as
+//! themselves, hand-written kernels with known patterns as theirs, and what fits no MAP is
+//! refused with the reason.
+
+use std::path::{Path, PathBuf};
+
+use clmap_aristotle::detect::{detect, Check, Detection, Outcome};
+use clmap_aristotle::generate::{generate, BenchSpec, Variant};
+use clmap_aristotle::map::valid_maps;
+use clmap_exec::PreparedWorkload;
+
+fn detect_prepared(prepared: &PreparedWorkload) -> Vec<Detection> {
+    detect(prepared.module(), prepared.workload(), prepared.sources())
+}
+
+/// Writes `source` and a workload around it to a fresh directory and detects.
+fn detect_kernel(name: &str, source: &str, toml: &str) -> Vec<Detection> {
+    let dir = std::env::temp_dir().join(format!("clmap-detect-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join(format!("{name}.cl")), source).expect("write kernel");
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, format!("source = \"{name}.cl\"\n{toml}")).expect("write workload");
+    let prepared = PreparedWorkload::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    detect_prepared(&prepared)
+}
+
+fn map_of<'a>(detections: &'a [Detection], buffer: &str) -> &'a Outcome {
+    &detections
+        .iter()
+        .find(|d| d.buffer == buffer)
+        .unwrap_or_else(|| panic!("no detection for {buffer}: {detections:?}"))
+        .outcome
+}
+
+fn assert_map(detections: &[Detection], buffer: &str, expected: &str, radius: u32) {
+    match map_of(detections, buffer) {
+        Outcome::Map { map, check, .. } => {
+            assert_eq!(map.name(), expected, "{buffer}");
+            if radius > 0 {
+                assert_eq!(map.radius, radius, "{buffer}");
+            }
+            assert!(matches!(check, Check::Agree { groups } if *groups > 0), "{buffer}: {check:?}");
+        }
+        other => panic!("{buffer}: expected {expected}, got {other:?}"),
+    }
+}
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(name)
+}
+
+const SQUARE_32: &str = "kernel = \"k\"\nglobal = [32, 32]\nlocal = [8, 8]\n";
+
+fn buffer(name: &str, len: u64) -> String {
+    format!("[[arg]]\nname = \"{name}\"\nbuffer = \"float\"\nlen = {len}\ninit = \"random(1, 0.0, 1.0)\"\n")
+}
+
+fn output(len: u64) -> String {
+    format!("[[arg]]\nname = \"out\"\nbuffer = \"float\"\nlen = {len}\ninit = \"zero\"\noutput = true\n")
+}
+
+fn int(name: &str, value: i64) -> String {
+    format!("[[arg]]\nname = \"{name}\"\nscalar = \"int\"\nvalue = {value}\n")
+}
+
+#[test]
+fn naive_matrix_multiply_reads_a_by_rows_and_b_by_columns() {
+    let source = "__kernel void k(__global const float *A, __global const float *B, __global float *out, int N) {
+    int row = get_global_id(1);
+    int col = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k < N; k++)
+        acc += A[row * N + k] * B[k * N + col];
+    out[row * N + col] = acc;
+}";
+    let toml = format!(
+        "{SQUARE_32}{}{}{}{}",
+        buffer("A", 1024),
+        buffer("B", 1024),
+        output(1024),
+        int("N", 32)
+    );
+    let d = detect_kernel("mm", source, &toml);
+    assert_map(&d, "A", "MAP-205", 0);
+    assert_map(&d, "B", "MAP-302", 0);
+}
+
+#[test]
+fn the_corpus_matrix_multiply_indexes_rows_by_x() {
+    // simpleMultiply takes its row from get_global_id(0): A's row moves with tx (MAP-204)
+    // and B's column with ty (MAP-303).
+    let prepared = PreparedWorkload::load(&corpus("mm_simple.toml")).expect("loads");
+    let d = detect_prepared(&prepared);
+    assert_map(&d, "A", "MAP-204", 0);
+    assert_map(&d, "B", "MAP-303", 0);
+}
+
+#[test]
+fn a_transposed_read_is_map_110() {
+    let source = "#define AT(m, r, c) m[(r) * 32 + (c)]
+int flat(int r, int c, int w) { return r * w + c; }
+__kernel void k(__global const float *in, __global float *out) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    out[flat(y, x, 32)] = AT(in, x, y);
+}";
+    let d = detect_kernel(
+        "transpose",
+        source,
+        &format!("{SQUARE_32}{}{}", buffer("in", 1024), output(1024)),
+    );
+    assert_map(&d, "in", "MAP-110", 0);
+}
+
+#[test]
+fn a_five_point_cross_is_map_508_and_jacobi_too() {
+    let source = "__kernel void k(__global const float *in, __global float *out, int w) {
+    int x = get_global_id(0) + 1;
+    int y = get_global_id(1) + 1;
+    out[(y - 1) * 32 + x - 1] = in[y * w + x] + in[y * w + x - 1] + in[y * w + x + 1]
+        + in[(y - 1) * w + x] + in[(y + 1) * w + x];
+}";
+    let toml = format!("{SQUARE_32}{}{}{}", buffer("in", 34 * 34), output(1024), int("w", 34));
+    assert_map(&detect_kernel("cross", source, &toml), "in", "MAP-508", 0);
+    let prepared = PreparedWorkload::load(&corpus("jacobi2d.toml")).expect("loads");
+    assert_map(&detect_prepared(&prepared), "A", "MAP-508", 0);
+}
+
+#[test]
+fn a_five_by_five_box_is_map_408_with_radius_2() {
+    let source = "__kernel void k(__global const float *in, __global float *out) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float s = 0.0f;
+    for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++)
+            s += in[(y + 2 + dy) * 36 + (x + 2 + dx)];
+    out[y * 32 + x] = s;
+}";
+    let d = detect_kernel(
+        "box",
+        source,
+        &format!("{SQUARE_32}{}{}", buffer("in", 36 * 36), output(1024)),
+    );
+    assert_map(&d, "in", "MAP-408", 2);
+}
+
+#[test]
+fn a_data_dependent_gather_is_refused_with_the_reason_and_line() {
+    let source =
+        "__kernel void k(__global const float *in, __global const int *idx, __global float *out) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    out[y * 32 + x] = in[idx[y * 32 + x]];
+}";
+    let toml = format!(
+        "{SQUARE_32}{}[[arg]]\nname = \"idx\"\nbuffer = \"int\"\nlen = 1024\ninit = \"range(0)\"\n{}",
+        buffer("in", 1024),
+        output(1024)
+    );
+    let d = detect_kernel("gather", source, &toml);
+    match map_of(&d, "in") {
+        Outcome::Refused { reason } => assert!(reason.contains("data-dependent"), "{reason}"),
+        other => panic!("the gather must be refused: {other:?}"),
+    }
+    assert_map(&d, "idx", "MAP-108", 0);
+    let refused = d.iter().find(|d| d.buffer == "in").expect("in");
+    assert!(refused.span.is_defined(), "the refusal points at the read");
+}
+
+#[test]
+fn every_generated_microbenchmark_is_detected_as_its_own_map() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for map in valid_maps() {
+        let map = if map.imap == clmap_aristotle::IMapKind::Block {
+            map.with_radius(1).unwrap()
+        } else {
+            map
+        };
+        for variant in Variant::ALL {
+            let spec = BenchSpec { map, variant, dataset: 32, work_group: [8, 4] };
+            let bench = generate(&spec).expect("generates");
+            let prepared = PreparedWorkload::new(bench.workload.clone()).expect("compiles");
+            let d = detect_prepared(&prepared);
+            checked += 1;
+            match d.iter().find(|d| d.buffer == "in").map(|d| &d.outcome) {
+                Some(Outcome::Map { map: found, staged, check: Check::Agree { groups } })
+                    if *found == map && *staged == variant.uses_local_memory() && *groups > 0 => {}
+                other => failures.push(format!("{map} {variant}: {other:?}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} not detected as themselves:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
