@@ -34,6 +34,7 @@ const EXAMPLES: &str = "Examples:
   clmap maps list
   clmap maps show MAP-407 --work-group 8x8 --radius 1
   clmap maps generate --out bench/maps --maps 407,205 --sizes 128,1024
+  clmap maps detect tests/corpus/mm_simple.toml
   clmap time bench/maps/map407_max_n1024.toml --device gpu --flush";
 
 #[derive(clap::Subcommand, Debug)]
@@ -82,7 +83,37 @@ pub enum MapsCommand {
         #[arg(long)]
         validate: bool,
     },
+    /// Identify the MAP of every __global buffer each kernel of a workload reads.
+    ///
+    /// Each read's index is followed through variables, helper functions and macros to an
+    /// affine form in get_global_id/get_local_id/get_group_id and loop counters, with the
+    /// workload's sizes and scalar arguments; the elements it gives each work-item of two
+    /// work-groups are classified as an eMAP (how the base moves with (ty, tx)) and an iMAP
+    /// (one element, a whole row or column, a (2R+1)^2 block, the 5-point cross). The
+    /// simulator then runs those work-groups and must read exactly the predicted elements.
+    /// Buffers staged in __local memory are judged by what the work-items read through the
+    /// tile, followed back to global memory on the simulator. Reads that fit no MAP
+    /// (data-dependent, not affine, shapes no iMAP describes) are reported with the reason.
+    #[command(after_long_help = DETECT_EXAMPLES)]
+    Detect {
+        /// A workload (.toml or Oclgrind .sim).
+        workload: PathBuf,
+        /// Print JSON: a list of {kernel, buffer, map, emap, imap, radius, line, checked,
+        /// staged, reason}.
+        #[arg(long)]
+        json: bool,
+    },
 }
+
+const DETECT_EXAMPLES: &str = "Examples:
+  clmap maps detect tests/corpus/mm_simple.toml
+      simpleMultiply: A is MAP-204 (a row chosen by tx), B is MAP-303 (a column chosen by ty)
+  clmap maps detect tests/corpus/jacobi2d.toml --json
+  clmap maps generate --out /tmp/maps --maps 407 --sizes 32 --work-group 8x8 --radius 1
+  clmap maps detect /tmp/maps/map407_min_n32.toml      # staged: the reads through the tile
+
+Exit status: 0 when every buffer has a MAP, 1 when some read fits none or the simulator
+disagrees with the prediction.";
 
 /// Work-group and radius options shared by `show` and `generate`.
 #[derive(clap::Args, Debug)]
@@ -102,7 +133,120 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         MapsCommand::Generate { out, maps, sizes, variants, shape, validate } => {
             generate_files(&out, &maps, &sizes, &variants, &shape, validate)
         }
+        MapsCommand::Detect { workload, json } => detect_maps(&workload, json),
     }
+}
+
+fn detect_maps(path: &Path, json: bool) -> Result<Status, CliError> {
+    use clmap_aristotle::detect::{detect, source_line, Check, Outcome};
+    let prepared = crate::workload_args::prepare(path)?;
+    let detections = detect(prepared.module(), prepared.workload(), prepared.sources());
+    let all_found = detections.iter().all(|d| matches!(d.outcome, Outcome::Map { .. }));
+    let line_of = |d: &clmap_aristotle::detect::Detection| source_line(prepared.sources(), d.span);
+    if json {
+        let entries: Vec<serde_json::Value> = detections
+            .iter()
+            .map(|d| {
+                let line = line_of(d).map(|(file, line, text)| {
+                    serde_json::json!({ "file": file, "line": line, "text": text })
+                });
+                let mut entry = serde_json::json!({
+                    "kernel": d.kernel,
+                    "buffer": d.buffer,
+                    "line": line,
+                });
+                match &d.outcome {
+                    Outcome::Map { map, staged, check } => {
+                        entry["map"] = map.name().into();
+                        entry["emap"] = map.emap.number().into();
+                        entry["emap_matrix"] = serde_json::json!(map.emap.matrix());
+                        entry["imap"] = map.imap.name().into();
+                        entry["radius"] = map.radius.into();
+                        entry["staged"] = (*staged).into();
+                        entry["checked"] = match check {
+                            Check::Agree { groups } => serde_json::json!({ "work_groups": groups }),
+                            Check::NotRun(reason) => serde_json::json!({ "not_run": reason }),
+                        };
+                    }
+                    Outcome::Refused { reason } => {
+                        entry["map"] = serde_json::Value::Null;
+                        entry["reason"] = reason.clone().into();
+                    }
+                    Outcome::Mismatch { map, predicted, observed, item } => {
+                        entry["map"] = serde_json::Value::Null;
+                        entry["reason"] = format!(
+                            "predicted {} but the simulator disagrees at work-item (ty, tx) = ({}, {}): predicted {predicted}, read {observed}",
+                            map.name(), item[0], item[1]
+                        ).into();
+                    }
+                }
+                entry
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&entries)
+            .map_err(|e| CliError::BadInput(format!("cannot encode detections as JSON: {e}")))?;
+        println!("{text}");
+    } else {
+        let mut kernel = None;
+        for d in &detections {
+            if kernel != Some(&d.kernel) {
+                println!("kernel {}", d.kernel);
+                kernel = Some(&d.kernel);
+            }
+            let at = line_of(d)
+                .map(|(file, line, text)| format!("{file}:{line}: {text}"))
+                .unwrap_or_else(|| "(no source line)".to_string());
+            match &d.outcome {
+                Outcome::Map { map, staged, check } => {
+                    let radius = if map.imap == clmap_aristotle::IMapKind::Block {
+                        format!(", R = {}", map.radius)
+                    } else {
+                        String::new()
+                    };
+                    println!("  {}: {} — {}", d.buffer, map.name(), map.description());
+                    println!(
+                        "    {} base {}, iMAP {}{radius}",
+                        map.emap,
+                        map.emap.formula(),
+                        map.imap
+                    );
+                    if *staged {
+                        println!("    staged in __local: the MAP of the reads through the tile");
+                    }
+                    println!("    {at}");
+                    match check {
+                        Check::Agree { groups } => {
+                            println!("    checked on the simulator: {groups} work-groups agree")
+                        }
+                        Check::NotRun(reason) => {
+                            println!("    not checked on the simulator: {reason}")
+                        }
+                    }
+                }
+                Outcome::Refused { reason } => {
+                    println!("  {}: no MAP — {reason}", d.buffer);
+                    println!("    {at}");
+                }
+                Outcome::Mismatch { map, predicted, observed, item } => {
+                    println!(
+                        "  {}: detection failed — the index forms give {} but the simulator disagrees",
+                        d.buffer,
+                        map.name()
+                    );
+                    println!(
+                        "    work-item (ty, tx) = ({}, {}): predicted {predicted}",
+                        item[0], item[1]
+                    );
+                    println!("    read on the simulator: {observed}");
+                    println!("    {at}");
+                }
+            }
+        }
+        if detections.is_empty() {
+            println!("no kernel of the workload reads a __global buffer");
+        }
+    }
+    Ok(if all_found { Status::Success } else { Status::BadInput })
 }
 
 fn list(json: bool) -> Result<Status, CliError> {
