@@ -386,6 +386,26 @@ impl<'a> Walker<'a> {
                 self.expr(*value, false);
             }
             Expression::IncDec { place, .. } => self.place_read_too(*place),
+            Expression::Call { function, args } => {
+                // Reads made inside a helper through a pointer argument are not followed:
+                // say so rather than leave the buffer out.
+                for arg in args {
+                    match self.buffer_param(strip_convert(f, *arg)) {
+                        Some(param) => self.reads.push(GlobalRead {
+                            param,
+                            index: Err(format!(
+                                "the pointer is passed to helper `{}`, whose reads are not followed",
+                                self.module.functions[*function].name
+                            )),
+                            loops: self.loops.clone(),
+                            in_uncounted_loop: self.uncounted > 0,
+                            stages_local,
+                            span: f.expressions.span(e),
+                        }),
+                        None => self.expr(*arg, false),
+                    }
+                }
+            }
             other => {
                 for child in operands(other) {
                     self.expr(child, false);
