@@ -1049,17 +1049,34 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         for c in 0..width as usize {
             let offset = u64::from(size)
                 * comps.map_or(c as u64, |cs| u64::from(cs.get(c).copied().unwrap_or(0)));
-            if let Some((base, storage)) = fast {
-                let limit = storage.len().saturating_sub(u64::from(size));
+            if let Some((base, storage)) = fast.filter(|(_, s)| s.len() >= u64::from(size)) {
+                let limit = storage.len() - u64::from(size);
                 let mut missed = false;
-                for_active!(mask, lane => {
-                    let within = regs[a + lane].wrapping_add(offset).wrapping_sub(base);
-                    if within <= limit && storage.len() >= u64::from(size) {
-                        regs[d + c * lanes + lane] = from_memory(scalar, storage.read(within, size));
-                    } else {
-                        missed = true;
-                    }
-                });
+                if size == 4 {
+                    // The common case on its own: an aligned word, read as one load.
+                    for_active!(mask, lane => {
+                        let within = regs[a + lane].wrapping_add(offset).wrapping_sub(base);
+                        if within <= limit {
+                            let raw = if within % 4 == 0 {
+                                u64::from(storage.word_at(within / 4))
+                            } else {
+                                storage.read(within, size)
+                            };
+                            regs[d + c * lanes + lane] = from_memory(scalar, raw);
+                        } else {
+                            missed = true;
+                        }
+                    });
+                } else {
+                    for_active!(mask, lane => {
+                        let within = regs[a + lane].wrapping_add(offset).wrapping_sub(base);
+                        if within <= limit {
+                            regs[d + c * lanes + lane] = from_memory(scalar, storage.read(within, size));
+                        } else {
+                            missed = true;
+                        }
+                    });
+                }
                 if !missed {
                     continue;
                 }
@@ -1103,9 +1120,34 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let Self { regs, local, private, plan, oob, frame, .. } = self;
         let buffers = &plan.buffers[..];
         let frame = *frame;
+        // As for loads: the buffer of the first active lane, and a short path for the lanes
+        // that store inside it.
+        let fast = mask.first().and_then(|first| match decode(regs[a + first]) {
+            Target::Buffer { index, .. } => {
+                buffers.get(index).map(|b| (memory::buffer_base(index), &*b.storage))
+            }
+            _ => None,
+        });
         for c in 0..width as usize {
             let offset = u64::from(size)
                 * comps.map_or(c as u64, |cs| u64::from(cs.get(c).copied().unwrap_or(0)));
+            if let Some((base, storage)) = fast.filter(|(_, s)| s.len() >= u64::from(size)) {
+                let limit = storage.len() - u64::from(size);
+                let mut missed = false;
+                for_active!(mask, lane => {
+                    let within = regs[a + lane].wrapping_add(offset).wrapping_sub(base);
+                    if within <= limit {
+                        storage.write(within, size, to_memory(scalar, regs[s + c * lanes + lane]));
+                    } else {
+                        missed = true;
+                    }
+                });
+                if !missed {
+                    continue;
+                }
+                // Lanes outside the buffer go the long way (and are reported); lanes inside it
+                // store the same value again, which changes nothing.
+            }
             for_active!(mask, lane => {
                 let address = regs[a + lane].wrapping_add(offset);
                 let value = to_memory(scalar, regs[s + c * lanes + lane]);

@@ -204,6 +204,12 @@ impl BufferStorage {
         offset.checked_add(size).is_some_and(|end| end <= self.len)
     }
 
+    /// The 4-byte word at word `index` (byte `4 * index`), 0 past the end.
+    #[inline(always)]
+    pub fn word_at(&self, index: u64) -> u32 {
+        self.word(index)
+    }
+
     #[inline(always)]
     fn word(&self, index: u64) -> u32 {
         self.words.get(index as usize).map_or(0, |w| w.load(Ordering::Relaxed))
