@@ -19,7 +19,7 @@ use crate::memory::{
     Mem, MemKind, Rect, Root,
 };
 use crate::object::{Kind, Obj, Object, Ptr};
-use crate::queue::{enqueue, Enqueue};
+use crate::queue::{enqueue_holding, Enqueue};
 use crate::{cl_command_queue, cl_context, cl_event, cl_mem, cl_sampler};
 
 /// Whether the device supports images.
@@ -579,14 +579,12 @@ unsafe fn transfer(
     };
     let mp = Ptr(image);
     let target = HostPtr(ptr);
-    Obj::retain(image);
-    let work = Box::new(move || {
+    let work = move || {
         copy_rows(&mp.obj().inner, &meta, origin, region, host, target.0, to_host);
-        release_mem_object(mp.0);
         CL_SUCCESS
-    });
+    };
     let command = if to_host { CL_COMMAND_READ_IMAGE } else { CL_COMMAND_WRITE_IMAGE };
-    enqueue(queue, Enqueue::new(command).blocking(blocking), num_events, events, event, work)
+    enqueue_holding(queue, Enqueue::new(command).blocking(blocking), &[image], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_copy_image(
@@ -612,19 +610,15 @@ pub unsafe extern "C" fn enqueue_copy_image(
         return CL_IMAGE_FORMAT_MISMATCH;
     }
     let (sp, dp) = (Ptr(src), Ptr(dst));
-    Obj::retain(src);
-    Obj::retain(dst);
-    let work = Box::new(move || {
+    let work = move || {
         let px = smeta.pixel_bytes();
         let mut staged = vec![0u8; region3[0] * px * region3[1] * region3[2]];
         let packed = Rect::new([0; 3], [region3[0] * px, region3[1], region3[2]], 0, 0).expect("packed pitches are valid");
         copy_rows(&sp.obj().inner, &smeta, so, region3, packed, staged.as_mut_ptr() as usize, true);
         copy_rows(&dp.obj().inner, &dmeta, dor, region3, packed, staged.as_ptr() as usize, false);
-        release_mem_object(sp.0);
-        release_mem_object(dp.0);
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_COPY_IMAGE), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_IMAGE), &[src, dst], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
@@ -651,18 +645,14 @@ pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
         return CL_INVALID_VALUE;
     }
     let (sp, dp) = (Ptr(src), Ptr(dst));
-    Obj::retain(src);
-    Obj::retain(dst);
-    let work = Box::new(move || {
+    let work = move || {
         let mut staged = vec![0u8; bytes];
         let packed = Rect::new([0; 3], [region3[0] * meta.pixel_bytes(), region3[1], region3[2]], 0, 0).expect("packed pitches are valid");
         copy_rows(&sp.obj().inner, &meta, origin, region3, packed, staged.as_mut_ptr() as usize, true);
         dp.obj().inner.write(dst_offset, &staged);
-        release_mem_object(sp.0);
-        release_mem_object(dp.0);
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_COPY_IMAGE_TO_BUFFER), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_IMAGE_TO_BUFFER), &[src, dst], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
@@ -689,18 +679,14 @@ pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
         return CL_INVALID_VALUE;
     }
     let (sp, dp) = (Ptr(src), Ptr(dst));
-    Obj::retain(src);
-    Obj::retain(dst);
-    let work = Box::new(move || {
+    let work = move || {
         let mut staged = vec![0u8; bytes];
         sp.obj().inner.read(src_offset, &mut staged);
         let packed = Rect::new([0; 3], [region3[0] * meta.pixel_bytes(), region3[1], region3[2]], 0, 0).expect("packed pitches are valid");
         copy_rows(&dp.obj().inner, &meta, origin, region3, packed, staged.as_ptr() as usize, false);
-        release_mem_object(sp.0);
-        release_mem_object(dp.0);
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER_TO_IMAGE), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER_TO_IMAGE), &[src, dst], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_fill_image(
@@ -726,16 +712,14 @@ pub unsafe extern "C" fn enqueue_fill_image(
         return CL_IMAGE_FORMAT_NOT_SUPPORTED;
     };
     let mp = Ptr(image);
-    Obj::retain(image);
-    let work = Box::new(move || {
+    let work = move || {
         let row: Vec<u8> = texel.iter().copied().cycle().take(texel.len() * region3[0]).collect();
         let packed = Rect::new([0; 3], [row.len(), region3[1], region3[2]], row.len(), row.len() * region3[1]).expect("packed pitches are valid");
         let staged: Vec<u8> = row.iter().copied().cycle().take(row.len() * region3[1] * region3[2]).collect();
         copy_rows(&mp.obj().inner, &meta, origin, region3, packed, staged.as_ptr() as usize, false);
-        release_mem_object(mp.0);
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_FILL_IMAGE), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_FILL_IMAGE), &[image], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_map_image(

@@ -18,7 +18,7 @@ use crate::cl::*;
 use crate::config::config;
 use crate::info::{created, Info};
 use crate::object::{Kind, Obj, Object};
-use crate::queue::{enqueue, Enqueue};
+use crate::queue::{enqueue, enqueue_holding, Enqueue};
 use crate::{cl_command_queue, cl_context, cl_event, cl_mem};
 
 /// The storage a buffer and its sub-buffers share.
@@ -423,14 +423,12 @@ pub unsafe extern "C" fn enqueue_read_buffer(
     }
     let target = HostPtr(ptr as usize);
     let mem = crate::object::Ptr(buffer);
-    Obj::retain(buffer);
-    let work = Box::new(move || {
+    let work = move || {
         let out = unsafe { std::slice::from_raw_parts_mut(target.0 as *mut u8, size) };
         mem.obj().inner.read(offset, out);
-        unsafe { release_mem_object(mem.0) };
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking), &[buffer], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_write_buffer(
@@ -450,14 +448,12 @@ pub unsafe extern "C" fn enqueue_write_buffer(
     }
     let source = HostPtr(ptr as usize);
     let mem = crate::object::Ptr(buffer);
-    Obj::retain(buffer);
-    let work = Box::new(move || {
+    let work = move || {
         let bytes = unsafe { std::slice::from_raw_parts(source.0 as *const u8, size) };
         mem.obj().inner.write(offset, bytes);
-        unsafe { release_mem_object(mem.0) };
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking), &[buffer], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer(
@@ -484,19 +480,13 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
         }
     }
     let (sp, dp) = (crate::object::Ptr(src), crate::object::Ptr(dst));
-    Obj::retain(src);
-    Obj::retain(dst);
-    let work = Box::new(move || {
+    let work = move || {
         let mut bytes = vec![0u8; size];
         sp.obj().inner.read(src_offset, &mut bytes);
         dp.obj().inner.write(dst_offset, &bytes);
-        unsafe {
-            release_mem_object(sp.0);
-            release_mem_object(dp.0);
-        }
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER), &[src, dst], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_fill_buffer(
@@ -522,14 +512,12 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
     // The pattern is copied now: the host may reuse it as soon as the call returns.
     let pattern = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
     let mem = crate::object::Ptr(buffer);
-    Obj::retain(buffer);
-    let work = Box::new(move || {
+    let work = move || {
         let bytes: Vec<u8> = pattern.iter().copied().cycle().take(size).collect();
         mem.obj().inner.write(offset, &bytes);
-        unsafe { release_mem_object(mem.0) };
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_FILL_BUFFER), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_FILL_BUFFER), &[buffer], num_events, events, event, work)
 }
 
 /// A rectangle of bytes inside a linear memory: origin (bytes, rows, slices) and pitches.
@@ -622,8 +610,7 @@ pub unsafe extern "C" fn enqueue_read_buffer_rect(
     }
     let target = HostPtr(ptr as usize);
     let mem = crate::object::Ptr(buffer);
-    Obj::retain(buffer);
-    let work = Box::new(move || {
+    let work = move || {
         let mut row = vec![0u8; region[0]];
         for z in 0..region[2] {
             for y in 0..region[1] {
@@ -633,10 +620,9 @@ pub unsafe extern "C" fn enqueue_read_buffer_rect(
                 };
             }
         }
-        unsafe { release_mem_object(mem.0) };
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_READ_BUFFER_RECT).blocking(blocking), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_READ_BUFFER_RECT).blocking(blocking), &[buffer], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_write_buffer_rect(
@@ -667,18 +653,16 @@ pub unsafe extern "C" fn enqueue_write_buffer_rect(
     }
     let source = HostPtr(ptr as usize);
     let mem = crate::object::Ptr(buffer);
-    Obj::retain(buffer);
-    let work = Box::new(move || {
+    let work = move || {
         for z in 0..region[2] {
             for y in 0..region[1] {
                 let row = unsafe { std::slice::from_raw_parts((source.0 as *const u8).add(h.row(y, z)), region[0]) };
                 mem.obj().inner.write(b.row(y, z), row);
             }
         }
-        unsafe { release_mem_object(mem.0) };
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_WRITE_BUFFER_RECT).blocking(blocking), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_WRITE_BUFFER_RECT).blocking(blocking), &[buffer], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer_rect(
@@ -715,9 +699,7 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
         }
     }
     let (sp, dp) = (crate::object::Ptr(src), crate::object::Ptr(dst));
-    Obj::retain(src);
-    Obj::retain(dst);
-    let work = Box::new(move || {
+    let work = move || {
         let mut row = vec![0u8; region[0]];
         for z in 0..region[2] {
             for y in 0..region[1] {
@@ -725,13 +707,9 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
                 dp.obj().inner.write(dr.row(y, z), &row);
             }
         }
-        unsafe {
-            release_mem_object(sp.0);
-            release_mem_object(dp.0);
-        }
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER_RECT), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER_RECT), &[src, dst], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_map_buffer(
@@ -797,17 +775,15 @@ pub unsafe fn map_region(
     m.inner.maps.lock().unwrap_or_else(|e| e.into_inner()).push(Mapping { ptr, offset, size, writes, owned });
     let target = HostPtr(ptr);
     let mp = crate::object::Ptr(mem);
-    Obj::retain(mem);
-    let work = Box::new(move || {
+    let work = move || {
         if owned && fill {
             let out = unsafe { std::slice::from_raw_parts_mut(target.0 as *mut u8, size) };
             mp.obj().inner.read(offset, out);
         }
-        unsafe { release_mem_object(mp.0) };
         CL_SUCCESS
-    });
+    };
     let command = if matches!(m.inner.kind, MemKind::Image(_)) { CL_COMMAND_MAP_IMAGE } else { CL_COMMAND_MAP_BUFFER };
-    let code = enqueue(queue, Enqueue::new(command).blocking(blocking), num_events, events, event, work);
+    let code = enqueue_holding(queue, Enqueue::new(command).blocking(blocking), &[mem], num_events, events, event, work);
     if code != CL_SUCCESS {
         return Err(code);
     }
@@ -835,18 +811,16 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
         }
     };
     let mp = crate::object::Ptr(mem);
-    Obj::retain(mem);
-    let work = Box::new(move || {
+    let work = move || {
         if mapping.owned {
             let bytes = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(mapping.ptr as *mut u8, mapping.size)) };
             if mapping.writes {
                 mp.obj().inner.write(mapping.offset, &bytes);
             }
         }
-        unsafe { release_mem_object(mp.0) };
         CL_SUCCESS
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_UNMAP_MEM_OBJECT), num_events, events, event, work)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_UNMAP_MEM_OBJECT), &[mem], num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_migrate_mem_objects(

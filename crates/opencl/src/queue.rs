@@ -194,6 +194,46 @@ pub unsafe fn enqueue(
     CL_SUCCESS
 }
 
+/// References to memory objects a command holds until it has run, or until it is dropped
+/// without running (a call that failed its checks), so neither path leaks them.
+struct Held(Vec<Ptr<crate::memory::Mem>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        for m in &self.0 {
+            unsafe { crate::memory::release_mem_object(m.0) };
+        }
+    }
+}
+
+/// [`enqueue`] for a command on memory objects: `work` may use `mems` until it returns.
+pub unsafe fn enqueue_holding(
+    queue: cl_command_queue,
+    how: Enqueue,
+    mems: &[crate::cl_mem],
+    num_events: u32,
+    events: *const cl_event,
+    event_out: *mut cl_event,
+    work: impl FnOnce() -> i32 + Send + 'static,
+) -> i32 {
+    for m in mems {
+        Obj::retain(*m);
+    }
+    let held = Held(mems.iter().map(|m| Ptr(*m)).collect());
+    enqueue(
+        queue,
+        how,
+        num_events,
+        events,
+        event_out,
+        Box::new(move || {
+            let code = work();
+            drop(held);
+            code
+        }),
+    )
+}
+
 pub unsafe extern "C" fn enqueue_marker_with_wait_list(
     queue: cl_command_queue,
     num_events: u32,
