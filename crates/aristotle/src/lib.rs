@@ -26,3 +26,4 @@ pub mod plot;
 pub mod query;
 pub mod rules;
 pub mod store;
+pub mod workload_advice;

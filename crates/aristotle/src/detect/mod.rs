@@ -40,6 +40,19 @@ pub struct Detection {
     /// The read the verdict is about (the first read, or the one refused).
     pub span: Span,
     pub outcome: Outcome,
+    /// The buffer's size and the launch's shape, which advice sizes its measurements by.
+    pub extent: BufferExtent,
+}
+
+/// How large a detected buffer is and how the launch that reads it is shaped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferExtent {
+    /// Elements in the buffer (its bytes over the element size).
+    pub elements: u64,
+    /// Bytes of one element, from the kernel parameter's pointee type.
+    pub element_bytes: u64,
+    /// The launch's work-group size (x, y, z).
+    pub work_group: [u64; 3],
 }
 
 #[derive(Clone, Debug)]
@@ -119,23 +132,28 @@ fn detect_launch(module: &Module, workload: &Workload, launch_index: usize) -> V
         .map(|(k, _)| k as u32)
         .collect();
     let trace = run_trace(module, workload, launch_index, &groups, &param_of_buffer);
-    let buffer_len = |param: u32| -> i64 {
+    let extent = |param: u32| -> BufferExtent {
         let k = param as usize;
+        let mut extent = BufferExtent { elements: 0, element_bytes: 1, work_group: local };
         let (StepArg::Buffer { slot }, Some(p)) =
             (step.args.get(k).unwrap_or(&StepArg::Null), f.params.get(k))
         else {
-            return 0;
+            return extent;
         };
-        let elem = element_size(module, p.ty).max(1);
-        workload.buffers.get(*slot).map_or(0, |b| (b.byte_len() / elem) as i64)
+        extent.element_bytes = element_size(module, p.ty).max(1);
+        extent.elements =
+            workload.buffers.get(*slot).map_or(0, |b| b.byte_len() / extent.element_bytes);
+        extent
     };
     by_param
         .into_iter()
         .map(|(param, reads)| {
             let buffer = f.params[param as usize].name.clone();
+            let extent = extent(param);
+            let buffer_len = extent.elements as i64;
             let (span, outcome) =
-                detect_buffer(&reads, &facts, &groups, trace.as_ref(), param, buffer_len(param));
-            Detection { kernel: f.name.clone(), buffer, span, outcome }
+                detect_buffer(&reads, &facts, &groups, trace.as_ref(), param, buffer_len);
+            Detection { kernel: f.name.clone(), buffer, span, outcome, extent }
         })
         .collect()
 }

@@ -1,0 +1,497 @@
+//! Advice for a whole workload: the MAP detected for each buffer of each kernel, sized by the
+//! workload's buffers and launch, run through the composing rules against one device's
+//! performance database, with the measurements every decision rests on.
+//!
+//! The database is indexed by MAP and dataset side `N` (an `N × N` float matrix read by a
+//! generated microbenchmark), so a buffer is asked about as the square dataset of its size:
+//! `N = √elements`, rounded to a multiple of the launch's work-group because the generator
+//! (and so a campaign) only builds datasets the work-group tiles exactly.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::detect::{Detection, Outcome};
+use crate::generate::{generate, BenchSpec, Variant};
+use crate::map::Map;
+use crate::query::{MapRecord, MapTable, NO_LOCAL_VARIANT};
+use crate::rules::{self, Rule};
+use crate::store::{StoredUnit, UnitKey};
+
+/// A buffer whose MAP was detected, with the sizes the database is asked about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StagingQuestion {
+    pub kernel: String,
+    pub buffer: String,
+    /// The detected MAP (Block MAPs with the radius the kernel reads).
+    pub map: Map,
+    /// Whether the kernel as written already stages it in `__local` memory.
+    pub staged_now: bool,
+    /// Dataset side N the measurements must have.
+    pub dataset: usize,
+    /// The launch's work-group `[x, y]`, the one a campaign measures with.
+    pub work_group: [usize; 2],
+    /// Local memory a work-group needs to stage it (the chosen local variant's tile of this
+    /// buffer's elements), 0 when the generator cannot size it.
+    pub local_bytes: u64,
+}
+
+/// A buffer the detector gave no MAP, with its reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Undetected {
+    pub kernel: String,
+    pub buffer: String,
+    pub reason: String,
+}
+
+/// The buffers of a workload as the advisor sees them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Questions {
+    /// In detection order (kernel by kernel).
+    pub asked: Vec<StagingQuestion>,
+    pub undetected: Vec<Undetected>,
+}
+
+/// The dataset side that stands for a buffer of `elements` elements: the side of the square of
+/// that area, rounded to the nearest multiple of the work-group's sides (at least one).
+pub fn dataset_side(elements: u64, work_group: [usize; 2]) -> usize {
+    let step = lcm(work_group[0].max(1), work_group[1].max(1));
+    let side = (elements as f64).sqrt();
+    let multiples = (side / step as f64).round().max(1.0);
+    multiples as usize * step
+}
+
+fn lcm(a: usize, b: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
+}
+
+/// Turns detections into questions for the database. `local_variant` is the variant whose
+/// bandwidth is B; its tile sizes each buffer's local-memory need.
+pub fn questions(detections: &[Detection], local_variant: Variant) -> Questions {
+    let mut out = Questions::default();
+    for d in detections {
+        let (map, staged) = match &d.outcome {
+            Outcome::Map { map, staged, .. } => (*map, *staged),
+            Outcome::Refused { reason } => {
+                out.undetected.push(Undetected {
+                    kernel: d.kernel.clone(),
+                    buffer: d.buffer.clone(),
+                    reason: reason.clone(),
+                });
+                continue;
+            }
+            Outcome::Mismatch { map, predicted, observed, item } => {
+                out.undetected.push(Undetected {
+                    kernel: d.kernel.clone(),
+                    buffer: d.buffer.clone(),
+                    reason: format!(
+                        "the index forms give {} but the simulator disagrees at work-item \
+                         (ty, tx) = ({}, {}): predicted {predicted}, read {observed}",
+                        map.name(),
+                        item[0],
+                        item[1]
+                    ),
+                });
+                continue;
+            }
+        };
+        let [x, y, _] = d.extent.work_group;
+        let work_group = [x.max(1) as usize, y.max(1) as usize];
+        let dataset = dataset_side(d.extent.elements, work_group);
+        let spec = BenchSpec { map, variant: local_variant, dataset, work_group };
+        let local_bytes = generate(&spec)
+            .map_or(0, |bench| (bench.local_cells as u64).saturating_mul(d.extent.element_bytes));
+        out.asked.push(StagingQuestion {
+            kernel: d.kernel.clone(),
+            buffer: d.buffer.clone(),
+            map,
+            staged_now: staged,
+            dataset,
+            work_group,
+            local_bytes,
+        });
+    }
+    out
+}
+
+/// A measurement campaign unit the advice needs, with the work-group to measure it with.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NeededUnit {
+    pub key: UnitKey,
+    pub work_group: [usize; 2],
+}
+
+/// The units (b and B of each question's MAP at its dataset) the rules need, each once.
+pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<NeededUnit> {
+    let mut units = BTreeSet::new();
+    for q in questions {
+        for variant in [NO_LOCAL_VARIANT, local_variant] {
+            units.insert(NeededUnit {
+                key: UnitKey {
+                    map: q.map.id().0,
+                    variant: variant.to_string(),
+                    dataset: q.dataset,
+                },
+                work_group: q.work_group,
+            });
+        }
+    }
+    units.into_iter().collect()
+}
+
+/// The `clmap bench maps` commands that take `units` on `device` into `db_path`: one per
+/// work-group and set of datasets, for MAPs × variants as the campaign plans them.
+pub fn bench_commands(units: &[NeededUnit], device: &str, db_path: &str) -> Vec<String> {
+    let mut groups: Vec<([usize; 2], BTreeSet<u16>, BTreeSet<usize>, Vec<String>)> = Vec::new();
+    for unit in units {
+        let at = groups.iter().position(|g| g.0 == unit.work_group).unwrap_or_else(|| {
+            groups.push((unit.work_group, BTreeSet::new(), BTreeSet::new(), Vec::new()));
+            groups.len() - 1
+        });
+        if let Some(group) = groups.get_mut(at) {
+            group.1.insert(unit.key.map);
+            group.2.insert(unit.key.dataset);
+            if !group.3.contains(&unit.key.variant) {
+                group.3.push(unit.key.variant.clone());
+            }
+        }
+    }
+    let join = |items: Vec<String>| items.join(",");
+    groups
+        .into_iter()
+        .map(|([x, y], maps, sizes, mut variants)| {
+            // The reference variant first, as `bench maps` lists it.
+            variants.sort_by_key(|v| v != NO_LOCAL_VARIANT);
+            format!(
+                "clmap bench maps --device {} --maps {} --sizes {} --variants {} \
+                 --work-group {x}x{y} --db {}",
+                shell_word(device),
+                join(maps.iter().map(u16::to_string).collect()),
+                join(sizes.iter().map(usize::to_string).collect()),
+                variants.join(","),
+                shell_word(db_path)
+            )
+        })
+        .collect()
+}
+
+/// A word as a POSIX shell reads it back unchanged.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:#+=,@".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// Where the database's measurements of the device come from.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    /// The device is one of the 2014 history's: its records are the published means.
+    pub historical: bool,
+    /// The device's stored units (for sample counts and why a unit has no record).
+    pub units: Vec<StoredUnit>,
+    /// Units this command measured before advising.
+    pub measured_now: BTreeSet<UnitKey>,
+}
+
+impl Provenance {
+    fn unit(&self, key: &UnitKey) -> Option<&StoredUnit> {
+        self.units.iter().find(|u| &u.key == key)
+    }
+
+    fn source(&self, key: &UnitKey) -> &'static str {
+        if self.historical {
+            "2014 Aristotle database (imported history)"
+        } else if self.measured_now.contains(key) {
+            "measured now by this command"
+        } else {
+            "performance database"
+        }
+    }
+}
+
+/// Stage in `__local` memory or read from `__global`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    Local,
+    Global,
+}
+
+/// One bandwidth the decision used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Measurement {
+    pub map: u16,
+    /// `nolocal` is b; the local variant is B.
+    pub variant: String,
+    pub dataset: usize,
+    /// Mean and standard deviation over the samples (GB/s).
+    pub bandwidth_gbs: f64,
+    pub std_gbs: f64,
+    /// Samples behind the mean (unknown for the 2014 history, which kept only means).
+    pub samples: Option<usize>,
+    pub source: String,
+}
+
+/// The advice for one buffer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BufferAdvice {
+    pub kernel: String,
+    pub buffer: String,
+    /// `MAP-204`; null when the detector found none.
+    pub map: Option<String>,
+    /// Block radius of a Block MAP as the kernel reads it.
+    pub radius: Option<u32>,
+    /// Whether the kernel as written stages the buffer in `__local`.
+    pub staged_now: Option<bool>,
+    /// The dataset side the buffer was asked about.
+    pub dataset: Option<usize>,
+    /// Null when the detector found no MAP.
+    pub advice: Option<Placement>,
+    /// Read bandwidth after following the advice over the bandwidth as written: B/b when the
+    /// advice stages a buffer now read from global, b/B when it unstages one, 1 when the
+    /// kernel already does what is advised; null without a record.
+    pub expected_gain: Option<f64>,
+    /// The ratio mbr = B/b the rules used.
+    pub mbr: Option<f64>,
+    /// The rule's number in seed 001 (`5.1` … `5.3`, `-` without a record); null when the
+    /// detector found no MAP.
+    pub rule: Option<String>,
+    /// Why, in a sentence (the detector's reason for undetected buffers).
+    pub reasoning: String,
+    /// Local memory a work-group needs to stage it, in bytes.
+    pub local_bytes: Option<u64>,
+    pub measurements: Vec<Measurement>,
+}
+
+/// The advice for a workload: every kernel's buffers, then the undetected ones.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadAdvice {
+    pub buffers: Vec<BufferAdvice>,
+    /// Per kernel, local memory the advised buffers use.
+    pub local_bytes_used: Vec<(String, u64)>,
+    pub local_capacity: Option<u64>,
+    pub delta: f64,
+}
+
+/// Applies the composing rules kernel by kernel (each launch has its own local memory).
+pub fn advise(
+    table: &MapTable,
+    questions: &Questions,
+    local_capacity: Option<u64>,
+    delta: f64,
+    provenance: &Provenance,
+) -> WorkloadAdvice {
+    let mut kernels: Vec<&str> = Vec::new();
+    for q in &questions.asked {
+        if !kernels.contains(&q.kernel.as_str()) {
+            kernels.push(&q.kernel);
+        }
+    }
+    let mut buffers = Vec::new();
+    let mut local_bytes_used = Vec::new();
+    for kernel in kernels {
+        let asked: Vec<&StagingQuestion> =
+            questions.asked.iter().filter(|q| q.kernel == kernel).collect();
+        let structures: Vec<rules::DataStructure> = asked
+            .iter()
+            .map(|q| rules::DataStructure {
+                name: q.buffer.clone(),
+                map: q.map.id().0,
+                dataset: q.dataset,
+                local_bytes: q.local_bytes,
+            })
+            .collect();
+        let composed = rules::compose(table, &structures, local_capacity, delta);
+        local_bytes_used.push((kernel.to_string(), composed.local_bytes_used));
+        for (q, choice) in asked.iter().zip(&composed.choices) {
+            buffers.push(buffer_advice(table, q, choice, provenance));
+        }
+    }
+    for u in &questions.undetected {
+        buffers.push(BufferAdvice {
+            kernel: u.kernel.clone(),
+            buffer: u.buffer.clone(),
+            map: None,
+            radius: None,
+            staged_now: None,
+            dataset: None,
+            advice: None,
+            expected_gain: None,
+            mbr: None,
+            rule: None,
+            reasoning: format!("no MAP detected: {}", u.reason),
+            local_bytes: None,
+            measurements: Vec::new(),
+        });
+    }
+    WorkloadAdvice { buffers, local_bytes_used, local_capacity, delta }
+}
+
+fn buffer_advice(
+    table: &MapTable,
+    q: &StagingQuestion,
+    choice: &rules::Choice,
+    provenance: &Provenance,
+) -> BufferAdvice {
+    let map = q.map.id().0;
+    let expected_gain = choice.mbr.map(|mbr| match (choice.use_local, q.staged_now) {
+        (true, false) => mbr,
+        (false, true) => 1.0 / mbr,
+        _ => 1.0,
+    });
+    let mut reasoning = choice.reasoning.clone();
+    let mut measurements = Vec::new();
+    match choice.record_dataset.and_then(|n| table.get(map, n)) {
+        Some(record) => measurements = record_measurements(record, table, provenance),
+        None => {
+            for variant in [NO_LOCAL_VARIANT, table.local_variant.as_str()] {
+                let key = UnitKey { map, variant: variant.to_string(), dataset: q.dataset };
+                if let Some(unit) = provenance.unit(&key).filter(|u| u.status != "measured") {
+                    reasoning.push_str(&format!(
+                        "; MAP-{map} {variant} at N = {} was {} on this device: {}",
+                        q.dataset, unit.status, unit.reason
+                    ));
+                }
+            }
+        }
+    }
+    if q.map.radius != crate::map::map_by_id(q.map.id()).map_or(q.map.radius, |m| m.radius) {
+        reasoning.push_str(&format!(
+            " (the kernel reads radius {}; the database measures the MAP at its default radius)",
+            q.map.radius
+        ));
+    }
+    BufferAdvice {
+        kernel: q.kernel.clone(),
+        buffer: q.buffer.clone(),
+        map: Some(q.map.name()),
+        radius: (q.map.imap == crate::map::IMapKind::Block).then_some(q.map.radius),
+        staged_now: Some(q.staged_now),
+        dataset: Some(q.dataset),
+        advice: Some(if choice.use_local { Placement::Local } else { Placement::Global }),
+        expected_gain,
+        mbr: choice.mbr,
+        rule: Some(choice.rule.number().to_string()),
+        reasoning,
+        local_bytes: Some(q.local_bytes),
+        measurements,
+    }
+}
+
+fn record_measurements(
+    record: &MapRecord,
+    table: &MapTable,
+    provenance: &Provenance,
+) -> Vec<Measurement> {
+    let sides = [
+        (NO_LOCAL_VARIANT, record.b_mean, record.b_std),
+        (table.local_variant.as_str(), record.big_b_mean, record.big_b_std),
+    ];
+    sides
+        .into_iter()
+        .map(|(variant, mean, std)| {
+            let key =
+                UnitKey { map: record.map, variant: variant.to_string(), dataset: record.dataset };
+            Measurement {
+                map: record.map,
+                variant: variant.to_string(),
+                dataset: record.dataset,
+                bandwidth_gbs: mean,
+                std_gbs: std,
+                samples: provenance.unit(&key).map(|u| u.samples),
+                source: provenance.source(&key).to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Whether a choice was decided without a record (the device lacks the measurement).
+pub fn lacks_record(advice: &BufferAdvice) -> bool {
+    advice.rule.as_deref() == Some(Rule::NoRecord.number())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::{map_by_id, MapId};
+
+    #[test]
+    fn dataset_sides_are_whole_work_groups() {
+        assert_eq!(dataset_side(256 * 256, [16, 16]), 256);
+        assert_eq!(dataset_side(96 * 96, [16, 16]), 96);
+        // A 100 × 100 buffer is asked about as the nearest tiled square.
+        assert_eq!(dataset_side(100 * 100, [16, 16]), 96);
+        assert_eq!(dataset_side(10, [16, 16]), 16);
+        assert_eq!(dataset_side(64 * 64, [8, 4]), 64);
+        assert_eq!(dataset_side(4096, [256, 1]), 256);
+    }
+
+    fn question(map: u16, dataset: usize) -> StagingQuestion {
+        StagingQuestion {
+            kernel: "k".into(),
+            buffer: format!("in{map}"),
+            map: map_by_id(MapId(map)).expect("valid MAP"),
+            staged_now: false,
+            dataset,
+            work_group: [16, 16],
+            local_bytes: 100,
+        }
+    }
+
+    #[test]
+    fn needed_units_are_b_and_big_b_once_each() {
+        let asked = [question(204, 256), question(204, 256), question(303, 256)];
+        let units = needed_units(&asked, "max");
+        let keys: Vec<String> = units
+            .iter()
+            .map(|u| format!("{} {} {}", u.key.map, u.key.variant, u.key.dataset))
+            .collect();
+        assert_eq!(keys, ["204 max 256", "204 nolocal 256", "303 max 256", "303 nolocal 256"]);
+        let commands = bench_commands(&units, "my gpu", "x.db");
+        assert_eq!(
+            commands,
+            ["clmap bench maps --device 'my gpu' --maps 204,303 --sizes 256 \
+              --variants nolocal,max --work-group 16x16 --db x.db"]
+        );
+    }
+
+    #[test]
+    fn expected_gain_is_relative_to_the_kernel_as_written() {
+        let table = MapTable {
+            device: "d".into(),
+            local_variant: "max".into(),
+            records: vec![MapRecord {
+                map: 204,
+                dataset: 256,
+                b_mean: 10.0,
+                b_std: 0.5,
+                big_b_mean: 20.0,
+                big_b_std: 1.0,
+                mbr: 2.0,
+            }],
+        };
+        let mut staged = question(204, 256);
+        staged.staged_now = true;
+        let plain = question(204, 256);
+        let asked = Questions { asked: vec![plain], undetected: Vec::new() };
+        let a = advise(&table, &asked, None, 0.05, &Provenance::default());
+        assert_eq!(a.buffers[0].advice, Some(Placement::Local));
+        assert_eq!(a.buffers[0].expected_gain, Some(2.0));
+        assert_eq!(a.buffers[0].measurements.len(), 2);
+        assert_eq!(a.buffers[0].measurements[1].bandwidth_gbs, 20.0);
+        let asked = Questions { asked: vec![staged], undetected: Vec::new() };
+        let a = advise(&table, &asked, None, 0.05, &Provenance::default());
+        assert_eq!(a.buffers[0].expected_gain, Some(1.0));
+    }
+}
