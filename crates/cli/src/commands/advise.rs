@@ -5,30 +5,46 @@ use crate::exit::{CliError, Status};
 use crate::perf_db::{select_devices, DatabaseArg};
 use clmap_aristotle::query;
 use clmap_aristotle::rules::{self, DataStructure};
+use std::path::PathBuf;
+
+/// The most runs per measurement, as for `clmap bench maps`.
+const MAX_REPS: i64 = 100_000;
 
 /// Advice on __local memory per data structure, from the composing rules and the database.
 ///
-/// Give the MAP of each data structure of a kernel (`--maps 205,302`) and its dataset side
-/// (`--sizes 1024`, one for all or one per MAP). clmap looks up each MAP's measured ratio
-/// mbr = B/b on the device, then applies Aristotle's composing rules: structures that do not
-/// gain stay in global memory (rule 5.1); a single gainer uses local memory (5.2); several
-/// gainers are taken in order of ω = D/ΣD × mbr while the device's local memory has room (5.3).
+/// Given a workload, clmap detects the MAP of every buffer each kernel reads (as `clmap maps
+/// detect` does), sizes each as the square dataset of its length, rounded to whole
+/// work-groups of the launch, and looks up each MAP's measured ratio mbr = B/b on the device.
+/// Measurements the database lacks are taken first by a small campaign of only those
+/// microbenchmarks, on the launch's work-group (resumable like `clmap bench maps`; with
+/// `--no-measure`, clmap names them and the command that would take them instead). Then
+/// Aristotle's composing rules decide, kernel by kernel: structures that do not gain stay in
+/// global memory (rule 5.1); a single gainer uses local memory (5.2); several gainers are taken
+/// in order of ω = D/ΣD × mbr while the device's local memory has room (5.3). Each buffer's
+/// answer names the rule, the expected gain and the measurements it used.
 ///
-/// Example: clmap advise --device k20m --maps 205,302 --sizes 2048
+/// Without a workload, give the MAP of each data structure (`--maps 205,302`) and its dataset
+/// side (`--sizes 1024`, one for all or one per MAP).
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = EXAMPLES)]
 pub struct Args {
-    /// The device in the database: an id (`#3`), part of its name or platform.
+    /// A workload (.toml or Oclgrind .sim) whose buffers to advise on.
+    #[arg(required_unless_present = "maps", conflicts_with_all = ["maps", "sizes", "local_bytes"])]
+    pub workload: Option<PathBuf>,
+    /// The device: in the database, an id (`#3`), a kind or part of its name or platform; to
+    /// measure what the database lacks, also an OpenCL device as `clmap devices` lists it.
     #[arg(long, short)]
     pub device: String,
     /// The MAP of each data structure, in kernel order (the same MAP may repeat).
     #[arg(long)]
-    pub maps: String,
-    /// Dataset side N per data structure (one value applies to all).
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1024usize])]
+    pub maps: Option<String>,
+    /// Dataset side N per data structure (one value applies to all; default 1024).
+    #[arg(long, value_delimiter = ',', requires = "maps")]
     pub sizes: Vec<usize>,
     /// Local memory each structure needs per work-group, in bytes (one value applies to all;
-    /// default: a 16×16 tile with a radius-3 halo of floats, the campaign's largest).
-    #[arg(long, value_delimiter = ',')]
+    /// default: a 16×16 tile with a radius-3 halo of floats, the campaign's largest). With a
+    /// workload, the local variant's tile of each buffer's elements.
+    #[arg(long, value_delimiter = ',', requires = "maps")]
     pub local_bytes: Vec<u64>,
     /// The device's local memory per work-group in bytes (default: as recorded for the device).
     #[arg(long)]
@@ -39,11 +55,32 @@ pub struct Args {
     /// The similarity threshold δ.
     #[arg(long, default_value_t = query::DEFAULT_DELTA)]
     pub delta: f64,
+    /// Measure nothing: when the database lacks a measurement, say which and the `clmap bench
+    /// maps` command that takes it, and stop.
+    #[arg(long, requires = "workload")]
+    pub no_measure: bool,
+    /// Runs per missing measurement, the first discarded as warm-up.
+    #[arg(long, default_value_t = 21, requires = "workload",
+          value_parser = clap::value_parser!(u32).range(2..=MAX_REPS))]
+    pub reps: u32,
+    /// Do not flush the caches between the runs of missing measurements.
+    #[arg(long, requires = "workload")]
+    pub no_flush: bool,
     #[command(flatten)]
     pub db: DatabaseArg,
+    /// Print JSON: with a workload, a list of {kernel, buffer, map, advice, expected_gain,
+    /// rule, reasoning, measurements, …}, one per buffer.
     #[arg(long)]
     pub json: bool,
 }
+
+const EXAMPLES: &str = "Examples:
+  clmap advise tests/corpus/mm_simple.toml --device gpu --db campaign.db
+  clmap advise tests/corpus/jacobi2d.toml --device cpu --no-measure --json
+  clmap advise --device k20m --maps 205,302 --sizes 2048";
+
+/// The dataset side the `--maps` form asks about unless `--sizes` says otherwise.
+const DEFAULT_SIZE: usize = 1024;
 
 /// 16 + 2 × 3 cells a side, 4 bytes each.
 const DEFAULT_LOCAL_BYTES: u64 = 22 * 22 * 4;
@@ -75,8 +112,12 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     if !(args.delta >= 0.0 && args.delta < 1.0) {
         return Err(CliError::BadInput("--delta must be in [0, 1)".to_string()));
     }
-    let maps = maps_in_order(&args.maps)?;
-    let sizes = per_structure(&args.sizes, maps.len(), "--sizes")?;
+    if let Some(path) = args.workload.clone() {
+        return crate::commands::advise_workload::run(&args, &path);
+    }
+    let maps = maps_in_order(args.maps.as_deref().unwrap_or_default())?;
+    let sizes = if args.sizes.is_empty() { vec![DEFAULT_SIZE] } else { args.sizes.clone() };
+    let sizes = per_structure(&sizes, maps.len(), "--sizes")?;
     let local =
         if args.local_bytes.is_empty() { vec![DEFAULT_LOCAL_BYTES] } else { args.local_bytes };
     let local = per_structure(&local, maps.len(), "--local-bytes")?;

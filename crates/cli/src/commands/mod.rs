@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod advise;
+pub mod advise_workload;
 pub mod analyze;
 pub mod bench;
 pub mod check;

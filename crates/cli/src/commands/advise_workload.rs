@@ -1,0 +1,326 @@
+//! `clmap advise WORKLOAD`: the buffers' MAPs detected, the measurements the composing rules
+//! need taken where the database lacks them, and the rules' advice per buffer.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use clmap_aristotle::campaign::{self, UnitFate};
+use clmap_aristotle::campaign_device::DeviceMeasurer;
+use clmap_aristotle::campaign_progress::CampaignProgress;
+use clmap_aristotle::detect::detect;
+use clmap_aristotle::store::{self, UnitKey};
+use clmap_aristotle::workload_advice::{
+    self, BufferAdvice, NeededUnit, Placement, Provenance, Questions, WorkloadAdvice,
+};
+use clmap_aristotle::{query, Variant};
+use clmap_db::{Database, DeviceRecord};
+
+use crate::commands::advise::Args;
+use crate::commands::devices::environment_error;
+use crate::exit::{CliError, Status};
+use crate::perf_db::{db_error, select_devices};
+
+pub(crate) fn run(args: &Args, path: &Path) -> Result<Status, CliError> {
+    let variant: Variant = args
+        .local_variant
+        .parse()
+        .map_err(|e| CliError::BadInput(format!("--local-variant: {e}")))?;
+    if !variant.uses_local_memory() {
+        return Err(CliError::BadInput(format!(
+            "--local-variant: `{}` uses no local memory; B must come from one that does",
+            args.local_variant
+        )));
+    }
+    let local_variant = variant.as_str();
+    let prepared = crate::workload_args::prepare(path)?;
+    let detections = detect(prepared.module(), prepared.workload(), prepared.sources());
+    let questions = workload_advice::questions(&detections, variant);
+    let mut db = args.db.open()?;
+    let db_path = args.db.file.clone().unwrap_or_else(clmap_db::default_path);
+    let known = known_device(&db, &args.device)?;
+    let needed = workload_advice::needed_units(&questions.asked, local_variant);
+    // The 2014 history cannot be measured again: its nearest datasets stand in.
+    let historical = known.as_ref().is_some_and(|d| d.identity.kind == "historical");
+    let missing = match (&known, historical) {
+        (_, true) => Vec::new(),
+        (Some(device), false) => pending(&db, device.id, &needed)?,
+        (None, false) => needed.clone(),
+    };
+    let mut measured_now = BTreeSet::new();
+    let device = if missing.is_empty() {
+        match known {
+            Some(device) => device,
+            // Nothing needed and no device: the error lists the devices there are.
+            None => select_devices(&db, &args.device)?.remove(0),
+        }
+    } else if args.no_measure {
+        return Err(CliError::BadInput(missing_message(
+            args,
+            known.as_ref(),
+            &missing,
+            &db_path.display().to_string(),
+        )));
+    } else {
+        let (device, fresh) = measure(&mut db, args, known, &needed)?;
+        measured_now = fresh;
+        device
+    };
+    let table = query::map_table(&db, &device, local_variant).map_err(db_error)?;
+    let provenance = Provenance {
+        historical,
+        units: if historical {
+            Vec::new()
+        } else {
+            store::units(&db, device.id).map_err(db_error)?
+        },
+        measured_now,
+    };
+    let capacity = args
+        .local_capacity
+        .or_else(|| device.identity.details.get("local_mem_bytes").and_then(|v| v.as_u64()));
+    let advice = workload_advice::advise(&table, &questions, capacity, args.delta, &provenance);
+    if args.json {
+        print_json(&device, &advice)?;
+    } else {
+        print_text(path, &device, &questions, &advice, local_variant);
+    }
+    Ok(Status::Success)
+}
+
+/// The one database device the selector names, or none; several is an error.
+fn known_device(db: &Database, selector: &str) -> Result<Option<DeviceRecord>, CliError> {
+    let mut found = db.find_devices(selector).map_err(db_error)?;
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.pop()),
+        _ => {
+            let names: Vec<String> =
+                found.iter().map(|d| format!("#{} {}", d.id, d.label())).collect();
+            Err(CliError::BadInput(format!(
+                "`{selector}` matches several devices in the database: {}; pick one by id (`#N`)",
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// The needed units the database does not hold yet (measured or skipped) for the device.
+fn pending(
+    db: &Database,
+    device_id: i64,
+    needed: &[NeededUnit],
+) -> Result<Vec<NeededUnit>, CliError> {
+    let mut out = Vec::new();
+    for unit in needed {
+        if !store::unit_done(db, device_id, &unit.key).map_err(db_error)? {
+            out.push(unit.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn missing_message(
+    args: &Args,
+    known: Option<&DeviceRecord>,
+    missing: &[NeededUnit],
+    db_path: &str,
+) -> String {
+    let whose = match known {
+        Some(d) => format!("#{} {}", d.id, d.label()),
+        None => format!("`{}` (no device in the database matches it)", args.device),
+    };
+    let mut text = format!(
+        "--no-measure: the performance database {db_path} lacks {} measurement(s) the advice \
+         needs on {whose}:\n",
+        missing.len()
+    );
+    for unit in missing {
+        let [x, y] = unit.work_group;
+        text.push_str(&format!(
+            "  MAP-{} {} at N = {} ({x}x{y} work-groups)\n",
+            unit.key.map, unit.key.variant, unit.key.dataset
+        ));
+    }
+    text.push_str("take them with:\n");
+    for command in workload_advice::bench_commands(missing, &args.device, db_path) {
+        text.push_str(&format!("  {command}\n"));
+    }
+    text.push_str("or run the same `clmap advise` without --no-measure, which takes them first");
+    text
+}
+
+/// Opens the OpenCL device, checks it is the database's device the selector named (if any),
+/// and runs a campaign of the needed units not done yet, one per work-group shape.
+fn measure(
+    db: &mut Database,
+    args: &Args,
+    known: Option<DeviceRecord>,
+    needed: &[NeededUnit],
+) -> Result<(DeviceRecord, BTreeSet<UnitKey>), CliError> {
+    let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
+    let identity = crate::device_identity::device_identity(device.info());
+    let device_id = db.device_id(&identity).map_err(db_error)?;
+    if let Some(known) = &known {
+        if known.id != device_id {
+            return Err(CliError::BadInput(format!(
+                "`{}` names #{} {} in the database but the OpenCL device {}: measurements must \
+                 come from the device they are recorded for; name the device so that both agree",
+                args.device,
+                known.id,
+                known.label(),
+                device.info().name
+            )));
+        }
+    }
+    let missing = pending(db, device_id, needed)?;
+    let maps: BTreeSet<u16> = missing.iter().map(|u| u.key.map).collect();
+    let sizes: BTreeSet<usize> = missing.iter().map(|u| u.key.dataset).collect();
+    eprintln!(
+        "measuring {} microbenchmark(s) the database lacks on {} (MAPs {}, N = {}); \
+         finished ones are kept if this is interrupted",
+        missing.len(),
+        device.info().name,
+        join(&maps),
+        join(&sizes)
+    );
+    let mut shapes: Vec<[usize; 2]> = missing.iter().map(|u| u.work_group).collect();
+    shapes.sort_unstable();
+    shapes.dedup();
+    let mut measured_now = BTreeSet::new();
+    for shape in shapes {
+        let units: Vec<UnitKey> =
+            missing.iter().filter(|u| u.work_group == shape).map(|u| u.key.clone()).collect();
+        let mut measurer = DeviceMeasurer::new(&device, shape, args.reps, !args.no_flush);
+        let bar = CampaignProgress::new(units.len(), &device.info().name);
+        let summary = campaign::run(db, device_id, &units, &mut measurer, None, &mut |p| {
+            bar.update(p);
+            if p.fate == UnitFate::Measured {
+                measured_now.insert(p.unit.clone());
+            }
+        })
+        .map_err(db_error)?;
+        bar.finish();
+        eprintln!(
+            "  {}x{} work-groups: {} measured, {} skipped, {} failed in {:.1} s",
+            shape[0],
+            shape[1],
+            summary.measured,
+            summary.skipped,
+            summary.failed,
+            summary.elapsed_s
+        );
+        for failure in &summary.failures {
+            eprintln!("  failed: {failure}");
+        }
+    }
+    let record = db
+        .devices()
+        .map_err(db_error)?
+        .into_iter()
+        .find(|d| d.id == device_id)
+        .ok_or_else(|| CliError::BadInput("the device vanished from the database".into()))?;
+    Ok((record, measured_now))
+}
+
+fn join<T: ToString>(items: &BTreeSet<T>) -> String {
+    items.iter().map(T::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn print_json(device: &DeviceRecord, advice: &WorkloadAdvice) -> Result<(), CliError> {
+    let mut entries = Vec::with_capacity(advice.buffers.len());
+    for buffer in &advice.buffers {
+        let mut value = serde_json::to_value(buffer)
+            .map_err(|e| CliError::BadInput(format!("cannot encode the advice as JSON: {e}")))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert("device".into(), device.label().into());
+            object.insert("delta".into(), advice.delta.into());
+        }
+        entries.push(value);
+    }
+    let text = serde_json::to_string_pretty(&entries)
+        .map_err(|e| CliError::BadInput(format!("cannot encode the advice as JSON: {e}")))?;
+    println!("{text}");
+    Ok(())
+}
+
+fn print_text(
+    path: &Path,
+    device: &DeviceRecord,
+    questions: &Questions,
+    advice: &WorkloadAdvice,
+    local_variant: &str,
+) {
+    println!(
+        "{} on {} (δ = {}, B from the `{local_variant}` variant)",
+        path.display(),
+        device.label(),
+        advice.delta
+    );
+    let mut kernel = None;
+    for buffer in advice.buffers.iter().filter(|b| b.map.is_some()) {
+        if kernel != Some(&buffer.kernel) {
+            kernel = Some(&buffer.kernel);
+            print_kernel_head(&buffer.kernel, advice);
+        }
+        print_buffer(buffer);
+    }
+    if !questions.undetected.is_empty() {
+        println!("no MAP detected (no advice):");
+        for u in &questions.undetected {
+            println!("  {} in {}: {}", u.buffer, u.kernel, u.reason);
+        }
+    }
+    if advice.buffers.is_empty() {
+        println!("no kernel of the workload reads a __global buffer");
+    }
+}
+
+fn print_kernel_head(kernel: &str, advice: &WorkloadAdvice) {
+    let letters: Vec<&str> = advice
+        .buffers
+        .iter()
+        .filter(|b| b.kernel == kernel && b.map.is_some())
+        .map(|b| if b.advice == Some(Placement::Local) { "l" } else { "g" })
+        .collect();
+    let used = advice.local_bytes_used.iter().find(|(k, _)| k == kernel).map_or(0, |(_, b)| *b);
+    let capacity =
+        advice.local_capacity.map_or_else(|| "unknown".to_string(), |c| format!("{c} bytes"));
+    println!(
+        "kernel {kernel}: ({}), local memory {used} bytes per work-group of {capacity}",
+        letters.join(", ")
+    );
+}
+
+fn print_buffer(b: &BufferAdvice) {
+    let map = b.map.as_deref().unwrap_or("?");
+    let radius = b.radius.map(|r| format!(" R = {r}")).unwrap_or_default();
+    let verdict = match (b.advice, b.staged_now) {
+        (Some(Placement::Local), Some(true)) => "keep its __local staging",
+        (Some(Placement::Local), _) => "stage in __local",
+        (Some(Placement::Global), Some(true)) => "remove its __local staging (clmap unlocal)",
+        (Some(Placement::Global), _) => "keep in __global",
+        (None, _) => "no advice",
+    };
+    let gain = match b.expected_gain {
+        Some(g) => format!("expected gain ×{g:.2}"),
+        None => "no expected gain (no measurement)".to_string(),
+    };
+    println!(
+        "  {}: {map}{radius}, N = {} → {verdict}; {gain}; rule {}",
+        b.buffer,
+        b.dataset.unwrap_or(0),
+        b.rule.as_deref().unwrap_or("-")
+    );
+    println!("    {}", b.reasoning);
+    for m in &b.measurements {
+        let name = if m.variant == query::NO_LOCAL_VARIANT { "b" } else { "B" };
+        let samples = m.samples.map(|n| format!(", {n} samples")).unwrap_or_default();
+        println!(
+            "    {name} = {:.2} ± {:.2} GB/s: MAP-{} {} at N = {}{samples}, {}",
+            m.bandwidth_gbs, m.std_gbs, m.map, m.variant, m.dataset, m.source
+        );
+    }
+    if workload_advice::lacks_record(b) {
+        println!("    (no measurement: run `clmap bench maps` for this MAP and size)");
+    }
+}
