@@ -10,7 +10,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	$(CARGO) build --release --locked -p clmap
+	$(CARGO) build --release --locked -p clmap -p clmap-opencl
 
 demo: build
 	@scripts/demo.sh target/release/clmap

@@ -36,3 +36,7 @@ step "12. Explain: the index expressions and the linear system behind the rewrit
   "$clmap" unlocal examples/transpose.toml --explain
 step "13. Decide: time both versions on the CPU device; np > 1 means removing local memory is faster here" \
   "$clmap" unlocal examples/transpose.toml --measure --device cpu --reps 11
+step "14. Run an unmodified OpenCL program: clmap's platform under a PolyBench-style host program that asks for a GPU" \
+  bash -c "make -s -C bench/hosts mvt >/dev/null && cd bench/hosts && \"../../$clmap\" exec -- ./mvt 512"
+step "15. Capture its launches as workloads, and replay one with the outputs the capture recorded" \
+  bash -c "rm -rf target/demo-capture && cd bench/hosts && \"../../$clmap\" exec -q --capture ../../target/demo-capture -- ./mvt 256 && cd ../.. && ls target/demo-capture && \"$clmap\" run target/demo-capture/segment-01.toml --expect target/demo-capture/segment-01.expected"
