@@ -14,9 +14,9 @@ use crate::cl::*;
 use crate::config::config;
 use crate::info::slice;
 use crate::kernel::{local_bytes, Arg, Kernel, ParamKind};
-use crate::memory::{release_mem_object, Mem, Root};
+use crate::memory::{Mem, Root};
 use crate::object::{Obj, Ptr};
-use crate::queue::{enqueue, Enqueue, Queue};
+use crate::queue::{enqueue_holding, Enqueue, Queue};
 use crate::{cl_command_queue, cl_event, cl_kernel};
 
 /// Everything a launch needs, captured at enqueue time.
@@ -27,6 +27,13 @@ pub struct LaunchRequest {
 }
 
 unsafe impl Send for LaunchRequest {}
+
+impl Drop for LaunchRequest {
+    /// The kernel's reference goes when the command has run, or when it is dropped unrun.
+    fn drop(&mut self) {
+        unsafe { crate::kernel::release_kernel(self.kernel.0) };
+    }
+}
 
 fn work_size_error(message: String) -> i32 {
     if !config().quiet {
@@ -165,25 +172,16 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         }
         return CL_OUT_OF_RESOURCES;
     }
-    // The command holds the kernel and every buffer until it has run.
+    // The command holds the kernel and every buffer until it has run (or is dropped unrun).
     Obj::retain(kernel);
-    for arg in &args {
-        if let Arg::Mem(m) = arg {
-            Obj::retain(*m);
-        }
-    }
+    let mems: Vec<crate::cl_mem> =
+        args.iter().filter_map(|a| if let Arg::Mem(m) = a { Some(*m) } else { None }).collect();
     let request = LaunchRequest { kernel: Ptr(kernel), range, args };
-    let work = Box::new(move || {
-        let code = run(&request);
-        for arg in &request.args {
-            if let Arg::Mem(m) = arg {
-                unsafe { release_mem_object(*m) };
-            }
-        }
-        unsafe { crate::kernel::release_kernel(request.kernel.0) };
-        code
-    });
-    enqueue(queue, Enqueue::new(CL_COMMAND_NDRANGE_KERNEL), num_events, events, event, work)
+    let work = move || {
+        let request = request;
+        run(&request)
+    };
+    enqueue_holding(queue, Enqueue::new(CL_COMMAND_NDRANGE_KERNEL), &mems, num_events, events, event, work)
 }
 
 pub unsafe extern "C" fn enqueue_task(
