@@ -99,7 +99,7 @@ fn elem_of(type_name: &str, bytes: usize) -> ElemType {
     let pointee = type_name.trim_end_matches('*').trim();
     let pointee = pointee.strip_prefix("const ").unwrap_or(pointee);
     match ElemType::parse(pointee) {
-        Some(e) if e.size() > 0 && bytes as u64 % e.size() == 0 => e,
+        Some(e) if e.size() > 0 && (bytes as u64).is_multiple_of(e.size()) => e,
         _ => ElemType::scalar(ScalarType::UChar),
     }
 }

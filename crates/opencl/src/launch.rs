@@ -77,7 +77,7 @@ unsafe fn checked_range(
                 while l.iter().product::<u64>() > device.max_work_group {
                     let widest = (0..3).max_by_key(|&d| l[d]).unwrap_or(0);
                     let g = range.global[widest];
-                    l[widest] = (1..l[widest]).rev().find(|x| g % x == 0).unwrap_or(1);
+                    l[widest] = (1..l[widest]).rev().find(|x| g.is_multiple_of(*x)).unwrap_or(1);
                 }
                 l
             }
@@ -90,7 +90,7 @@ unsafe fn checked_range(
         l
     };
     for d in 0..3 {
-        if chosen[d] == 0 || range.global[d] % chosen[d] != 0 {
+        if chosen[d] == 0 || !range.global[d].is_multiple_of(chosen[d]) {
             return Err(work_size_error(format!(
                 "local size {} does not divide global size {} in dimension {d} (OpenCL 1.2 requires whole work-groups)",
                 chosen[d], range.global[d]

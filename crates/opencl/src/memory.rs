@@ -159,7 +159,7 @@ pub fn check_flags(flags: u64, host_ptr: *mut c_void) -> Result<(), i32> {
         return Err(CL_INVALID_VALUE);
     }
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
-    if wants_ptr != !host_ptr.is_null() {
+    if wants_ptr == host_ptr.is_null() {
         return Err(CL_INVALID_HOST_PTR);
     }
     Ok(())
@@ -274,7 +274,7 @@ pub unsafe extern "C" fn create_sub_buffer(
             return Err(CL_INVALID_VALUE);
         }
         // CL_DEVICE_MEM_BASE_ADDR_ALIGN is 1024 bits.
-        if region.origin % 128 != 0 {
+        if !region.origin.is_multiple_of(128) {
             return Err(CL_MISALIGNED_SUB_BUFFER_OFFSET);
         }
         let access_mask = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
@@ -503,8 +503,8 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
     let m = try_cl!(queue_buffer(queue, buffer));
     if pattern.is_null()
         || ![1, 2, 4, 8, 16, 32, 64, 128].contains(&pattern_size)
-        || offset % pattern_size != 0
-        || size % pattern_size != 0
+        || !offset.is_multiple_of(pattern_size)
+        || !size.is_multiple_of(pattern_size)
         || !in_range(offset, size, m.inner.size)
     {
         return CL_INVALID_VALUE;
