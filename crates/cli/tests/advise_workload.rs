@@ -1,0 +1,230 @@
+//! `clmap advise WORKLOAD`: advice on corpus workloads from a database whose measurements the
+//! test writes itself (so each rule's outcome is known), the JSON shape, the refusal to measure
+//! with `--no-measure`, and a small campaign on a CPU OpenCL device when there is one.
+
+use std::path::{Path, PathBuf};
+
+use clmap_aristotle::store::{self, UnitKey, UnitResult, UnitSetup};
+use clmap_db::{Database, DeviceIdentity};
+use clmap_testkit::{clmap, Scratch};
+
+const DEVICE: &str = "advise test gpu";
+/// Bytes every stored sample moved: a bandwidth of `g` GB/s is a time of `BYTES / g` ns.
+const BYTES: u64 = 1_000_000;
+
+/// A database with one device and, per `(map, dataset, b, B)`, the `nolocal` and `max` units
+/// measured at those bandwidths (three equal samples each).
+fn database(dir: &Scratch, records: &[(u16, usize, f64, f64)]) -> PathBuf {
+    let path = dir.join("advise.db");
+    let mut db = Database::open(&path).expect("database");
+    store::ensure_schema(&db).expect("schema");
+    let device = db
+        .device_id(&DeviceIdentity {
+            kind: "gpu".into(),
+            platform: "test platform".into(),
+            name: DEVICE.into(),
+            vendor: "nobody".into(),
+            driver: "1".into(),
+            details: serde_json::json!({ "local_mem_bytes": 49152 }),
+        })
+        .expect("device");
+    let setup = UnitSetup { work_group: [16, 16], warmup: 1, flush_cache: true };
+    for &(map, dataset, b, big_b) in records {
+        for (variant, gbs) in [("nolocal", b), ("max", big_b)] {
+            let ns = (BYTES as f64 / gbs).round() as u64;
+            let key = UnitKey { map, variant: variant.into(), dataset };
+            let result = UnitResult::Measured { bytes_moved: BYTES, samples_ns: vec![ns; 3] };
+            store::record_unit(&mut db, device, &key, &setup, &result).expect("unit");
+        }
+    }
+    path
+}
+
+fn advise(workload: &str, db: &Path, extra: &[&str]) -> clmap_testkit::ClmapRun {
+    let db = db.to_str().expect("UTF-8 path");
+    let mut args = vec!["advise", workload, "--device", DEVICE, "--db", db];
+    args.extend_from_slice(extra);
+    clmap(&args)
+}
+
+fn entry<'a>(list: &'a serde_json::Value, kernel: &str, buffer: &str) -> &'a serde_json::Value {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .find(|e| e["kernel"] == kernel && e["buffer"] == buffer)
+        .unwrap_or_else(|| panic!("no entry for {kernel}/{buffer} in {list:#}"))
+}
+
+#[test]
+fn matrix_multiply_stages_the_only_gainer() {
+    // A is MAP-204 (rows) and gains 2.5×; B is MAP-303 (columns) and loses: rules 5.2 and 5.1.
+    let dir = Scratch::new("advise-mm");
+    let db = database(&dir, &[(204, 256, 10.0, 25.0), (303, 256, 10.0, 5.0)]);
+    let run = advise("tests/corpus/mm_simple.toml", &db, &[]);
+    run.assert_success()
+        .assert_stdout_contains("kernel simpleMultiply: (l, g)")
+        .assert_stdout_contains(
+            "A: MAP-204, N = 256 → stage in __local; expected gain ×2.50; rule 5.2",
+        )
+        .assert_stdout_contains(
+            "B: MAP-303, N = 256 → keep in __global; expected gain ×1.00; rule 5.1",
+        )
+        .assert_stdout_contains(
+            "b = 10.00 ± 0.00 GB/s: MAP-204 nolocal at N = 256, 3 samples, performance database",
+        )
+        .assert_stdout_contains("B = 25.00 ± 0.00 GB/s: MAP-204 max at N = 256");
+    assert!(!run.stderr().contains("measuring"), "{}", run.describe());
+}
+
+#[test]
+fn json_has_one_object_per_buffer_with_rule_and_measurements() {
+    let dir = Scratch::new("advise-json");
+    let db = database(&dir, &[(204, 256, 10.0, 25.0), (303, 256, 10.0, 5.0)]);
+    let run = advise("tests/corpus/mm_simple.toml", &db, &["--json"]);
+    run.assert_success();
+    let list = run.json();
+    assert_eq!(list.as_array().map(Vec::len), Some(2), "{list:#}");
+    let a = entry(&list, "simpleMultiply", "A");
+    assert_eq!(a["map"], "MAP-204");
+    assert_eq!(a["advice"], "local");
+    assert_eq!(a["rule"], "5.2");
+    assert!((a["expected_gain"].as_f64().expect("gain") - 2.5).abs() < 1e-6, "{a:#}");
+    let measurements = a["measurements"].as_array().expect("measurements");
+    assert_eq!(measurements.len(), 2);
+    assert_eq!(measurements[0]["variant"], "nolocal");
+    assert_eq!(measurements[0]["samples"], 3);
+    assert_eq!(measurements[0]["source"], "performance database");
+    assert!((measurements[1]["bandwidth_gbs"].as_f64().expect("B") - 25.0).abs() < 1e-6);
+    let b = entry(&list, "simpleMultiply", "B");
+    assert_eq!((b["advice"].as_str(), b["rule"].as_str()), (Some("global"), Some("5.1")));
+    assert!(a["local_bytes"].as_u64().expect("local bytes") > 0);
+}
+
+#[test]
+fn several_gainers_are_ranked_by_weight_while_local_memory_lasts() {
+    // Both gain, A more: rule 5.3 stages both, and only A when local memory holds one tile.
+    let dir = Scratch::new("advise-ranked");
+    let db = database(&dir, &[(204, 256, 10.0, 30.0), (303, 256, 10.0, 15.0)]);
+    let roomy = advise("tests/corpus/mm_simple.toml", &db, &["--json"]);
+    roomy.assert_success();
+    let list = roomy.json();
+    for buffer in ["A", "B"] {
+        let e = entry(&list, "simpleMultiply", buffer);
+        assert_eq!((e["advice"].as_str(), e["rule"].as_str()), (Some("local"), Some("5.3")));
+    }
+    let a_bytes = entry(&list, "simpleMultiply", "A")["local_bytes"].as_u64().expect("bytes");
+    let capacity = a_bytes.to_string();
+    let tight =
+        advise("tests/corpus/mm_simple.toml", &db, &["--json", "--local-capacity", &capacity]);
+    tight.assert_success();
+    let list = tight.json();
+    assert_eq!(entry(&list, "simpleMultiply", "A")["advice"], "local");
+    let b = entry(&list, "simpleMultiply", "B");
+    assert_eq!((b["advice"].as_str(), b["rule"].as_str()), (Some("global"), Some("5.3")));
+    assert!(b["reasoning"].as_str().expect("text").contains("exceed"), "{b:#}");
+}
+
+#[test]
+fn jacobi_is_asked_about_its_own_grid() {
+    // The 96 × 96 grid is dataset 96; a loss there keeps the stencil in global memory.
+    let dir = Scratch::new("advise-jacobi");
+    let db = database(&dir, &[(508, 96, 20.0, 10.0)]);
+    let run = advise("tests/corpus/jacobi2d.toml", &db, &["--json"]);
+    run.assert_success();
+    let a = entry(&run.json(), "jacobi2d_step", "A").clone();
+    assert_eq!(a["map"], "MAP-508");
+    assert_eq!(a["dataset"], 96);
+    assert_eq!((a["advice"].as_str(), a["rule"].as_str()), (Some("global"), Some("5.1")));
+}
+
+#[test]
+fn undetected_buffers_are_listed_with_the_detectors_reason() {
+    let dir = Scratch::new("advise-undetected");
+    let db = database(&dir, &[(204, 256, 10.0, 25.0), (302, 256, 10.0, 9.9)]);
+    let run = advise("tests/corpus/pb_atax.toml", &db, &[]);
+    run.assert_success()
+        .assert_stdout_contains("kernel atax_kernel1: (l)")
+        .assert_stdout_contains("kernel atax_kernel2: (g)")
+        .assert_stdout_contains("no MAP detected (no advice):")
+        .assert_stdout_contains("x in atax_kernel1: the index has no row length");
+    let json = advise("tests/corpus/pb_atax.toml", &db, &["--json"]);
+    let x = entry(&json.json(), "atax_kernel1", "x").clone();
+    assert!(x["map"].is_null() && x["advice"].is_null(), "{x:#}");
+    assert!(x["reasoning"].as_str().expect("text").contains("no MAP detected"), "{x:#}");
+}
+
+#[test]
+fn no_measure_names_what_is_missing_and_the_command_that_measures_it() {
+    // The database has the device at N = 256 only; jacobi2d needs MAP-508 at N = 96.
+    let dir = Scratch::new("advise-missing");
+    let db = database(&dir, &[(508, 256, 20.0, 10.0)]);
+    let run = advise("tests/corpus/jacobi2d.toml", &db, &["--no-measure"]);
+    run.assert_fails(1)
+        .assert_stderr_contains("lacks 2 measurement(s)")
+        .assert_stderr_contains("MAP-508 nolocal at N = 96 (16x16 work-groups)")
+        .assert_stderr_contains(
+            "clmap bench maps --device 'advise test gpu' --maps 508 --sizes 96 \
+             --variants nolocal,max --work-group 16x16 --db",
+        );
+    // A device the database has never seen is missing everything.
+    let empty = dir.join("empty.db");
+    let run = clmap(&[
+        "advise",
+        "tests/corpus/mm_simple.toml",
+        "--device",
+        "nowhere",
+        "--db",
+        empty.to_str().expect("UTF-8"),
+        "--no-measure",
+    ]);
+    run.assert_fails(1)
+        .assert_stderr_contains("no device in the database matches it")
+        .assert_stderr_contains("--maps 204,303 --sizes 256");
+}
+
+#[test]
+fn the_maps_form_still_answers() {
+    let dir = Scratch::new("advise-maps");
+    let db = database(&dir, &[(204, 256, 10.0, 25.0), (303, 256, 10.0, 5.0)]);
+    let db = db.to_str().expect("UTF-8");
+    clmap(&["advise", "--device", DEVICE, "--maps", "204,303", "--sizes", "256", "--db", db])
+        .assert_success()
+        .assert_stdout_contains("(l, g)");
+    // A workload and --maps are two ways to ask, not one.
+    clmap(&["advise", "tests/corpus/mm_simple.toml", "--device", DEVICE, "--maps", "204"])
+        .assert_fails(2);
+}
+
+#[test]
+fn help_has_an_example() {
+    clmap(&["advise", "--help"])
+        .assert_success()
+        .assert_stdout_contains("clmap advise tests/corpus/mm_simple.toml --device");
+}
+
+#[test]
+fn missing_measurements_are_taken_by_a_small_campaign_then_reused() {
+    if clmap_testkit::opencl_device_matching("cpu").is_none() {
+        return;
+    }
+    let dir = Scratch::new("advise-campaign");
+    let db = dir.join("campaign.db");
+    let db = db.to_str().expect("UTF-8");
+    let args =
+        ["advise", "tests/corpus/jacobi2d.toml", "--device", "cpu", "--db", db, "--reps", "3"];
+    let first = clmap(&args);
+    first
+        .assert_success()
+        .assert_stderr_contains("measuring 2 microbenchmark(s)")
+        .assert_stdout_contains("A: MAP-508, N = 96")
+        .assert_stdout_contains("2 samples, measured now by this command");
+    let again = clmap(&args);
+    again.assert_success().assert_stdout_contains("2 samples, performance database");
+    assert!(!again.stderr().contains("measuring"), "{}", again.describe());
+    let stored = Database::open(Path::new(db)).expect("database");
+    let units: i64 = stored
+        .connection()
+        .query_row("SELECT count(*) FROM aristotle_units", [], |row| row.get(0))
+        .expect("count");
+    assert_eq!(units, 2, "only MAP-508's nolocal and max units at N = 96");
+}
