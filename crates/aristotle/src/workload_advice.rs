@@ -149,33 +149,49 @@ pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<N
 /// The `clmap bench maps` commands that take `units` on `device` into `db_path`: one per
 /// work-group and set of datasets, for MAPs × variants as the campaign plans them.
 pub fn bench_commands(units: &[NeededUnit], device: &str, db_path: &str) -> Vec<String> {
-    let mut groups: Vec<([usize; 2], BTreeSet<u16>, BTreeSet<usize>, Vec<String>)> = Vec::new();
+    /// The units one campaign takes: those of one work-group shape.
+    struct Campaign {
+        work_group: [usize; 2],
+        maps: BTreeSet<u16>,
+        sizes: BTreeSet<usize>,
+        variants: Vec<String>,
+    }
+    let mut campaigns: Vec<Campaign> = Vec::new();
     for unit in units {
-        let at = groups.iter().position(|g| g.0 == unit.work_group).unwrap_or_else(|| {
-            groups.push((unit.work_group, BTreeSet::new(), BTreeSet::new(), Vec::new()));
-            groups.len() - 1
-        });
-        if let Some(group) = groups.get_mut(at) {
-            group.1.insert(unit.key.map);
-            group.2.insert(unit.key.dataset);
-            if !group.3.contains(&unit.key.variant) {
-                group.3.push(unit.key.variant.clone());
+        let at = match campaigns.iter().position(|c| c.work_group == unit.work_group) {
+            Some(at) => at,
+            None => {
+                campaigns.push(Campaign {
+                    work_group: unit.work_group,
+                    maps: BTreeSet::new(),
+                    sizes: BTreeSet::new(),
+                    variants: Vec::new(),
+                });
+                campaigns.len() - 1
+            }
+        };
+        if let Some(c) = campaigns.get_mut(at) {
+            c.maps.insert(unit.key.map);
+            c.sizes.insert(unit.key.dataset);
+            if !c.variants.contains(&unit.key.variant) {
+                c.variants.push(unit.key.variant.clone());
             }
         }
     }
     let join = |items: Vec<String>| items.join(",");
-    groups
+    campaigns
         .into_iter()
-        .map(|([x, y], maps, sizes, mut variants)| {
+        .map(|mut c| {
             // The reference variant first, as `bench maps` lists it.
-            variants.sort_by_key(|v| v != NO_LOCAL_VARIANT);
+            c.variants.sort_by_key(|v| v != NO_LOCAL_VARIANT);
+            let [x, y] = c.work_group;
             format!(
                 "clmap bench maps --device {} --maps {} --sizes {} --variants {} \
                  --work-group {x}x{y} --db {}",
                 shell_word(device),
-                join(maps.iter().map(u16::to_string).collect()),
-                join(sizes.iter().map(usize::to_string).collect()),
-                variants.join(","),
+                join(c.maps.iter().map(u16::to_string).collect()),
+                join(c.sizes.iter().map(usize::to_string).collect()),
+                c.variants.join(","),
                 shell_word(db_path)
             )
         })
