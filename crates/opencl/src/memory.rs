@@ -189,6 +189,8 @@ pub unsafe fn new_mem(
 
 impl Mem {
     /// A new memory object over `root` (holding a reference to its context).
+    // The context is only retained, which checks it against the registry first.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn create(
         context: cl_context,
         flags: u64,
