@@ -125,4 +125,7 @@ cases! {
     fig1_transpose_2d: "tests/grover/fig1_transpose_2d.toml", [] => ["lm"];
     stage_function_reverse: "tests/grover/stage_function_reverse.toml", [] => ["tile"];
     refuse_ambiguous: "tests/grover/refuse_ambiguous.toml", [] => [];
+    tile_two_pass: "tests/grover/tile_two_pass.toml", [] => ["tile"];
+    transpose_two_halves: "tests/grover/transpose_two_halves.toml", [] => ["tile"];
+    refuse_two_pass_disagree: "tests/grover/refuse_two_pass_disagree.toml", [] => [];
 }
