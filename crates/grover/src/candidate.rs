@@ -6,10 +6,10 @@
 //! load's index is solved, and the stored value with the solution substituted is the new
 //! global load (nGL). Further stores (halo loads) must agree with the main one.
 
-use crate::index_expr::{same_value, Sym};
+use crate::index_expr::{same_value, IdRanges, Sym};
 use crate::poly::{Atom, Poly};
 use crate::refusal::Refusal;
-use crate::solve::{build_system, solve, Solution, System};
+use crate::solve::{solve_correspondence, Solution, System};
 use crate::walk::{Events, HelperArgEvent, LoadEvent, LocalBuffer, StoreEvent};
 use clmap_lang::ir::{
     AddressSpace, BinaryOp, Expression, Function, Handle, Module, TypeInner, VariableRef,
@@ -145,9 +145,10 @@ fn plan(
         .min_by_key(|s| (s.ctx.guards.len(), s.ctx.order))
         .cloned()
         .unwrap_or_else(|| first.clone());
+    let ranges = IdRanges::of(f);
     let main_index = main
         .index
-        .to_poly()
+        .to_poly_in(&ranges)
         .map_err(|e| Refusal::new(format!("the store index: {e}"), main.span))?;
 
     let mut load_plans = Vec::new();
@@ -156,13 +157,12 @@ fn plan(
             unknowns_between(&main, &load.ctx.loops.iter().map(|l| l.id).collect::<Vec<_>>());
         let ll = load
             .index
-            .to_poly()
+            .to_poly_in(&ranges)
             .map_err(|e| Refusal::new(format!("the load index: {e}"), load.span))?;
         let extra = guard_equations(&main);
         let name = |a: Atom| crate::poly::default_atom_name(a);
-        let system = build_system(&main_index, &ll, &unknowns, &extra, &name)
+        let (system, solution) = solve_correspondence(&main_index, &ll, &unknowns, &extra, &name)
             .map_err(|e| Refusal::new(e.to_string(), load.span))?;
-        let solution = solve(&system).map_err(|e| Refusal::new(e.to_string(), load.span))?;
         let needed: Vec<Atom> =
             unknowns.iter().copied().filter(|u| main.value.mentions(&|a| a == *u)).collect();
         if let Some(open) = needed.iter().find(|u| !solution.values.contains_key(u)) {
@@ -181,18 +181,19 @@ fn plan(
         }
         // An id solved as itself (`ly = ly`) means the loading work-item stored that
         // dimension: the original text already says so.
-        let map: BTreeMap<Atom, Sym> = needed
+        let map: BTreeMap<Atom, Sym> = solution
+            .values
             .iter()
-            .filter_map(|u| solution.values.get(u).map(|p| (*u, p)))
-            .filter(|(u, p)| **p != Poly::atom(*u))
-            .map(|(u, p)| (u, Sym::Solved(p.clone())))
+            .filter(|(u, _)| needed.contains(&whole_atom(**u)))
+            .filter(|(u, p)| **p != Poly::atom(**u))
+            .map(|(u, p)| (*u, Sym::Solved(p.clone())))
             .collect();
         let new_value = main.value.substitute(&map);
         load_plans.push(LoadPlan { load: load.clone(), system, solution, new_value });
     }
 
     for other in stores.iter().filter(|s| s.span != main.span) {
-        check_agreement(&main, &main_index, other)?;
+        check_agreement(&main, &main_index, other, &ranges)?;
     }
 
     let mut helpers = Vec::new();
@@ -200,6 +201,14 @@ fn plan(
         helpers.push(helper_plan(module, f, &main, &main_index, arg)?);
     }
     Ok(Plan { main, stores, loads: load_plans, helpers })
+}
+
+/// The unknown a solved part stands for (`tid` for `tid >> 4`).
+fn whole_atom(a: Atom) -> Atom {
+    match a {
+        Atom::High(x, _) | Atom::Low(x, _) => x.atom(),
+        other => other,
+    }
 }
 
 /// The storing work-item's local ids and the counters of loops around the store that do not
@@ -281,6 +290,7 @@ fn check_agreement(
     main: &StoreEvent,
     main_index: &Poly,
     other: &StoreEvent,
+    ranges: &IdRanges,
 ) -> Result<(), Refusal> {
     let map = shadow(other, main);
     let other_index = other.index.substitute(&map);
@@ -291,13 +301,13 @@ fn check_agreement(
             other.span,
         )
     };
-    let ll = other_index.to_poly().map_err(|e| disagree(e.to_string()))?;
+    let ll = other_index.to_poly_in(ranges).map_err(|e| disagree(e.to_string()))?;
     let other_loops: Vec<u32> = other.ctx.loops.iter().map(|l| l.id).collect();
     let unknowns = unknowns_between(main, &other_loops);
     let name = |a: Atom| crate::poly::default_atom_name(a);
-    let system = build_system(main_index, &ll, &unknowns, &guard_equations(main), &name)
-        .map_err(|e| disagree(e.to_string()))?;
-    let solution = solve(&system).map_err(|e| disagree(e.to_string()))?;
+    let (_, solution) =
+        solve_correspondence(main_index, &ll, &unknowns, &guard_equations(main), &name)
+            .map_err(|e| disagree(e.to_string()))?;
     let map: BTreeMap<Atom, Sym> =
         solution.values.iter().map(|(u, p)| (*u, Sym::Solved(p.clone()))).collect();
     let predicted = main.value.substitute(&map);

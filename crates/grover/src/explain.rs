@@ -2,7 +2,7 @@
 //! solution and the new global index (seed 000 Table III), or the exact refusal.
 
 use crate::candidate::Decision;
-use crate::index_expr::Sym;
+use crate::index_expr::{IdRanges, Sym};
 use crate::poly::{default_atom_name, Atom};
 use crate::solve::display_system;
 use crate::Outcome;
@@ -13,28 +13,36 @@ use std::fmt::Write as _;
 /// Symbol names for explanations: ids as in the paper (`lx`, `wy`), parameters and loop
 /// counters by their names in the kernel.
 pub fn atom_name(f: &Function) -> impl Fn(Atom) -> String + '_ {
-    move |a| match a {
+    move |a| name_in(f, a)
+}
+
+fn name_in(f: &Function, a: Atom) -> String {
+    match a {
         Atom::Param(i) => {
             f.params.get(i as usize).map(|p| p.name.clone()).unwrap_or_else(|| default_atom_name(a))
         }
         Atom::LoopVar(v) => {
             f.locals.get(v).map(|l| l.name.clone()).unwrap_or_else(|| default_atom_name(a))
         }
+        Atom::High(x, k) => format!("({}>>{k})", name_in(f, x.atom())),
+        Atom::Low(x, k) => {
+            format!("({}&{})", name_in(f, x.atom()), (1u64 << k).saturating_sub(1))
+        }
         _ => default_atom_name(a),
     }
 }
 
-fn index_of(s: &Sym, name: &dyn Fn(Atom) -> String) -> String {
-    match s.to_poly() {
+fn index_of(s: &Sym, ranges: &IdRanges, name: &dyn Fn(Atom) -> String) -> String {
+    match s.to_poly_in(ranges) {
         Ok(p) => p.display_with(name),
         Err(e) => format!("({e})"),
     }
 }
 
-fn global_index(s: &Sym, name: &dyn Fn(Atom) -> String) -> String {
+fn global_index(s: &Sym, ranges: &IdRanges, name: &dyn Fn(Atom) -> String) -> String {
     match s.global_loads().first() {
         Some(Sym::GlobalLoad { name: buffer, index, .. }) => {
-            format!("{buffer}[{}]", index_of(index, name))
+            format!("{buffer}[{}]", index_of(index, ranges, name))
         }
         _ => "-".to_string(),
     }
@@ -45,6 +53,7 @@ pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
     let mut out = String::new();
     let Some(f) = compiled.module.functions.get(outcome.kernel_handle) else { return out };
     let name = atom_name(f);
+    let ranges = IdRanges::of(f);
     let sources = &compiled.sources;
     let _ = writeln!(out, "kernel {}: {} local buffer(s)", outcome.kernel, outcome.buffers.len());
     for report in &outcome.buffers {
@@ -57,12 +66,12 @@ pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
             Decision::Remove(plan) => {
                 let state = if report.selected { "removed" } else { "removable (not selected)" };
                 let _ = writeln!(out, "\nbuffer `{}`: {state}", c.name);
-                let _ = writeln!(out, "  GL  {}", global_index(&plan.main.value, &name));
+                let _ = writeln!(out, "  GL  {}", global_index(&plan.main.value, &ranges, &name));
                 let _ = writeln!(
                     out,
                     "  LS  {}[{}]  at {}",
                     c.name,
-                    index_of(&plan.main.index, &name),
+                    index_of(&plan.main.index, &ranges, &name),
                     sources.describe_presumed(plan.main.span)
                 );
                 for extra in plan.stores.iter().filter(|s| s.span != plan.main.span) {
@@ -70,8 +79,8 @@ pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
                         out,
                         "  LS  {}[{}] = {}  at {} (agrees with the main store)",
                         c.name,
-                        index_of(&extra.index, &name),
-                        global_index(&extra.value, &name),
+                        index_of(&extra.index, &ranges, &name),
+                        global_index(&extra.value, &ranges, &name),
                         sources.describe_presumed(extra.span)
                     );
                 }
@@ -80,7 +89,7 @@ pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
                         out,
                         "  LL  {}[{}]  at {}",
                         c.name,
-                        index_of(&lp.load.index, &name),
+                        index_of(&lp.load.index, &ranges, &name),
                         sources.describe_presumed(lp.load.span)
                     );
                     for eq in display_system(&lp.system, &name) {
@@ -97,7 +106,11 @@ pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
                         "      solution  {}",
                         if solved.is_empty() { "-".into() } else { solved.join(", ") }
                     );
-                    let _ = writeln!(out, "      nGL       {}", global_index(&lp.new_value, &name));
+                    let _ = writeln!(
+                        out,
+                        "      nGL       {}",
+                        global_index(&lp.new_value, &ranges, &name)
+                    );
                     if let Some(text) = report.replacements.get(i) {
                         let _ = writeln!(out, "      text      {text}");
                     }

@@ -6,7 +6,7 @@
 //! follow (a variable assigned under a condition, a load of private memory, a call) becomes
 //! [`Sym::Opaque`] with the reason, and a candidate whose index or value needs it is refused.
 
-use crate::poly::{Atom, Overflow, Poly, Rational};
+use crate::poly::{Atom, Overflow, Poly, Rational, Splittable};
 use clmap_lang::ir::{
     BinaryOp, Builtin, ConversionKind, Handle, LocalVariable, Type, UnaryOp, WorkItemFunction,
 };
@@ -232,6 +232,17 @@ impl Sym {
             }
             Sym::Unary { op, operand, ty } => Sym::Unary { op: *op, operand: go(operand), ty: *ty },
             Sym::Binary { op, lhs, rhs, ty } => {
+                // `tid >> 4` and `tid & 15` take the solved parts of `tid` when the map has
+                // them: the text stays as simple as the solution.
+                if matches!(op, BinaryOp::Shr | BinaryOp::BitAnd | BinaryOp::Div | BinaryOp::Rem)
+                    && map.keys().any(|a| matches!(a, Atom::High(..) | Atom::Low(..)))
+                {
+                    if let Some(part) = self.to_poly().ok().and_then(|p| p.as_atom()) {
+                        if let Some(value) = map.get(&part) {
+                            return value.clone();
+                        }
+                    }
+                }
                 Sym::Binary { op: *op, lhs: go(lhs), rhs: go(rhs), ty: *ty }
             }
             Sym::Convert { value, kind, ty } => {
@@ -258,6 +269,12 @@ impl Sym {
 
     /// The value as a polynomial, when it is integer arithmetic Grover can follow.
     pub fn to_poly(&self) -> Result<Poly, PolyError> {
+        self.to_poly_in(&IdRanges::default())
+    }
+
+    /// [`Sym::to_poly`] knowing the ranges of the local ids (which decide whether a shifted
+    /// or masked value fits in its bits).
+    pub fn to_poly_in(&self, ranges: &IdRanges) -> Result<Poly, PolyError> {
         match self {
             Sym::Int(v, _) => Ok(Poly::int(*v)),
             Sym::Atom(a, _) => Ok(Poly::atom(*a)),
@@ -268,13 +285,15 @@ impl Sym {
                     .add(&Poly::atom(Atom::LocalId(*d)))?
                     .add(&Poly::atom(Atom::GlobalOffset(*d)))?)
             }
-            Sym::Var { def, .. } => def.to_poly(),
+            Sym::Var { def, .. } => def.to_poly_in(ranges),
             // Conversions between integer types keep the value when it is in range, which is
             // what index arithmetic relies on; validation checks the rest.
-            Sym::Convert { value, .. } => value.to_poly(),
-            Sym::Unary { op: UnaryOp::Negate, operand, .. } => Ok(operand.to_poly()?.neg()?),
+            Sym::Convert { value, .. } => value.to_poly_in(ranges),
+            Sym::Unary { op: UnaryOp::Negate, operand, .. } => {
+                Ok(operand.to_poly_in(ranges)?.neg()?)
+            }
             Sym::Binary { op, lhs, rhs, .. } => {
-                let (l, r) = (lhs.to_poly()?, rhs.to_poly()?);
+                let (l, r) = (lhs.to_poly_in(ranges)?, rhs.to_poly_in(ranges)?);
                 match op {
                     BinaryOp::Add => Ok(l.add(&r)?),
                     BinaryOp::Sub => Ok(l.sub(&r)?),
@@ -285,13 +304,25 @@ impl Sym {
                         }
                         _ => Err(PolyError::NotPolynomial("a shift by a variable amount".into())),
                     },
+                    BinaryOp::Shr | BinaryOp::BitAnd | BinaryOp::BitOr => bits::combine(*op, &l, &r, ranges),
                     BinaryOp::Div | BinaryOp::Rem => match (l.as_constant(), r.as_constant()) {
                         (Some(a), Some(b)) if a.is_integer() && b.is_integer() && !b.is_zero() => {
                             let (a, b) = (a.numerator(), b.numerator());
                             Ok(Poly::int(if *op == BinaryOp::Div { a / b } else { a % b }))
                         }
+                        // By a power of two, division and remainder are the shift and the mask
+                        // (for the non-negative values indexes hold; validation checks).
+                        (_, Some(b)) if b.is_integer() && bits::log2(b.numerator()).is_some() => {
+                            let k = bits::log2(b.numerator()).unwrap_or(0);
+                            let what = format!("{} {}", op.as_str(), b.numerator());
+                            if *op == BinaryOp::Div {
+                                bits::shift_right(&l, k, ranges, &what)
+                            } else {
+                                bits::low_bits(&l, k, ranges, &what)
+                            }
+                        }
                         _ => Err(PolyError::NotPolynomial(format!(
-                            "integer {} of variables",
+                            "integer {} of variables by something other than a constant power of two",
                             if *op == BinaryOp::Div { "division" } else { "remainder" }
                         ))),
                     },
@@ -310,11 +341,47 @@ impl Sym {
     }
 }
 
+/// What is known of the local ids' ranges: with `reqd_work_group_size(X, Y, Z)` on the
+/// kernel, `0 ≤ get_local_id(d) < size[d]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdRanges {
+    pub local_size: Option<[u32; 3]>,
+}
+
+impl IdRanges {
+    pub fn of(f: &clmap_lang::ir::Function) -> IdRanges {
+        let local_size = match &f.kind {
+            clmap_lang::ir::FunctionKind::Kernel(attributes) => attributes.reqd_work_group_size,
+            _ => None,
+        };
+        IdRanges { local_size }
+    }
+
+    /// The smallest and largest value of an atom, when known.
+    pub fn atom_bounds(&self, a: Atom) -> Option<(i128, i128)> {
+        let size = |d: u8| -> Option<i128> {
+            let s = *self.local_size?.get(usize::from(d))?;
+            (s > 0).then_some(i128::from(s))
+        };
+        match a {
+            Atom::Low(_, k) => Some((0, (1i128 << u32::from(k).min(120)) - 1)),
+            Atom::LocalId(d) | Atom::ShadowLocalId(d) => Some((0, size(d)? - 1)),
+            Atom::High(Splittable::LocalId(d) | Splittable::ShadowLocalId(d), k) => {
+                Some((0, (size(d)? - 1) >> u32::from(k).min(120)))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Why a value is not a polynomial of the ids.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PolyError {
     #[error("the index uses {0}, which is not linear index arithmetic")]
     NotPolynomial(String),
+    /// A shift, mask or `|` Grover cannot write as a linear form (see [`bits`]).
+    #[error("the index uses {0}")]
+    Bits(String),
     #[error(transparent)]
     Overflow(#[from] Overflow),
 }
@@ -379,5 +446,163 @@ fn strip(s: &Sym) -> &Sym {
     match s {
         Sym::Var { def, .. } => strip(def),
         other => other,
+    }
+}
+
+/// Shifts, masks and `|` by constants as exact linear forms.
+///
+/// A local id or loop counter `x` is written `x = 2^k · High(x, k) + Low(x, k)` with
+/// `0 ≤ Low < 2^k`, so `x >> k` (or `x / 2^k`) is `High` and `x & (2^k - 1)` (or
+/// `x % 2^k`) is `Low`. What is accepted, for a value `v = m + r` where every term of `m` is
+/// a multiple of `2^k`:
+///
+/// - `v >> k`, `v / 2^k`: `m / 2^k + High(x, k)` when `r` is `x`; `m / 2^k` when `r` is known
+///   to lie in `[0, 2^k)` (constants and low bits of ids); `High(x, j + k)` for
+///   `(x >> j) >> k`;
+/// - `v & (2^k - 1)`, `v % 2^k`: `Low(x, k)` when `r` is `x`; `r` when it lies in `[0, 2^k)`;
+///   `Low(x, min(j, k))` for `(x & (2^j - 1)) & (2^k - 1)`;
+/// - `a | b`: `a + b` when one side is a multiple of `2^k` and the other lies in `[0, 2^k)`
+///   (disjoint bits: `(row << 4) | col` with `col = tid & 15`);
+/// - `<<` by a constant is a multiplication (above), and constants fold.
+///
+/// Everything else is refused with the reason: masks that are not `2^k - 1`, shifts of values
+/// whose low part is not a single id (a global id, `lx + ly`, whose carry into the high bits
+/// is unknown), `|` of values whose bits may overlap.
+pub mod bits {
+    use super::{IdRanges, PolyError};
+    use crate::poly::{default_atom_name, Atom, Poly, Rational, Splittable};
+    use clmap_lang::ir::BinaryOp;
+
+    /// `k` when `v = 2^k`, `k < 64`.
+    pub fn log2(v: i128) -> Option<u32> {
+        (v > 0 && v & (v - 1) == 0 && v < (1i128 << 64)).then(|| v.trailing_zeros())
+    }
+
+    fn constant(p: &Poly) -> Option<i128> {
+        p.as_constant().filter(|c| c.is_integer()).map(Rational::numerator)
+    }
+
+    fn show(p: &Poly) -> String {
+        p.display_with(&default_atom_name)
+    }
+
+    /// `l op r` for `>>`, `&` and `|`.
+    pub fn combine(op: BinaryOp, l: &Poly, r: &Poly, ranges: &IdRanges) -> Result<Poly, PolyError> {
+        if let (Some(a), Some(b)) = (constant(l), constant(r)) {
+            let folded = match op {
+                BinaryOp::Shr if (0..127).contains(&b) => Some(a >> b),
+                BinaryOp::BitAnd => Some(a & b),
+                BinaryOp::BitOr => Some(a | b),
+                _ => None,
+            };
+            if let Some(v) = folded {
+                return Ok(Poly::int(v));
+            }
+        }
+        match op {
+            BinaryOp::Shr => match constant(r).and_then(|k| u32::try_from(k).ok()) {
+                Some(k) if k < 64 => shift_right(l, k, ranges, &format!(">> {k}")),
+                _ => Err(PolyError::Bits("a shift by a variable amount".into())),
+            },
+            BinaryOp::BitAnd => {
+                let (value, mask) = match (constant(l), constant(r)) {
+                    (_, Some(m)) => (l, m),
+                    (Some(m), None) => (r, m),
+                    (None, None) => {
+                        return Err(PolyError::Bits("`&` of two variable values".into()))
+                    }
+                };
+                match mask.checked_add(1).and_then(log2) {
+                    Some(k) => low_bits(value, k, ranges, &format!("& {mask}")),
+                    None => Err(PolyError::Bits(format!(
+                        "`& {mask}`: only masks of low bits (2^k - 1, as 15 or 0xff) are followed"
+                    ))),
+                }
+            }
+            BinaryOp::BitOr => disjoint_or(l, r, ranges),
+            _ => Err(PolyError::Bits(format!("operator `{}`", op.as_str()))),
+        }
+    }
+
+    /// Whether `r` lies in `[0, 2^k)`.
+    fn fits(r: &Poly, k: u32, ranges: &IdRanges) -> bool {
+        r.bounds(&|x| ranges.atom_bounds(x)).is_some_and(|(lo, hi)| lo >= 0 && hi < (1i128 << k))
+    }
+
+    fn refuse_split(what: &str, v: &Poly, k: u32) -> PolyError {
+        PolyError::Bits(format!(
+            "`{what}` of `{}`: a shift or mask is followed only on a local id or loop counter \
+             plus a multiple of {}, or on a value known to lie in [0, {}) (local ids are bounded \
+             by a `reqd_work_group_size` attribute)",
+            show(v),
+            1i128 << k,
+            1i128 << k
+        ))
+    }
+
+    /// `v >> k`; `what` is the operation as written, for the refusal.
+    pub fn shift_right(v: &Poly, k: u32, ranges: &IdRanges, what: &str) -> Result<Poly, PolyError> {
+        if k == 0 {
+            return Ok(v.clone());
+        }
+        let (multiple, rest) = v.split_multiple_of_pow2(k);
+        let high = multiple.scale(Rational::new(1, 1i128 << k).ok_or(crate::poly::Overflow)?)?;
+        if fits(&rest, k, ranges) {
+            return Ok(high);
+        }
+        let part = match rest.as_atom() {
+            Some(Atom::High(x, j)) if u32::from(j) + k < 64 => {
+                Atom::High(x, (u32::from(j) + k) as u8)
+            }
+            Some(a) => match Splittable::of(a) {
+                Some(x) => Atom::High(x, k as u8),
+                None => return Err(refuse_split(what, v, k)),
+            },
+            None => return Err(refuse_split(what, v, k)),
+        };
+        Ok(high.add(&Poly::atom(part))?)
+    }
+
+    /// `v & (2^k - 1)`; `what` is the operation as written, for the refusal.
+    pub fn low_bits(v: &Poly, k: u32, ranges: &IdRanges, what: &str) -> Result<Poly, PolyError> {
+        if k == 0 {
+            return Ok(Poly::zero());
+        }
+        let (_, rest) = v.split_multiple_of_pow2(k);
+        if fits(&rest, k, ranges) {
+            return Ok(rest);
+        }
+        let part = match rest.as_atom() {
+            Some(Atom::Low(x, j)) => Atom::Low(x, j.min(k as u8)),
+            Some(a) => match Splittable::of(a) {
+                Some(x) => Atom::Low(x, k as u8),
+                None => return Err(refuse_split(what, v, k)),
+            },
+            None => return Err(refuse_split(what, v, k)),
+        };
+        Ok(Poly::atom(part))
+    }
+
+    /// `a | b` as `a + b` when their bits cannot overlap.
+    fn disjoint_or(a: &Poly, b: &Poly, ranges: &IdRanges) -> Result<Poly, PolyError> {
+        for (wide, narrow) in [(a, b), (b, a)] {
+            let Some((lo, hi)) = narrow.bounds(&|x| ranges.atom_bounds(x)) else { continue };
+            if lo < 0 {
+                continue;
+            }
+            // The fewest low bits the narrow side needs.
+            let k = (0..64u32).find(|k| hi < (1i128 << k)).unwrap_or(64);
+            let (_, rest) = wide.split_multiple_of_pow2(k);
+            if rest.is_zero() {
+                return Ok(wide.add(narrow)?);
+            }
+        }
+        Err(PolyError::Bits(format!(
+            "`{} | {}`: `|` is followed only when one side is a multiple of 2^k and the other \
+             lies in [0, 2^k), so that their bits do not overlap (local ids and their high \
+             bits are bounded by a `reqd_work_group_size` attribute)",
+            show(a),
+            show(b)
+        )))
     }
 }

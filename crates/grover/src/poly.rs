@@ -115,6 +115,41 @@ pub enum Atom {
     /// The same symbols seen from a second work-item (the other store of a halo check).
     ShadowLocalId(u8),
     ShadowLoopVar(Handle<LocalVariable>),
+    /// `x >> k`: the high bits of a local id or loop counter, `floor(x / 2^k)`.
+    High(Splittable, u8),
+    /// `x & (2^k - 1)`: the low bits of a local id or loop counter, in `[0, 2^k)`.
+    Low(Splittable, u8),
+}
+
+/// A symbol whose bits an index may use separately (`tid >> 4`, `tid & 15`): always
+/// `x = 2^k · High(x, k) + Low(x, k)`, which keeps such indexes linear in the two parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Splittable {
+    LocalId(u8),
+    LoopVar(Handle<LocalVariable>),
+    ShadowLocalId(u8),
+    ShadowLoopVar(Handle<LocalVariable>),
+}
+
+impl Splittable {
+    pub fn atom(self) -> Atom {
+        match self {
+            Splittable::LocalId(d) => Atom::LocalId(d),
+            Splittable::LoopVar(v) => Atom::LoopVar(v),
+            Splittable::ShadowLocalId(d) => Atom::ShadowLocalId(d),
+            Splittable::ShadowLoopVar(v) => Atom::ShadowLoopVar(v),
+        }
+    }
+
+    pub fn of(atom: Atom) -> Option<Splittable> {
+        Some(match atom {
+            Atom::LocalId(d) => Splittable::LocalId(d),
+            Atom::LoopVar(v) => Splittable::LoopVar(v),
+            Atom::ShadowLocalId(d) => Splittable::ShadowLocalId(d),
+            Atom::ShadowLoopVar(v) => Splittable::ShadowLoopVar(v),
+            _ => return None,
+        })
+    }
 }
 
 impl Atom {
@@ -383,6 +418,88 @@ impl Poly {
         None
     }
 
+    /// The single atom the polynomial is, with coefficient one.
+    pub fn as_atom(&self) -> Option<Atom> {
+        let mut terms = self.terms.iter();
+        match (terms.next(), terms.next()) {
+            (Some((m, c)), None) if *c == Rational::ONE => match m.0.as_slice() {
+                [(a, 1)] => Some(*a),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Splits `self = multiple + rest`, where every term of `multiple` has an integer
+    /// coefficient divisible by `2^k` (so its value is, whatever its atoms' values).
+    pub fn split_multiple_of_pow2(&self, k: u32) -> (Poly, Poly) {
+        let modulus = 1i128 << k.min(120);
+        let mut multiple = Poly::zero();
+        let mut rest = Poly::zero();
+        for (m, c) in &self.terms {
+            let whole = c.is_integer() && c.numerator() % modulus == 0;
+            let target = if whole { &mut multiple } else { &mut rest };
+            target.terms.insert(m.clone(), *c);
+        }
+        (multiple, rest)
+    }
+
+    /// The smallest and largest value, when every term is a constant or a multiple of an atom
+    /// `atom_bounds` bounds (`lx & 15` lies in `[0, 15]`); `None` when a term is unbounded.
+    pub fn bounds(
+        &self,
+        atom_bounds: &dyn Fn(Atom) -> Option<(i128, i128)>,
+    ) -> Option<(i128, i128)> {
+        let (mut low, mut high) = (0i128, 0i128);
+        for (m, c) in &self.terms {
+            if !c.is_integer() {
+                return None;
+            }
+            let c = c.numerator();
+            let (a, b) = match m.0.as_slice() {
+                [] => (c, c),
+                [(atom, 1)] => {
+                    let (lo, hi) = atom_bounds(*atom)?;
+                    let (x, y) = (c.checked_mul(lo)?, c.checked_mul(hi)?);
+                    (x.min(y), x.max(y))
+                }
+                _ => return None,
+            };
+            low = low.checked_add(a)?;
+            high = high.checked_add(b)?;
+        }
+        Some((low, high))
+    }
+
+    /// Replaces `2^k · High(x, k) + Low(x, k)` by `x` wherever both parts appear with
+    /// matching coefficients, so solutions read as the user's ids.
+    pub fn join_bits(&self) -> Poly {
+        let mut out = self.clone();
+        let highs: Vec<(Monomial, Rational, Splittable, u8)> = self
+            .terms
+            .iter()
+            .filter_map(|(m, c)| match m.0.as_slice() {
+                [(Atom::High(x, k), 1)] => Some((m.clone(), *c, *x, *k)),
+                _ => None,
+            })
+            .collect();
+        for (high, c, x, k) in highs {
+            let low = Monomial::atom(Atom::Low(x, k));
+            let Some(per_unit) = c.checked_div(Rational::int(1i128 << u32::from(k).min(120)))
+            else {
+                continue;
+            };
+            if out.terms.get(&low) == Some(&per_unit) {
+                out.terms.remove(&high);
+                out.terms.remove(&low);
+                if out.add_term(Monomial::atom(x.atom()), per_unit).is_err() {
+                    return self.clone();
+                }
+            }
+        }
+        out
+    }
+
     /// Human-readable form with atom names supplied by `name`.
     pub fn display_with(&self, name: &dyn Fn(Atom) -> String) -> String {
         if self.terms.is_empty() {
@@ -432,6 +549,10 @@ pub fn default_atom_name(a: Atom) -> String {
         Atom::LoopVar(v) => format!("v{}", v.index()),
         Atom::ShadowLocalId(i) => format!("l{}'", d(i)),
         Atom::ShadowLoopVar(v) => format!("v{}'", v.index()),
+        Atom::High(x, k) => format!("({}>>{k})", default_atom_name(x.atom())),
+        Atom::Low(x, k) => {
+            format!("({}&{})", default_atom_name(x.atom()), (1u64 << k).saturating_sub(1))
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! inlined, so the text computes the same value at the new place.
 
 use crate::index_expr::{op_text, Sym};
-use crate::poly::{Atom, Poly};
+use crate::poly::{Atom, Poly, Rational};
 use crate::walk::{Events, LoadEvent};
 use clmap_lang::ir::{BinaryOp, Builtin, ConversionKind, Function, Module, TypeInner};
 use clmap_lang::print::print_type;
@@ -137,6 +137,16 @@ impl RenderContext<'_> {
             }
             Sym::Binary { op, .. } => op.precedence(),
             Sym::Solved(p) if p.terms().count() > 1 => BinaryOp::Add.precedence(),
+            Sym::Solved(p) => match p.terms().next() {
+                Some((m, c)) if c.numerator() > 0 => match m.factors() {
+                    [(Atom::High(..), 1)] if c == Rational::ONE => BinaryOp::Shr.precedence(),
+                    [(Atom::Low(..), 1)] if c == Rational::ONE => BinaryOp::BitAnd.precedence(),
+                    [(_, 1)] if c == Rational::ONE => precedence::UNARY,
+                    [] => precedence::UNARY,
+                    _ => BinaryOp::Mul.precedence(),
+                },
+                _ => precedence::UNARY,
+            },
             _ => precedence::UNARY,
         }
     }
@@ -180,6 +190,10 @@ impl RenderContext<'_> {
                 .get(v)
                 .map(|l| l.name.clone())
                 .ok_or_else(|| RenderError("a missing loop counter".into()))?,
+            Atom::High(x, k) => format!("({} >> {k})", self.atom(x.atom())?),
+            Atom::Low(x, k) => {
+                format!("({} & {})", self.atom(x.atom())?, (1u64 << k).saturating_sub(1))
+            }
             Atom::ShadowLocalId(_) | Atom::ShadowLoopVar(_) => {
                 return Err(RenderError("an id of another work-item".into()))
             }

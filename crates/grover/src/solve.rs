@@ -39,6 +39,8 @@ pub enum SolveError {
     Division,
     #[error("a row of the system does not have one coefficient per unknown")]
     Malformed,
+    #[error("the local store index uses the bits of {0} split at two places ({1} and {2})")]
+    MixedSplits(String, u8, u8),
 }
 
 /// Builds the system `LS(u) = LL` dimension by dimension, plus `extra` equations
@@ -97,6 +99,89 @@ pub fn build_system(
     Ok(System { unknowns: all_unknowns, rows })
 }
 
+/// Builds and solves the system between a store index and a load (or second store) index.
+///
+/// When the store index uses the high and low bits of an unknown separately (`tid >> 4`,
+/// `tid & 15`), the unknown is solved as its two parts: `tid = 16·High + Low` is put for every
+/// plain `tid` on both sides, the parts are the system's unknowns, and the solution gives
+/// `tid` back as `16·High + Low` as well as each part (which the stored value's own `tid >> 4`
+/// and `tid & 15` take).
+pub fn solve_correspondence(
+    ls: &Poly,
+    ll: &Poly,
+    unknowns: &[Atom],
+    extra: &[(Atom, Poly)],
+    name: &dyn Fn(Atom) -> String,
+) -> Result<(System, Solution), SolveError> {
+    let mut splits: BTreeMap<Atom, u8> = BTreeMap::new();
+    for atom in ls.atoms() {
+        let (Atom::High(x, k) | Atom::Low(x, k)) = atom else { continue };
+        let whole = x.atom();
+        if !unknowns.contains(&whole) {
+            continue;
+        }
+        match splits.insert(whole, k) {
+            Some(other) if other != k => {
+                return Err(SolveError::MixedSplits(name(whole), other.min(k), other.max(k)))
+            }
+            _ => {}
+        }
+    }
+    if splits.is_empty() {
+        let system = build_system(ls, ll, unknowns, extra, name)?;
+        let solution = solve(&system)?;
+        return Ok((system, solution));
+    }
+    let parts = |whole: Atom, k: u8| -> (Atom, Atom) {
+        let x = crate::poly::Splittable::of(whole).expect("split atoms are splittable");
+        (Atom::High(x, k), Atom::Low(x, k))
+    };
+    let mut expand: BTreeMap<Atom, Poly> = BTreeMap::new();
+    let mut split_unknowns = Vec::new();
+    for &u in unknowns {
+        match splits.get(&u) {
+            Some(&k) => {
+                let (high, low) = parts(u, k);
+                let whole =
+                    Poly::atom(high).scale(Rational::int(1i128 << k))?.add(&Poly::atom(low))?;
+                expand.insert(u, whole);
+                split_unknowns.push(high);
+                split_unknowns.push(low);
+            }
+            None => split_unknowns.push(u),
+        }
+    }
+    let mut split_extra = Vec::new();
+    for (atom, value) in extra {
+        match (splits.get(atom), value.as_constant()) {
+            (Some(&k), Some(c)) if c.is_integer() => {
+                let (high, low) = parts(*atom, k);
+                split_extra.push((high, Poly::int(c.numerator() >> k)));
+                split_extra.push((low, Poly::int(c.numerator() & ((1i128 << k) - 1))));
+            }
+            // A guard on a split id by a non-constant value is left out: the store is then
+            // treated as unguarded, which only widens what the system must determine.
+            (Some(_), _) => {}
+            (None, _) => split_extra.push((*atom, value.clone())),
+        }
+    }
+    let ls = ls.substitute(&expand)?;
+    let ll = ll.substitute(&expand)?;
+    let system = build_system(&ls, &ll, &split_unknowns, &split_extra, name)?;
+    let mut solution = solve(&system)?;
+    for (&whole, &k) in &splits {
+        let (high, low) = parts(whole, k);
+        if let (Some(h), Some(l)) = (solution.values.get(&high), solution.values.get(&low)) {
+            let value = h.scale(Rational::int(1i128 << k))?.add(l)?.join_bits();
+            solution.values.insert(whole, value);
+        }
+    }
+    for value in solution.values.values_mut() {
+        *value = value.join_bits();
+    }
+    Ok((system, solution))
+}
+
 /// Typical magnitudes of the symbols, to judge which of two equivalent splits is meant.
 fn sample(a: Atom) -> i128 {
     match a {
@@ -108,6 +193,8 @@ fn sample(a: Atom) -> i128 {
         Atom::GlobalOffset(_) => 0,
         Atom::LocalId(_) | Atom::ShadowLocalId(_) => 5,
         Atom::LoopVar(_) | Atom::ShadowLoopVar(_) => 7,
+        Atom::High(..) => 3,
+        Atom::Low(..) => 5,
     }
 }
 

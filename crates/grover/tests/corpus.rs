@@ -128,4 +128,6 @@ cases! {
     tile_two_pass: "tests/grover/tile_two_pass.toml", [] => ["tile"];
     transpose_two_halves: "tests/grover/transpose_two_halves.toml", [] => ["tile"];
     refuse_two_pass_disagree: "tests/grover/refuse_two_pass_disagree.toml", [] => [];
+    transpose_bits: "tests/grover/transpose_bits.toml", [] => ["tile"];
+    refuse_mask_not_low_bits: "tests/grover/refuse_mask_not_low_bits.toml", [] => [];
 }

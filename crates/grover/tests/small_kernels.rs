@@ -144,3 +144,86 @@ __kernel void b(__global float *x) { x[0] = 2.0f; }
     let options = UnlocalOptions { buffers: vec!["nope".into()], ..Default::default() };
     assert!(matches!(unlocal(&compiled, &options), Err(GroverError::NoSuchBuffer { .. })));
 }
+
+const TRANSPOSE_BITS_UNBOUNDED: &str =
+    "__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[256];
+    const uint tid = get_local_id(0);
+    const uint row = tid >> 4;
+    const uint col = tid & 15;
+    tile[(row << 4) | col] = g[get_group_id(0) * 256 + tid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[(col << 4) | row];
+}
+";
+
+#[test]
+fn or_of_bits_that_may_overlap_is_refused_without_a_work_group_size() {
+    // Without `reqd_work_group_size`, `tid >> 4` may exceed 15 and carry into `col << 4`.
+    let (_, outcome) = run(TRANSPOSE_BITS_UNBOUNDED, &UnlocalOptions::default());
+    let why = refusal(&outcome, "tile");
+    assert!(why.contains("the load index") && why.contains("`|` is followed only"), "{why}");
+    assert!(why.contains("reqd_work_group_size"), "{why}");
+    let bounded = TRANSPOSE_BITS_UNBOUNDED
+        .replace("__kernel void", "__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void");
+    let (_, outcome) = run(&bounded, &UnlocalOptions::default());
+    assert_eq!(outcome.removed(), vec!["tile".to_string()]);
+    assert!(
+        outcome.text.contains(
+            "out[get_global_id(0)] = g[get_group_id(0) * 256 + ((tid >> 4) + 16 * (tid & 15))];"
+        ),
+        "{}",
+        outcome.text
+    );
+}
+
+#[test]
+fn division_and_remainder_by_powers_of_two_are_the_shift_and_the_mask() {
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[16][16];
+    const uint tid = get_local_id(0);
+    tile[tid / 16][tid % 16] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[tid % 16][tid / 16];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    assert_eq!(outcome.removed(), vec!["tile".to_string()], "{}", outcome.text);
+    assert!(
+        outcome.text.contains("g[get_global_id(0) - tid + (ulong)((tid >> 4) + 16 * (tid & 15))]"),
+        "{}",
+        outcome.text
+    );
+}
+
+#[test]
+fn shifts_and_masks_of_a_global_id_are_refused_with_the_reason() {
+    // `get_global_id(0) & 15` is `(wx * Lx + lx) & 15`: with a symbolic group size the group's
+    // part is not known to be a multiple of 16.
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[16];
+    tile[get_global_id(0) & 15] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[get_local_id(0)];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    let why = refusal(&outcome, "tile");
+    assert!(why.contains("the store index: the index uses `& 15` of"), "{why}");
+    assert!(why.contains("local id or loop counter plus a multiple of 16"), "{why}");
+}
+
+#[test]
+fn one_id_split_at_two_places_is_refused() {
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[256];
+    const uint tid = get_local_id(0);
+    tile[(tid >> 4) * 16 + (tid & 7)] = g[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[tid];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    let why = refusal(&outcome, "tile");
+    assert!(why.contains("split at two places (3 and 4)"), "{why}");
+}
