@@ -192,7 +192,7 @@ fn plan(
         load_plans.push(LoadPlan { load: load.clone(), system, solution, new_value });
     }
 
-    for other in stores.iter().filter(|s| s.span != main.span) {
+    for other in stores.iter().filter(|s| !s.same_store(&main)) {
         check_agreement(&main, &main_index, other, &ranges)?;
     }
 

@@ -5,6 +5,7 @@ use crate::candidate::Decision;
 use crate::index_expr::{IdRanges, Sym};
 use crate::poly::{default_atom_name, Atom};
 use crate::solve::display_system;
+use crate::walk::StoreEvent;
 use crate::Outcome;
 use clmap_lang::frontend::Compiled;
 use clmap_lang::ir::Function;
@@ -48,6 +49,16 @@ fn global_index(s: &Sym, ranges: &IdRanges, name: &dyn Fn(Atom) -> String) -> St
     }
 }
 
+/// `, called at file:line:col` for a store made inside a helper function.
+fn called_at(store: &StoreEvent, sources: &clmap_lang::SourceMap) -> String {
+    let inside = store.statement.start <= store.span.start && store.span.end <= store.statement.end;
+    if inside {
+        String::new()
+    } else {
+        format!(", called at {}", sources.describe_presumed(store.statement))
+    }
+}
+
 /// The explanation as text.
 pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
     let mut out = String::new();
@@ -69,19 +80,21 @@ pub fn explain(compiled: &Compiled, outcome: &Outcome) -> String {
                 let _ = writeln!(out, "  GL  {}", global_index(&plan.main.value, &ranges, &name));
                 let _ = writeln!(
                     out,
-                    "  LS  {}[{}]  at {}",
+                    "  LS  {}[{}]  at {}{}",
                     c.name,
                     index_of(&plan.main.index, &ranges, &name),
-                    sources.describe_presumed(plan.main.span)
+                    sources.describe_presumed(plan.main.span),
+                    called_at(&plan.main, sources)
                 );
-                for extra in plan.stores.iter().filter(|s| s.span != plan.main.span) {
+                for extra in plan.stores.iter().filter(|s| !s.same_store(&plan.main)) {
                     let _ = writeln!(
                         out,
-                        "  LS  {}[{}] = {}  at {} (agrees with the main store)",
+                        "  LS  {}[{}] = {}  at {}{} (agrees with the main store)",
                         c.name,
                         index_of(&extra.index, &ranges, &name),
                         global_index(&extra.value, &ranges, &name),
-                        sources.describe_presumed(extra.span)
+                        sources.describe_presumed(extra.span),
+                        called_at(extra, sources)
                     );
                 }
                 for (i, lp) in plan.loads.iter().enumerate() {

@@ -56,6 +56,14 @@ pub struct StoreEvent {
     pub ctx: Context,
 }
 
+impl StoreEvent {
+    /// The same store: the same place and statement (a helper called twice stores at one
+    /// place from two statements, which are two stores).
+    pub fn same_store(&self, other: &StoreEvent) -> bool {
+        self.span == other.span && self.statement == other.statement
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct LoadEvent {
     pub buffer: LocalBuffer,
@@ -123,11 +131,37 @@ pub struct Walker<'a> {
     pub events: Events,
     pub too_deep: bool,
     depth: usize,
+    /// Set while the body of a staging helper is walked in place of its call.
+    frame: Option<HelperFrame>,
 }
+
+/// A helper function that stores into local memory, walked at its call: its parameters are
+/// what the call passes, and its stores are deleted with the call statement.
+#[derive(Clone, Debug)]
+struct HelperFrame {
+    name: String,
+    params: Vec<ParamBinding>,
+    call_statement: Span,
+}
+
+/// What a helper's parameter is at one call.
+#[derive(Clone, Debug)]
+enum ParamBinding {
+    /// A value (an index, the value to store).
+    Value(Sym),
+    /// The kernel's local buffer.
+    Local(LocalBuffer),
+    /// A `__global`/`__constant` parameter of the kernel it never writes.
+    Global(u32, String),
+    Other,
+}
+
+/// How deep helpers that pass parameters on are followed when deciding what they write.
+const MAX_HELPER_DEPTH: usize = 8;
 
 impl<'a> Walker<'a> {
     pub fn new(module: &'a Module, f: &'a Function) -> Self {
-        let (written_params, assigned_params) = written_parameters(f);
+        let (written_params, assigned_params) = written_parameters(module, f, 0);
         Walker {
             module,
             f,
@@ -141,6 +175,7 @@ impl<'a> Walker<'a> {
             events: Events::default(),
             too_deep: false,
             depth: 0,
+            frame: None,
         }
     }
 
@@ -194,6 +229,11 @@ impl<'a> Walker<'a> {
         self.order += 1;
         self.ctx.order = self.order;
         match s {
+            Statement::Declare { init: Some(e), .. } | Statement::If { condition: e, .. }
+                if self.frame.is_some() && self.has_effect_in_helper(*e) =>
+            {
+                self.refuse_helper("does more than store into the local buffer", span);
+            }
             Statement::Declare { variable, init } => {
                 let Some(var) = self.f.locals.get(*variable) else { return };
                 if var.space == AddressSpace::Local {
@@ -206,7 +246,7 @@ impl<'a> Walker<'a> {
                     Some(e) => self.eval(*e),
                     None => Sym::Opaque(format!("`{}` has no initial value", var.name)),
                 };
-                if self.record {
+                if self.record && self.frame.is_none() {
                     self.events.declared_at.insert(*variable, (self.ctx.scope.clone(), self.order));
                 }
                 self.env.insert(*variable, value);
@@ -237,6 +277,11 @@ impl<'a> Walker<'a> {
                 self.ctx.guards.pop();
                 self.ctx.scope.pop();
                 self.merge(&before, &after_accept);
+            }
+            Statement::Loop { .. } | Statement::Switch { .. } | Statement::Barrier(_)
+                if self.frame.is_some() =>
+            {
+                self.refuse_helper("contains a loop, a switch or a barrier", span);
             }
             Statement::Loop { init, condition, update, body, .. } => {
                 self.loop_statement(init, *condition, *update, body);
@@ -445,17 +490,19 @@ impl<'a> Walker<'a> {
     }
 
     fn eval_statement(&mut self, e: Handle<Expression>, span: Span) {
-        // A statement that stores into local memory: remember the statement for deletion.
+        // A statement that stores into local memory: remember the statement for deletion
+        // (inside a staging helper, the call that runs it).
         if let Some(Expression::Assign { place, value }) = self.expr(e) {
             if let Some((buffer, index)) = self.local_place(*place) {
                 let value_sym = self.eval(*value);
                 if self.record {
                     let place_span = self.f.expressions.span(*place);
+                    let statement = self.frame.as_ref().map_or(span, |h| h.call_statement);
                     self.events.stores.push(StoreEvent {
                         buffer,
                         index,
                         value: value_sym,
-                        statement: span,
+                        statement,
                         span: place_span,
                         ctx: self.ctx.clone(),
                     });
@@ -463,7 +510,130 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
+        // A helper may compute into its own private variables, nothing else.
+        if self.frame.is_some() && self.has_effect_in_helper(e) {
+            self.refuse_helper("does more than store into the local buffer", span);
+            return;
+        }
+        if let Some(Expression::Call { function, args }) = self.expr(e) {
+            if self.frame.is_none() && self.stores_through_local(*function, args) {
+                self.walk_store_helper(*function, args, span);
+                return;
+            }
+        }
         self.eval(e);
+    }
+
+    /// Whether a call hands a local buffer to a helper that writes through it.
+    fn stores_through_local(
+        &self,
+        callee: Handle<clmap_lang::ir::Function>,
+        args: &[Handle<Expression>],
+    ) -> bool {
+        let Some(g) = self.module.functions.get(callee) else { return false };
+        let written = written_parameters(self.module, g, 0).0;
+        args.iter()
+            .enumerate()
+            .any(|(i, a)| self.local_pointer(*a).is_some() && written.contains(&(i as u32)))
+    }
+
+    /// Walks a staging helper's body at its call, with its parameters bound to the call's
+    /// arguments, so its stores are the kernel's stores (seen at the call, in the kernel's
+    /// loops and guards) and its indexes and values are in the kernel's terms.
+    fn walk_store_helper(
+        &mut self,
+        callee: Handle<clmap_lang::ir::Function>,
+        args: &[Handle<Expression>],
+        call_statement: Span,
+    ) {
+        let Some(g) = self.module.functions.get(callee) else { return };
+        let mut params = Vec::with_capacity(args.len());
+        for &a in args {
+            let binding = if let Some(buffer) = self.local_pointer(a) {
+                if !self.plain_local_pointer(a) {
+                    self.other(
+                        buffer,
+                        "passes a pointer into the middle of it to a function".into(),
+                        call_statement,
+                    );
+                }
+                ParamBinding::Local(buffer)
+            } else if let Some((p, name)) = self.global_param(a) {
+                ParamBinding::Global(p, name)
+            } else {
+                let value = self.eval(a);
+                let is_pointer =
+                    matches!(self.inner(self.ty_of(a)), Some(TypeInner::Pointer { .. }));
+                if is_pointer {
+                    ParamBinding::Other
+                } else {
+                    ParamBinding::Value(value)
+                }
+            };
+            params.push(binding);
+        }
+        let (written, assigned) = written_parameters(self.module, g, 0);
+        let frame = HelperFrame { name: g.name.clone(), params, call_statement };
+        let saved_f = std::mem::replace(&mut self.f, g);
+        let saved_env = std::mem::take(&mut self.env);
+        let saved_written = std::mem::replace(&mut self.written_params, written);
+        let saved_assigned = std::mem::replace(&mut self.assigned_params, assigned);
+        self.frame = Some(frame);
+        let id = self.fresh_scope();
+        self.ctx.scope.push(id);
+        self.block(&g.body);
+        self.ctx.scope.pop();
+        self.frame = None;
+        self.f = saved_f;
+        self.env = saved_env;
+        self.written_params = saved_written;
+        self.assigned_params = saved_assigned;
+    }
+
+    /// Inside a staging helper, whether an expression does anything that deleting the call
+    /// would lose (a call, a memory-touching built-in, a store other than to a private
+    /// variable of the helper).
+    fn has_effect_in_helper(&self, e: Handle<Expression>) -> bool {
+        let f = self.f;
+        let flow = proc::visit_expression_tree(f, e, &mut |_, expr| match expr {
+            Expression::Call { .. } => ControlFlow::Break(()),
+            Expression::Builtin { function, .. }
+                if function.touches_memory() || matches!(function, Builtin::Printf) =>
+            {
+                ControlFlow::Break(())
+            }
+            Expression::Assign { place, .. }
+            | Expression::CompoundAssign { place, .. }
+            | Expression::IncDec { place, .. } => match f.expressions.get(*place) {
+                Some(Expression::Variable(VariableRef::Local(_))) => ControlFlow::Continue(()),
+                _ => ControlFlow::Break(()),
+            },
+            _ => ControlFlow::Continue(()),
+        });
+        flow.is_break()
+    }
+
+    /// Inside a staging helper: what the helper does besides storing makes every local
+    /// buffer it receives ineligible.
+    fn refuse_helper(&mut self, what: &str, span: Span) {
+        let Some(frame) = &self.frame else { return };
+        let reason = format!("calls the staging helper `{}`, which {what}", frame.name);
+        let buffers: Vec<LocalBuffer> = frame
+            .params
+            .iter()
+            .filter_map(|b| match b {
+                ParamBinding::Local(buffer) => Some(*buffer),
+                _ => None,
+            })
+            .collect();
+        for buffer in buffers {
+            self.other(buffer, reason.clone(), span);
+        }
+    }
+
+    /// The binding of a helper parameter while a staging helper is walked.
+    fn frame_param(&self, i: u32) -> Option<&ParamBinding> {
+        self.frame.as_ref()?.params.get(i as usize)
     }
 
     /// The local buffer and flattened element index a place designates, if it is one.
@@ -495,6 +665,12 @@ impl<'a> Walker<'a> {
         match self.expr(base)? {
             Expression::Load(p) => match self.expr(*p)? {
                 Expression::Variable(VariableRef::Param(i)) => {
+                    if self.frame.is_some() {
+                        return match self.frame_param(*i)? {
+                            ParamBinding::Local(buffer) => Some((*buffer, None, 1)),
+                            _ => None,
+                        };
+                    }
                     let ty = self.f.params.get(*i as usize)?.ty;
                     match self.inner(ty)? {
                         TypeInner::Pointer { space: AddressSpace::Local, .. } => {
@@ -533,6 +709,12 @@ impl<'a> Walker<'a> {
     fn local_pointer(&self, e: Handle<Expression>) -> Option<LocalBuffer> {
         match self.expr(e)? {
             Expression::Load(p) => match self.expr(*p)? {
+                Expression::Variable(VariableRef::Param(i)) if self.frame.is_some() => {
+                    match self.frame_param(*i)? {
+                        ParamBinding::Local(buffer) => Some(*buffer),
+                        _ => None,
+                    }
+                }
                 Expression::Variable(VariableRef::Param(i)) => {
                     let ty = self.f.params.get(*i as usize)?.ty;
                     matches!(self.inner(ty)?, TypeInner::Pointer { space: AddressSpace::Local, .. })
@@ -672,6 +854,10 @@ impl<'a> Walker<'a> {
             }
             Expression::Builtin { function, args } => self.builtin(*function, args, ty, span),
             Expression::Call { function, args } => {
+                if self.frame.is_some() && args.iter().any(|a| self.local_pointer(*a).is_some()) {
+                    self.refuse_helper("passes the local buffer on to another function", span);
+                    return Sym::Opaque("the result of a function call".into());
+                }
                 for (i, a) in args.iter().enumerate() {
                     if let Some(buffer) = self.local_pointer(*a) {
                         let plain = self.plain_local_pointer(*a);
@@ -781,8 +967,17 @@ impl<'a> Walker<'a> {
             Some(Expression::Variable(VariableRef::Local(v))) => {
                 let name = self.var_name(*v);
                 match self.env.get(v) {
+                    // A helper's variables are not in scope at the kernel's loads: their
+                    // definitions stand in their place.
+                    Some(def) if self.frame.is_some() => def.clone(),
                     Some(def) => Sym::Var { var: *v, name, def: Box::new(def.clone()) },
                     None => Sym::Opaque(format!("`{name}` is not known here")),
+                }
+            }
+            Some(Expression::Variable(VariableRef::Param(i))) if self.frame.is_some() => {
+                match (self.frame_param(*i), self.assigned_params.contains(i)) {
+                    (Some(ParamBinding::Value(v)), false) => v.clone(),
+                    _ => Sym::Opaque("a parameter of the staging helper".into()),
                 }
             }
             Some(Expression::Variable(VariableRef::Param(i))) => {
@@ -794,6 +989,10 @@ impl<'a> Walker<'a> {
             }
             Some(Expression::Index { base, index }) => {
                 if let Some((buffer, flat)) = self.local_place(place) {
+                    if self.frame.is_some() {
+                        self.refuse_helper("also reads the local buffer", span);
+                        return Sym::Opaque("a value read from local memory".into());
+                    }
                     if self.record {
                         let names = self.atom_names();
                         self.events.loads.push(LoadEvent {
@@ -837,6 +1036,14 @@ impl<'a> Walker<'a> {
     fn global_param(&self, base: Handle<Expression>) -> Option<(u32, String)> {
         let Expression::Load(p) = self.expr(base)? else { return None };
         let Expression::Variable(VariableRef::Param(i)) = self.expr(*p)? else { return None };
+        if self.frame.is_some() {
+            return match self.frame_param(*i)? {
+                ParamBinding::Global(p, name) if !self.written_params.contains(i) => {
+                    Some((*p, name.clone()))
+                }
+                _ => None,
+            };
+        }
         let param = self.f.params.get(*i as usize)?;
         let cacheable = matches!(
             self.inner(param.ty)?,
@@ -913,9 +1120,13 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// Parameters stored through (directly, by atomics or vector stores, or handed to helpers)
-/// and parameters assigned.
-fn written_parameters(f: &Function) -> (BTreeSet<u32>, BTreeSet<u32>) {
+/// Parameters stored through (directly, by atomics or vector stores, or handed to helpers
+/// that store through them) and parameters assigned.
+fn written_parameters(
+    module: &Module,
+    f: &Function,
+    depth: usize,
+) -> (BTreeSet<u32>, BTreeSet<u32>) {
     let mut written = BTreeSet::new();
     let mut assigned = BTreeSet::new();
     let root_param = |mut e: Handle<Expression>| -> Option<u32> {
@@ -952,10 +1163,18 @@ fn written_parameters(f: &Function) -> (BTreeSet<u32>, BTreeSet<u32>) {
                     }
                 }
             }
-            Expression::Call { args, .. } => {
-                for a in args {
+            Expression::Call { function, args } => {
+                // A helper that only reads through a pointer leaves it a read-only buffer;
+                // helpers that pass it on deeper than a few levels count as writing.
+                let callee_writes: Option<BTreeSet<u32>> = (depth < MAX_HELPER_DEPTH)
+                    .then(|| module.functions.get(*function))
+                    .flatten()
+                    .map(|g| written_parameters(module, g, depth + 1).0);
+                for (j, a) in args.iter().enumerate() {
                     if let Some(i) = root_param(*a) {
-                        written.insert(i);
+                        if callee_writes.as_ref().is_none_or(|w| w.contains(&(j as u32))) {
+                            written.insert(i);
+                        }
                     }
                 }
             }

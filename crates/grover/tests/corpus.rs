@@ -130,4 +130,7 @@ cases! {
     refuse_two_pass_disagree: "tests/grover/refuse_two_pass_disagree.toml", [] => [];
     transpose_bits: "tests/grover/transpose_bits.toml", [] => ["tile"];
     refuse_mask_not_low_bits: "tests/grover/refuse_mask_not_low_bits.toml", [] => [];
+    helper_store_transpose: "tests/grover/helper_store_transpose.toml", [] => ["tile"];
+    helper_store_value: "tests/grover/helper_store_value.toml", [] => ["tile"];
+    refuse_helper_side_effect: "tests/grover/refuse_helper_side_effect.toml", [] => [];
 }

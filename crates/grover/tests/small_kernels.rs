@@ -227,3 +227,34 @@ fn one_id_split_at_two_places_is_refused() {
     let why = refusal(&outcome, "tile");
     assert!(why.contains("split at two places (3 and 4)"), "{why}");
 }
+
+#[test]
+fn staging_helpers_that_loop_or_read_the_tile_are_refused() {
+    let looping = "void fill(__local float *t, __global const float *g, uint i) {
+    for (int r = 0; r < 2; r++) t[i + 64 * r] = g[i + 64 * r];
+}
+__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[128];
+    fill(tile, g, get_local_id(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[127 - get_local_id(0)];
+}
+";
+    let (_, outcome) = run(looping, &UnlocalOptions::default());
+    let why = refusal(&outcome, "tile");
+    assert!(why.contains("staging helper `fill`, which contains a loop"), "{why}");
+    let reading = "void swap_in(__local float *t, __global const float *g, uint i) {
+    t[i] = g[i];
+    t[i + 64] = t[i];
+}
+__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[128];
+    swap_in(tile, g, get_local_id(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[127 - get_local_id(0)];
+}
+";
+    let (_, outcome) = run(reading, &UnlocalOptions::default());
+    let why = refusal(&outcome, "tile");
+    assert!(why.contains("staging helper `swap_in`, which also reads the local buffer"), "{why}");
+}
