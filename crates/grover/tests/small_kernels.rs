@@ -258,3 +258,25 @@ __kernel void k(__global const float *g, __global float *out) {
     let why = refusal(&outcome, "tile");
     assert!(why.contains("staging helper `swap_in`, which also reads the local buffer"), "{why}");
 }
+
+#[test]
+fn interleaved_stores_are_refused_with_the_left_over_index() {
+    // `tile[2 * l]` and `tile[2 * l + 1]` agree (element e holds g[base + e]), but the load is
+    // solved against the main store alone, whose stride 2 does not divide `127 - l`.
+    let text = "__kernel void k(__global const float *g, __global float *out) {
+    __local float tile[128];
+    const uint l = get_local_id(0);
+    const uint base = get_group_id(0) * 128;
+    tile[2 * l] = g[base + 2 * l];
+    tile[2 * l + 1] = g[base + 2 * l + 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[base + l] = tile[127 - l];
+}
+";
+    let (_, outcome) = run(text, &UnlocalOptions::default());
+    let why = refusal(&outcome, "tile");
+    assert!(
+        why.contains("reads elements the store does not write (left over: -lx + 127)"),
+        "{why}"
+    );
+}
