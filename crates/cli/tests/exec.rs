@@ -217,3 +217,14 @@ fn a_time_loop_is_captured_as_a_group_with_its_step_as_a_loop_scalar() {
     ])
     .assert_success();
 }
+
+#[test]
+fn a_program_that_crashes_keeps_its_launches_and_its_signal_status() {
+    let scratch = Scratch::new("exec-crash");
+    let Some(program) = compiled("crash_after_launch", &scratch) else { return };
+    let run = exec(&[], &program, scratch.path());
+    // 128 + SIGSEGV, as a shell reports a program the signal ended.
+    run.assert_code(139);
+    assert!(run.stderr().contains("exited with 139"), "{}", run.describe());
+    assert!(run.stderr().contains("1 launch of 1 kernel"), "{}", run.describe());
+}
