@@ -228,3 +228,16 @@ fn a_program_that_crashes_keeps_its_launches_and_its_signal_status() {
     assert!(run.stderr().contains("exited with 139"), "{}", run.describe());
     assert!(run.stderr().contains("1 launch of 1 kernel"), "{}", run.describe());
 }
+
+#[test]
+fn vendor_build_options_are_ignored_with_a_warning_and_a_counted_nul_is_not_source() {
+    let scratch = Scratch::new("exec-vendor-options");
+    let Some(program) = compiled("vendor_options", &scratch) else { return };
+    let run = exec(&["-q"], &program, scratch.path());
+    run.assert_success();
+    let out = run.stdout();
+    assert!(out.contains("build: 0"), "{}", run.describe());
+    assert!(out.contains("x[3] = 42"), "the -D was honoured: {}", run.describe());
+    assert!(out.contains("build option '-O3' is not known to clmap and was ignored"), "{}", run.describe());
+    assert!(out.contains("'-nv-line-info'"), "{}", run.describe());
+}

@@ -56,6 +56,8 @@ pub struct Built {
     pub source: String,
     pub options: String,
     pub kernels: Vec<(String, Arc<clmap_sim::Program>)>,
+    /// Warnings of the platform's own for the build log (ignored options).
+    pub notes: String,
 }
 
 impl Built {
@@ -93,6 +95,8 @@ pub unsafe extern "C" fn create_program_with_source(
             } else {
                 std::slice::from_raw_parts(s as *const u8, len)
             };
+            // A length that counts the terminating NUL is common; the NUL is not source.
+            let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
             source.push_str(&clmap_lang::decode_source(bytes.to_vec()));
         }
         Ok(new_program(
@@ -222,8 +226,38 @@ impl From<String> for BuildFailure {
 }
 
 /// Runs the front end and the simulator's compiler: the build, or its log.
+/// Parses build options the way devices take them: options clmap does not know (vendor
+/// options such as `-O3` or `-nv-…`) are dropped with a warning rather than failing the build,
+/// since the programs that pass them were written for drivers that accept them.
+fn lenient_options(options: &str) -> Result<(BuildOptions, Vec<String>), String> {
+    let mut words: Vec<String> = options.split_whitespace().map(str::to_string).collect();
+    let mut dropped = Vec::new();
+    loop {
+        match BuildOptions::parse(&words.join(" ")) {
+            Ok(parsed) => return Ok((parsed, dropped)),
+            Err(message) => {
+                let unknown = message
+                    .strip_prefix("unknown build option '")
+                    .and_then(|rest| rest.strip_suffix('\''))
+                    .map(str::to_string);
+                match unknown.and_then(|w| words.iter().position(|x| *x == w)) {
+                    Some(at) => dropped.push(words.remove(at)),
+                    None => return Err(format!("invalid build options: {message}")),
+                }
+            }
+        }
+    }
+}
+
 fn build_source(source: &str, options: &str, headers: &[(String, String)]) -> Result<Built, BuildFailure> {
-    let parsed = BuildOptions::parse(options).map_err(|e| format!("invalid build options: {e}"))?;
+    let (parsed, dropped) = lenient_options(options)?;
+    let notes: String = dropped
+        .iter()
+        .map(|w| format!("warning: build option '{w}' is not known to clmap and was ignored\n"))
+        .collect();
+    if !notes.is_empty() && !crate::config::config().quiet {
+        eprint!("clmap: {notes}");
+    }
     let mut sources = SourceMap::new();
     let main = sources.add(SourceFile::new(
         SOURCE_NAME.to_string(),
@@ -234,7 +268,7 @@ fn build_source(source: &str, options: &str, headers: &[(String, String)]) -> Re
         let errors = f.diagnostics.0.iter().filter(|d| d.severity == clmap_lang::Severity::Error);
         let only_undefined_calls = errors.clone().count() > 0
             && errors.clone().all(|d| d.message.ends_with("is called but never defined"));
-        BuildFailure { log: f.render(), only_undefined_calls }
+        BuildFailure { log: format!("{notes}{}", f.render()), only_undefined_calls }
     })?;
     let mut kernels = Vec::new();
     let names: Vec<String> = compiled.module.kernels().map(|(_, f)| f.name.clone()).collect();
@@ -243,7 +277,7 @@ fn build_source(source: &str, options: &str, headers: &[(String, String)]) -> Re
             .map_err(|e| format!("kernel `{name}`: {e}"))?;
         kernels.push((name, Arc::new(program)));
     }
-    Ok(Built { compiled, source: source.to_string(), options: options.to_string(), kernels })
+    Ok(Built { compiled, source: source.to_string(), options: options.to_string(), kernels, notes })
 }
 
 unsafe fn options_text(options: *const c_char) -> String {
@@ -311,7 +345,7 @@ fn finish_build(state: &mut ProgramState, options: &str, failure: i32) -> i32 {
     }
     match result {
         Ok(built) => {
-            state.log = built.compiled.warnings.render(&built.compiled.sources);
+            state.log = format!("{}{}", built.notes, built.compiled.warnings.render(&built.compiled.sources));
             state.status = CL_BUILD_SUCCESS;
             state.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
             state.built = Some(Arc::new(built));
