@@ -241,3 +241,14 @@ fn vendor_build_options_are_ignored_with_a_warning_and_a_counted_nul_is_not_sour
     assert!(out.contains("build option '-O3' is not known to clmap and was ignored"), "{}", run.describe());
     assert!(out.contains("'-nv-line-info'"), "{}", run.describe());
 }
+
+#[test]
+fn a_program_that_never_reaches_the_platform_gets_a_note() {
+    let run = clmap(&["exec", "--", "true"]);
+    run.assert_success();
+    assert!(run.stderr().contains("never asked the OpenCL loader for platforms"), "{}", run.describe());
+    let scratch = Scratch::new("exec-reached");
+    let Some(program) = compiled("stray_write", &scratch) else { return };
+    let used = exec(&[], &program, scratch.path());
+    assert!(!used.stderr().contains("never asked the OpenCL loader"), "{}", used.describe());
+}

@@ -36,6 +36,13 @@ fn log(entries: &[serde_json::Value]) {
     let _ = file.write_all(text.as_bytes());
 }
 
+/// Notes, once, that the program reached the platform (it asked for the platform list), so
+/// `clmap exec` can tell a program that never used OpenCL through the loader from one that did.
+pub fn platform_reached() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| log(&[json!({ "event": "platform" })]));
+}
+
 pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Outcome) {
     let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
     if !run.printf.is_empty() {

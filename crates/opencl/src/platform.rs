@@ -61,6 +61,7 @@ pub unsafe extern "C" fn get_platform_ids(
     platforms: *mut cl_platform_id,
     num_platforms: *mut u32,
 ) -> i32 {
+    crate::findings::platform_reached();
     if (num_entries == 0 && !platforms.is_null()) || (platforms.is_null() && num_platforms.is_null())
     {
         return CL_INVALID_VALUE;

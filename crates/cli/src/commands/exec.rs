@@ -186,6 +186,8 @@ fn ty_is_gpu(d: &clmap_device::DeviceInfo) -> bool {
 /// What the platform's log says about the run.
 #[derive(Default)]
 struct RunLog {
+    /// Whether the program reached the platform at all.
+    reached: bool,
     launches: Vec<Value>,
     findings: Vec<Value>,
     failures: Vec<Value>,
@@ -200,6 +202,7 @@ fn read_log(path: &Path) -> RunLog {
             Some("launch") => log.launches.push(v),
             Some("finding") => log.findings.push(v),
             Some("failure") => log.failures.push(v),
+            Some("platform") => log.reached = true,
             _ => {}
         }
     }
@@ -251,6 +254,13 @@ fn summary_text(program: &str, seconds: f64, code: i32, log: &RunLog) -> String 
                 f["launch"],
             ));
         }
+    }
+    if !log.reached {
+        out.push_str(
+            "\n  note: the program never asked the OpenCL loader for platforms; if it uses OpenCL, \
+             it may load a vendor's library directly instead of libOpenCL.so (the ICD loader), \
+             which clmap exec cannot stand in for",
+        );
     }
     for f in &log.failures {
         out.push_str(&format!(
@@ -343,6 +353,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         let value = json!({
             "program": program_name,
             "exit_code": code,
+            "reached_platform": log.reached,
             "seconds": seconds,
             "launches": log.launches,
             "kernels": per_kernel(&log.launches).iter().map(|(k, n, s)| json!({"kernel": k, "launches": n, "seconds": s})).collect::<Vec<_>>(),
