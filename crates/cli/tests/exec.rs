@@ -20,7 +20,11 @@ fn compiled(name: &str, scratch: &Scratch) -> Option<PathBuf> {
         Ok(s) if s.success() => Some(binary),
         other => {
             let required = std::env::var("CLMAP_REQUIRE_OPENCL").is_ok_and(|v| v == "1");
-            assert!(!required, "cannot compile {}: {other:?} (cc and ocl-icd-opencl-dev needed)", source.display());
+            assert!(
+                !required,
+                "cannot compile {}: {other:?} (cc and ocl-icd-opencl-dev needed)",
+                source.display()
+            );
             eprintln!("skipped: cannot compile {} ({other:?})", source.display());
             None
         }
@@ -70,12 +74,8 @@ fn a_host_loop_runs_and_its_capture_replays_segment_by_segment() {
     assert_eq!(first_segment.matches("[[launch]]").count(), 1, "{first_segment}");
     for workload in launches.iter().chain(&segments) {
         let expected = workload.with_extension("expected");
-        let replay = clmap(&[
-            "run",
-            workload.to_str().unwrap(),
-            "--expect",
-            expected.to_str().unwrap(),
-        ]);
+        let replay =
+            clmap(&["run", workload.to_str().unwrap(), "--expect", expected.to_str().unwrap()]);
         replay.assert_success();
     }
     // A replay that disagrees with the recording is caught.
@@ -130,19 +130,32 @@ fn an_emulated_device_reports_and_enforces_its_limits() {
     let plain = exec(&["-q"], &program, scratch.path());
     plain.assert_success();
     assert!(plain.stdout().contains("local_mem 65536"), "{}", plain.describe());
-    assert!(plain.stdout().contains("enqueue with 60 KiB of local memory: 0"), "{}", plain.describe());
+    assert!(
+        plain.stdout().contains("enqueue with 60 KiB of local memory: 0"),
+        "{}",
+        plain.describe()
+    );
 
     let h100 = exec(&["-q", "--emulate", "h100"], &program, scratch.path());
     h100.assert_success();
     let out = h100.stdout();
     assert!(out.contains("local_mem 49152"), "{}", h100.describe());
-    assert!(out.contains("enqueue with 60 KiB of local memory: -5"), "CL_OUT_OF_RESOURCES: {}", h100.describe());
+    assert!(
+        out.contains("enqueue with 60 KiB of local memory: -5"),
+        "CL_OUT_OF_RESOURCES: {}",
+        h100.describe()
+    );
     assert!(out.contains("enqueue with 1 KiB of local memory: 0"), "{}", h100.describe());
     assert!(out.contains("out[0] 255"), "{}", h100.describe());
 
-    let custom = exec(&["-q", "--limits", "local_mem=1024,max_work_group=128"], &program, scratch.path());
+    let custom =
+        exec(&["-q", "--limits", "local_mem=1024,max_work_group=128"], &program, scratch.path());
     let out = custom.stdout();
-    assert!(out.contains("local_mem 1024") && out.contains("max_work_group 128"), "{}", custom.describe());
+    assert!(
+        out.contains("local_mem 1024") && out.contains("max_work_group 128"),
+        "{}",
+        custom.describe()
+    );
     // 256 work-items in x exceed the limit of 128: CL_INVALID_WORK_ITEM_SIZE.
     assert!(out.contains("enqueue with 1 KiB of local memory: -55"), "{}", custom.describe());
 
@@ -238,7 +251,11 @@ fn vendor_build_options_are_ignored_with_a_warning_and_a_counted_nul_is_not_sour
     let out = run.stdout();
     assert!(out.contains("build: 0"), "{}", run.describe());
     assert!(out.contains("x[3] = 42"), "the -D was honoured: {}", run.describe());
-    assert!(out.contains("build option '-O3' is not known to clmap and was ignored"), "{}", run.describe());
+    assert!(
+        out.contains("build option '-O3' is not known to clmap and was ignored"),
+        "{}",
+        run.describe()
+    );
     assert!(out.contains("'-nv-line-info'"), "{}", run.describe());
 }
 
@@ -246,7 +263,11 @@ fn vendor_build_options_are_ignored_with_a_warning_and_a_counted_nul_is_not_sour
 fn a_program_that_never_reaches_the_platform_gets_a_note() {
     let run = clmap(&["exec", "--", "true"]);
     run.assert_success();
-    assert!(run.stderr().contains("never asked the OpenCL loader for platforms"), "{}", run.describe());
+    assert!(
+        run.stderr().contains("never asked the OpenCL loader for platforms"),
+        "{}",
+        run.describe()
+    );
     let scratch = Scratch::new("exec-reached");
     let Some(program) = compiled("stray_write", &scratch) else { return };
     let used = exec(&[], &program, scratch.path());

@@ -29,8 +29,14 @@ fn races_are_worded_as_oclgrind_words_them() {
          data[0] = tile[(get_local_id(0) + 1) % 32];\n}\n",
         &["--data-races"],
     );
-    assert!(err.contains("\nWrite-write data race at global memory address 0x1000000000000\n"), "{err}");
-    assert!(err.contains("\nRead-write data race at local memory address 0x1000000000004\n"), "{err}");
+    assert!(
+        err.contains("\nWrite-write data race at global memory address 0x1000000000000\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("\nRead-write data race at local memory address 0x1000000000004\n"),
+        "{err}"
+    );
     assert!(err.contains("\tKernel: k\n"), "{err}");
 }
 
@@ -44,7 +50,10 @@ fn uninitialised_reads_and_divergent_barriers_are_worded_as_oclgrind_words_them(
          if (get_local_id(0) < 16) barrier(CLK_LOCAL_MEM_FENCE);\n}\n",
         &["--uninitialized"],
     );
-    assert!(err.contains("\nUninitialized value read from local memory address 0x1000000000000\n"), "{err}");
+    assert!(
+        err.contains("\nUninitialized value read from local memory address 0x1000000000000\n"),
+        "{err}"
+    );
     assert!(err.contains("\nWork-group divergence detected (barrier)\n"), "{err}");
 }
 
@@ -55,5 +64,8 @@ fn invalid_accesses_keep_oclgrind_wording() {
         "__kernel void k(__global int *data) {\n data[get_global_id(0) + 1] = 1;\n}\n",
         &[],
     );
-    assert!(err.contains("\nInvalid write of size 4 at global memory address 0x1000000000100\n"), "{err}");
+    assert!(
+        err.contains("\nInvalid write of size 4 at global memory address 0x1000000000100\n"),
+        "{err}"
+    );
 }

@@ -38,7 +38,9 @@ pub fn run_observed(
         atexit(write_at_exit);
     });
     let mode = if config().analyze_aiwc { Mode::AiwcCompat } else { Mode::Clmap };
-    let run = clmap_sim::run_program(&kernel.sim, range, values, options, &|| MetricsObserver::new(mode))?;
+    let run = clmap_sim::run_program(&kernel.sim, range, values, options, &|| {
+        MetricsObserver::new(mode)
+    })?;
     let mut all = METRICS.lock().unwrap_or_else(|e| e.into_inner());
     match all.iter_mut().find(|(name, _, _)| *name == kernel.name) {
         Some((_, merged, count)) => {

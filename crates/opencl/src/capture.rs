@@ -83,7 +83,9 @@ extern "C" fn flush_at_exit() {
 }
 
 fn note(dir: &Path, text: &str) {
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("capture.log")) {
+    if let Ok(mut f) =
+        std::fs::OpenOptions::new().create(true).append(true).open(dir.join("capture.log"))
+    {
         let _ = writeln!(f, "{text}");
     }
 }
@@ -171,7 +173,8 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
                 let elem = elem_of(&param.type_name, bytes.len());
                 let file = dir.join(&tag).join(format!("{name}.bin"));
                 write_file(&file, &bytes);
-                let may_write = !constant && param.type_qualifier & crate::cl::CL_KERNEL_ARG_TYPE_CONST == 0;
+                let may_write =
+                    !constant && param.type_qualifier & crate::cl::CL_KERNEL_ARG_TYPE_CONST == 0;
                 if may_write {
                     written.push((position, name.clone()));
                 }
@@ -209,7 +212,8 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
         };
         launch_args.push(arg);
     }
-    let outputs: Vec<String> = buffers.iter().filter(|b| b.output).map(|b| b.name.clone()).collect();
+    let outputs: Vec<String> =
+        buffers.iter().filter(|b| b.output).map(|b| b.name.clone()).collect();
     let launch = Launch::new(kernel.name.clone(), *range, launch_args);
     let workload = Workload {
         path: None,
@@ -306,7 +310,8 @@ fn fold_repetitions(
     launches: Vec<Launch>,
     buffers: &[SegmentBuffer],
 ) -> (Vec<Launch>, HashMap<String, String>) {
-    let mut names: HashMap<String, String> = buffers.iter().map(|b| (b.name.clone(), b.name.clone())).collect();
+    let mut names: HashMap<String, String> =
+        buffers.iter().map(|b| (b.name.clone(), b.name.clone())).collect();
     let alike = |x: &str, y: &str| {
         let find = |n: &str| buffers.iter().find(|b| b.name == n);
         matches!((find(x), find(y)), (Some(a), Some(b)) if a.elem == b.elem && a.initial.len() == b.initial.len())
@@ -368,7 +373,9 @@ fn exchanged_pair(a: &[LaunchArg], b: &[LaunchArg]) -> Option<(String, String)> 
         if x == y {
             continue;
         }
-        let (LaunchArg::Buffer { buffer: bx }, LaunchArg::Buffer { buffer: by }) = (x, y) else { return None };
+        let (LaunchArg::Buffer { buffer: bx }, LaunchArg::Buffer { buffer: by }) = (x, y) else {
+            return None;
+        };
         match &pair {
             None => pair = Some((bx.clone(), by.clone())),
             Some((p, q)) if p == by && q == bx => {}
@@ -409,7 +416,12 @@ fn same_but_steps(a: &Launch, b: &Launch, k: i128) -> Option<Vec<i128>> {
             (
                 LaunchArg::Scalar { name: n1, ty: t1, value: v1 },
                 LaunchArg::Scalar { name: n2, ty: t2, value: v2 },
-            ) if n1 == n2 && t1 == t2 && !t1.scalar.is_float() && v1.len() == 1 && v2.len() == 1 => {
+            ) if n1 == n2
+                && t1 == t2
+                && !t1.scalar.is_float()
+                && v1.len() == 1
+                && v2.len() == 1 =>
+            {
                 match (v1[0], v2[0]) {
                     (Number::Int(x), Number::Int(y)) if (y - x) % k == 0 => Some((y - x) / k),
                     _ => None,
@@ -510,7 +522,10 @@ fn flush_segment(dir: &Path, state: &mut State) {
         let last = storage(&b.name).unwrap_or(b);
         let written = b.written || last.written;
         if written {
-            write_file(&dir.join(format!("{tag}.expected")).join(format!("{}.bin", b.name)), &last.last);
+            write_file(
+                &dir.join(format!("{tag}.expected")).join(format!("{}.bin", b.name)),
+                &last.last,
+            );
         }
         buffers.push(Buffer {
             name: b.name.clone(),

@@ -71,9 +71,8 @@ impl DeviceLimits {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (key, value) =
                 item.split_once('=').ok_or_else(|| format!("`{item}` is not key=value"))?;
-            let number = || {
-                value.trim().parse::<u64>().map_err(|_| format!("`{key}` needs a number"))
-            };
+            let number =
+                || value.trim().parse::<u64>().map_err(|_| format!("`{key}` needs a number"));
             match key.trim() {
                 "name" => limits.name = value.trim().to_string(),
                 "local_mem" => limits.local_mem = number()?,
@@ -82,7 +81,9 @@ impl DeviceLimits {
                     limits.max_work_group = n;
                     limits.max_work_item = [n, n, n.min(64)];
                 }
-                "compute_units" => limits.compute_units = number()?.clamp(1, u64::from(u32::MAX)) as u32,
+                "compute_units" => {
+                    limits.compute_units = number()?.clamp(1, u64::from(u32::MAX)) as u32
+                }
                 "global_mem" => limits.global_mem = number()?,
                 "max_alloc" => limits.max_alloc = number()?,
                 "constant_mem" => limits.constant_mem = number()?,
@@ -162,8 +163,8 @@ mod tests {
 
     #[test]
     fn device_descriptions_round_trip_and_bad_ones_say_why() {
-        let limits = DeviceLimits::parse("name=H100,local_mem=49152,max_work_group=1024,warp=32")
-            .unwrap();
+        let limits =
+            DeviceLimits::parse("name=H100,local_mem=49152,max_work_group=1024,warp=32").unwrap();
         assert_eq!(limits.name, "H100");
         assert_eq!(limits.local_mem, 49152);
         assert_eq!(limits.preferred_multiple, 32);

@@ -8,8 +8,12 @@ use crate::object::{Kind, Obj, Object};
 use crate::platform::{check_devices, the_device, the_platform};
 use crate::{cl_context, cl_device_id};
 
-pub type ContextNotify =
-    unsafe extern "C" fn(errinfo: *const c_char, private: *const c_void, cb: usize, user: *mut c_void);
+pub type ContextNotify = unsafe extern "C" fn(
+    errinfo: *const c_char,
+    private: *const c_void,
+    cb: usize,
+    user: *mut c_void,
+);
 
 pub struct Context {
     /// The properties as given, zero-terminated (empty when the host gave none).
@@ -85,7 +89,8 @@ pub unsafe extern "C" fn create_context(
     user: *mut c_void,
     errcode_ret: *mut i32,
 ) -> cl_context {
-    let result = check_devices(devices, num_devices).and_then(|()| new_context(properties, notify, user));
+    let result =
+        check_devices(devices, num_devices).and_then(|()| new_context(properties, notify, user));
     created(result, errcode_ret)
 }
 

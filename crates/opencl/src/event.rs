@@ -44,7 +44,12 @@ pub fn now_ns() -> u64 {
 }
 
 impl Event {
-    pub fn new(context: cl_context, queue: cl_command_queue, command_type: u32, status: i32) -> Event {
+    pub fn new(
+        context: cl_context,
+        queue: cl_command_queue,
+        command_type: u32,
+        status: i32,
+    ) -> Event {
         let t = now_ns();
         Event {
             context,
@@ -190,7 +195,12 @@ pub unsafe extern "C" fn release_event(event: cl_event) -> i32 {
 /// A new event that holds its context and queue (released with it).
 // The handles are only retained, which checks them against the registry first.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
-pub fn create_event(context: cl_context, queue: cl_command_queue, command_type: u32, status: i32) -> cl_event {
+pub fn create_event(
+    context: cl_context,
+    queue: cl_command_queue,
+    command_type: u32,
+    status: i32,
+) -> cl_event {
     unsafe {
         crate::context::retain_context(context);
         if !queue.is_null() {

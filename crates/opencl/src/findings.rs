@@ -56,7 +56,12 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
     let reports: Vec<LaunchReport> = run
         .reports
         .iter()
-        .map(|r| LaunchReport { launch: index, repetition: 0, kernel: kernel.name.clone(), report: r.clone() })
+        .map(|r| LaunchReport {
+            launch: index,
+            repetition: 0,
+            kernel: kernel.name.clone(),
+            report: r.clone(),
+        })
         .collect();
     if !reports.is_empty() {
         let text = if config().oclgrind_format {

@@ -9,14 +9,16 @@
 
 use std::ffi::c_void;
 
-use clmap_sim::image::{image_kind_of_mem_object_type, mem_object_type, supported_image_formats, ImageKind};
+use clmap_sim::image::{
+    image_kind_of_mem_object_type, mem_object_type, supported_image_formats, ImageKind,
+};
 use clmap_sim::{ArgValue, ImageArg, ImageDesc, SharedBuffer};
 
 use crate::cl::*;
 use crate::info::{created, Info};
 use crate::memory::{
-    check_flags, map_region, next_label, read_triple, release_mem_object, with_default_access, HostPtr,
-    Mem, MemKind, Rect, Root,
+    check_flags, map_region, next_label, read_triple, release_mem_object, with_default_access,
+    HostPtr, Mem, MemKind, Rect, Root,
 };
 use crate::object::{Kind, Obj, Object, Ptr};
 use crate::queue::{enqueue_holding, Enqueue};
@@ -51,7 +53,9 @@ impl ImageMeta {
     pub fn slice_pitch(&self) -> usize {
         match self.desc.kind {
             ImageKind::Image1dArray => self.row_pitch(),
-            ImageKind::Image2dArray | ImageKind::Image3d => self.row_pitch() * self.desc.height as usize,
+            ImageKind::Image2dArray | ImageKind::Image3d => {
+                self.row_pitch() * self.desc.height as usize
+            }
             // A single 2-D image (and a 1-D one) has no slices: the specification says 0.
             _ => 0,
         }
@@ -76,7 +80,8 @@ impl ImageMeta {
         };
         let limits = [w as usize, h as usize, s as usize];
         for i in 0..3 {
-            if region[i] == 0 || origin[i].checked_add(region[i]).is_none_or(|end| end > limits[i]) {
+            if region[i] == 0 || origin[i].checked_add(region[i]).is_none_or(|end| end > limits[i])
+            {
                 return Err(CL_INVALID_VALUE);
             }
         }
@@ -164,7 +169,10 @@ unsafe fn new_image(
         return Err(CL_INVALID_IMAGE_DESCRIPTOR);
     }
     if is_buffer_image {
-        check_flags(flags & !(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR), std::ptr::null_mut())?;
+        check_flags(
+            flags & !(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR),
+            std::ptr::null_mut(),
+        )?;
     } else {
         check_flags(flags, host_ptr)?;
     }
@@ -172,9 +180,18 @@ unsafe fn new_image(
     let desc = ImageDesc {
         kind,
         width: d.width as u64,
-        height: if matches!(kind, ImageKind::Image2d | ImageKind::Image2dArray | ImageKind::Image3d) { one(d.height) } else { 1 },
+        height: if matches!(kind, ImageKind::Image2d | ImageKind::Image2dArray | ImageKind::Image3d)
+        {
+            one(d.height)
+        } else {
+            1
+        },
         depth: if kind == ImageKind::Image3d { one(d.depth) } else { 1 },
-        array_size: if matches!(kind, ImageKind::Image1dArray | ImageKind::Image2dArray) { one(d.array_size) } else { 1 },
+        array_size: if matches!(kind, ImageKind::Image1dArray | ImageKind::Image2dArray) {
+            one(d.array_size)
+        } else {
+            1
+        },
         channel_order: format.order,
         channel_type: format.data_type,
     };
@@ -187,7 +204,9 @@ unsafe fn new_image(
     if d.width == 0 || too_big {
         return Err(CL_INVALID_IMAGE_SIZE);
     }
-    if matches!(kind, ImageKind::Image2d | ImageKind::Image2dArray | ImageKind::Image3d) && d.height == 0 {
+    if matches!(kind, ImageKind::Image2d | ImageKind::Image2dArray | ImageKind::Image3d)
+        && d.height == 0
+    {
         return Err(CL_INVALID_IMAGE_SIZE);
     }
     if (kind == ImageKind::Image3d && d.depth == 0)
@@ -205,14 +224,26 @@ unsafe fn new_image(
         }
         Obj::retain(d.buffer);
         let label = format!("{}-image", buffer.inner.label);
-        return Ok(Mem::create(context, flags, size, MemKind::Image(meta), buffer.inner.root.clone(), buffer.inner.host_ptr, label));
+        return Ok(Mem::create(
+            context,
+            flags,
+            size,
+            MemKind::Image(meta),
+            buffer.inner.root.clone(),
+            buffer.inner.host_ptr,
+            label,
+        ));
     }
     // The host's pitches: 0 means packed; otherwise at least packed and a multiple of a texel.
     let packed_row = meta.row_pitch();
     let packed_slice = meta.slice_pitch();
     let host_row = if d.row_pitch == 0 { packed_row } else { d.row_pitch };
     let host_slice = if d.slice_pitch == 0 {
-        if kind == ImageKind::Image1dArray { host_row } else { host_row * desc.height as usize }
+        if kind == ImageKind::Image1dArray {
+            host_row
+        } else {
+            host_row * desc.height as usize
+        }
     } else {
         d.slice_pitch
     };
@@ -226,9 +257,15 @@ unsafe fn new_image(
     let mut storage = SharedBuffer::zeroed(&label, size as u64);
     let mut host = None;
     if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
-        let packed = host_row == packed_row && (packed_slice == 0 || host_slice == packed_slice || kind == ImageKind::Image1dArray && host_slice == packed_row);
+        let packed = host_row == packed_row
+            && (packed_slice == 0
+                || host_slice == packed_slice
+                || kind == ImageKind::Image1dArray && host_slice == packed_row);
         if packed {
-            storage = SharedBuffer::from_bytes(&label, std::slice::from_raw_parts(host_ptr as *const u8, size));
+            storage = SharedBuffer::from_bytes(
+                &label,
+                std::slice::from_raw_parts(host_ptr as *const u8, size),
+            );
             if flags & CL_MEM_USE_HOST_PTR != 0 {
                 host = Some(host_ptr as usize);
             }
@@ -239,7 +276,10 @@ unsafe fn new_image(
             let image_rect = meta.storage_rect([0, 0, 0])?;
             for z in 0..s {
                 for y in 0..h {
-                    let from = std::slice::from_raw_parts((host_ptr as *const u8).add(host_rect.row(y, z)), w * px);
+                    let from = std::slice::from_raw_parts(
+                        (host_ptr as *const u8).add(host_rect.row(y, z)),
+                        w * px,
+                    );
                     let _ = storage.write_bytes(image_rect.row(y, z) as u64, from);
                 }
             }
@@ -263,14 +303,38 @@ fn rows_of(meta: &ImageMeta) -> [usize; 3] {
 }
 
 /// The host side of a transfer: a 1-D array's layers are spaced by its slice pitch.
-fn host_rect_of(meta: &ImageMeta, origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Result<Rect, i32> {
+fn host_rect_of(
+    meta: &ImageMeta,
+    origin: [usize; 3],
+    region: [usize; 3],
+    row_pitch: usize,
+    slice_pitch: usize,
+) -> Result<Rect, i32> {
     let px = meta.pixel_bytes();
     let row_bytes = region[0] * px;
     if meta.desc.kind == ImageKind::Image1dArray {
-        let layer = if slice_pitch == 0 { if row_pitch == 0 { row_bytes } else { row_pitch } } else { slice_pitch };
-        return Rect::new([origin[0] * px, origin[1], origin[2]], [row_bytes, region[1], region[2]], layer, layer * region[1].max(1));
+        let layer = if slice_pitch == 0 {
+            if row_pitch == 0 {
+                row_bytes
+            } else {
+                row_pitch
+            }
+        } else {
+            slice_pitch
+        };
+        return Rect::new(
+            [origin[0] * px, origin[1], origin[2]],
+            [row_bytes, region[1], region[2]],
+            layer,
+            layer * region[1].max(1),
+        );
     }
-    Rect::new([origin[0] * px, origin[1], origin[2]], [row_bytes, region[1], region[2]], row_pitch, slice_pitch)
+    Rect::new(
+        [origin[0] * px, origin[1], origin[2]],
+        [row_bytes, region[1], region[2]],
+        row_pitch,
+        slice_pitch,
+    )
 }
 
 pub unsafe extern "C" fn create_image(
@@ -347,7 +411,9 @@ pub unsafe extern "C" fn get_supported_image_formats(
     if let Err(code) = Obj::get(context) {
         return code;
     }
-    if image_kind_of_mem_object_type(image_type).is_none() || (num_entries == 0 && !formats.is_null()) {
+    if image_kind_of_mem_object_type(image_type).is_none()
+        || (num_entries == 0 && !formats.is_null())
+    {
         return CL_INVALID_VALUE;
     }
     let all: Vec<(u32, u32)> = supported_image_formats().collect();
@@ -384,17 +450,29 @@ pub unsafe extern "C" fn get_image_info(
     let d = &meta.desc;
     let uses = |k: &[ImageKind]| k.contains(&d.kind);
     let info = match param {
-        CL_IMAGE_FORMAT => Info::Bytes([d.channel_order.to_ne_bytes(), d.channel_type.to_ne_bytes()].concat()),
+        CL_IMAGE_FORMAT => {
+            Info::Bytes([d.channel_order.to_ne_bytes(), d.channel_type.to_ne_bytes()].concat())
+        }
         CL_IMAGE_ELEMENT_SIZE => Info::size(meta.pixel_bytes()),
         CL_IMAGE_ROW_PITCH => Info::size(meta.row_pitch()),
         CL_IMAGE_SLICE_PITCH => Info::size(meta.slice_pitch()),
         CL_IMAGE_WIDTH => Info::size(d.width as usize),
-        CL_IMAGE_HEIGHT => {
-            Info::size(if uses(&[ImageKind::Image2d, ImageKind::Image2dArray, ImageKind::Image3d]) { d.height as usize } else { 0 })
+        CL_IMAGE_HEIGHT => Info::size(
+            if uses(&[ImageKind::Image2d, ImageKind::Image2dArray, ImageKind::Image3d]) {
+                d.height as usize
+            } else {
+                0
+            },
+        ),
+        CL_IMAGE_DEPTH => {
+            Info::size(if uses(&[ImageKind::Image3d]) { d.depth as usize } else { 0 })
         }
-        CL_IMAGE_DEPTH => Info::size(if uses(&[ImageKind::Image3d]) { d.depth as usize } else { 0 }),
         CL_IMAGE_ARRAY_SIZE => {
-            Info::size(if uses(&[ImageKind::Image1dArray, ImageKind::Image2dArray]) { d.array_size as usize } else { 0 })
+            Info::size(if uses(&[ImageKind::Image1dArray, ImageKind::Image2dArray]) {
+                d.array_size as usize
+            } else {
+                0
+            })
         }
         CL_IMAGE_BUFFER => Info::ptr(meta.buffer),
         CL_IMAGE_NUM_MIP_LEVELS | CL_IMAGE_NUM_SAMPLES => Info::uint(0),
@@ -501,7 +579,15 @@ unsafe fn transfer_image<'a>(
 
 /// Copies the texels of `region` at `origin` between an image and host memory laid out with
 /// `host` (row by row; `to_host` says which way).
-fn copy_rows(mem: &Mem, meta: &ImageMeta, origin: [usize; 3], region: [usize; 3], host: Rect, ptr: usize, to_host: bool) {
+fn copy_rows(
+    mem: &Mem,
+    meta: &ImageMeta,
+    origin: [usize; 3],
+    region: [usize; 3],
+    host: Rect,
+    ptr: usize,
+    to_host: bool,
+) {
     let px = meta.pixel_bytes();
     let Ok(image) = meta.storage_rect(origin) else { return };
     let bytes = region[0] * px;
@@ -511,7 +597,9 @@ fn copy_rows(mem: &Mem, meta: &ImageMeta, origin: [usize; 3], region: [usize; 3]
             let at = host.row(y, z);
             if to_host {
                 mem.read(image.row(y, z), &mut row);
-                unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), (ptr as *mut u8).add(at), bytes) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(row.as_ptr(), (ptr as *mut u8).add(at), bytes)
+                };
             } else {
                 let from = unsafe { std::slice::from_raw_parts((ptr as *const u8).add(at), bytes) };
                 mem.write(image.row(y, z), from);
@@ -533,7 +621,20 @@ pub unsafe extern "C" fn enqueue_read_image(
     events: *const cl_event,
     event: *mut cl_event,
 ) -> i32 {
-    transfer(queue, image, blocking, origin, region, row_pitch, slice_pitch, ptr as usize, true, num_events, events, event)
+    transfer(
+        queue,
+        image,
+        blocking,
+        origin,
+        region,
+        row_pitch,
+        slice_pitch,
+        ptr as usize,
+        true,
+        num_events,
+        events,
+        event,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_write_image(
@@ -549,7 +650,20 @@ pub unsafe extern "C" fn enqueue_write_image(
     events: *const cl_event,
     event: *mut cl_event,
 ) -> i32 {
-    transfer(queue, image, blocking, origin, region, row_pitch, slice_pitch, ptr as usize, false, num_events, events, event)
+    transfer(
+        queue,
+        image,
+        blocking,
+        origin,
+        region,
+        row_pitch,
+        slice_pitch,
+        ptr as usize,
+        false,
+        num_events,
+        events,
+        event,
+    )
 }
 
 unsafe fn transfer(
@@ -584,7 +698,15 @@ unsafe fn transfer(
         CL_SUCCESS
     };
     let command = if to_host { CL_COMMAND_READ_IMAGE } else { CL_COMMAND_WRITE_IMAGE };
-    enqueue_holding(queue, Enqueue::new(command).blocking(blocking), &[image], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(command).blocking(blocking),
+        &[image],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_copy_image(
@@ -606,19 +728,30 @@ pub unsafe extern "C" fn enqueue_copy_image(
         Ok(x) => x,
         Err(code) => return code,
     };
-    if (smeta.desc.channel_order, smeta.desc.channel_type) != (dmeta.desc.channel_order, dmeta.desc.channel_type) {
+    if (smeta.desc.channel_order, smeta.desc.channel_type)
+        != (dmeta.desc.channel_order, dmeta.desc.channel_type)
+    {
         return CL_IMAGE_FORMAT_MISMATCH;
     }
     let (sp, dp) = (Ptr(src), Ptr(dst));
     let work = move || {
         let px = smeta.pixel_bytes();
         let mut staged = vec![0u8; region3[0] * px * region3[1] * region3[2]];
-        let packed = Rect::new([0; 3], [region3[0] * px, region3[1], region3[2]], 0, 0).expect("packed pitches are valid");
+        let packed = Rect::new([0; 3], [region3[0] * px, region3[1], region3[2]], 0, 0)
+            .expect("packed pitches are valid");
         copy_rows(&sp.obj().inner, &smeta, so, region3, packed, staged.as_mut_ptr() as usize, true);
         copy_rows(&dp.obj().inner, &dmeta, dor, region3, packed, staged.as_ptr() as usize, false);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_IMAGE), &[src, dst], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_COPY_IMAGE),
+        &[src, dst],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
@@ -647,12 +780,30 @@ pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
     let (sp, dp) = (Ptr(src), Ptr(dst));
     let work = move || {
         let mut staged = vec![0u8; bytes];
-        let packed = Rect::new([0; 3], [region3[0] * meta.pixel_bytes(), region3[1], region3[2]], 0, 0).expect("packed pitches are valid");
-        copy_rows(&sp.obj().inner, &meta, origin, region3, packed, staged.as_mut_ptr() as usize, true);
+        let packed =
+            Rect::new([0; 3], [region3[0] * meta.pixel_bytes(), region3[1], region3[2]], 0, 0)
+                .expect("packed pitches are valid");
+        copy_rows(
+            &sp.obj().inner,
+            &meta,
+            origin,
+            region3,
+            packed,
+            staged.as_mut_ptr() as usize,
+            true,
+        );
         dp.obj().inner.write(dst_offset, &staged);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_IMAGE_TO_BUFFER), &[src, dst], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_COPY_IMAGE_TO_BUFFER),
+        &[src, dst],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
@@ -682,11 +833,21 @@ pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
     let work = move || {
         let mut staged = vec![0u8; bytes];
         sp.obj().inner.read(src_offset, &mut staged);
-        let packed = Rect::new([0; 3], [region3[0] * meta.pixel_bytes(), region3[1], region3[2]], 0, 0).expect("packed pitches are valid");
+        let packed =
+            Rect::new([0; 3], [region3[0] * meta.pixel_bytes(), region3[1], region3[2]], 0, 0)
+                .expect("packed pitches are valid");
         copy_rows(&dp.obj().inner, &meta, origin, region3, packed, staged.as_ptr() as usize, false);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER_TO_IMAGE), &[src, dst], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_COPY_BUFFER_TO_IMAGE),
+        &[src, dst],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_fill_image(
@@ -708,18 +869,35 @@ pub unsafe extern "C" fn enqueue_fill_image(
     }
     let mut bytes = [0u8; 16];
     std::ptr::copy_nonoverlapping(color as *const u8, bytes.as_mut_ptr(), 16);
-    let Some(texel) = clmap_sim::image::fill_texel(meta.desc.channel_order, meta.desc.channel_type, bytes) else {
+    let Some(texel) =
+        clmap_sim::image::fill_texel(meta.desc.channel_order, meta.desc.channel_type, bytes)
+    else {
         return CL_IMAGE_FORMAT_NOT_SUPPORTED;
     };
     let mp = Ptr(image);
     let work = move || {
         let row: Vec<u8> = texel.iter().copied().cycle().take(texel.len() * region3[0]).collect();
-        let packed = Rect::new([0; 3], [row.len(), region3[1], region3[2]], row.len(), row.len() * region3[1]).expect("packed pitches are valid");
-        let staged: Vec<u8> = row.iter().copied().cycle().take(row.len() * region3[1] * region3[2]).collect();
+        let packed = Rect::new(
+            [0; 3],
+            [row.len(), region3[1], region3[2]],
+            row.len(),
+            row.len() * region3[1],
+        )
+        .expect("packed pitches are valid");
+        let staged: Vec<u8> =
+            row.iter().copied().cycle().take(row.len() * region3[1] * region3[2]).collect();
         copy_rows(&mp.obj().inner, &meta, origin, region3, packed, staged.as_ptr() as usize, false);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_FILL_IMAGE), &[image], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_FILL_IMAGE),
+        &[image],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_map_image(
@@ -741,7 +919,12 @@ pub unsafe extern "C" fn enqueue_map_image(
         if row_pitch.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        if slice_pitch.is_null() && matches!(meta.desc.kind, ImageKind::Image3d | ImageKind::Image1dArray | ImageKind::Image2dArray) {
+        if slice_pitch.is_null()
+            && matches!(
+                meta.desc.kind,
+                ImageKind::Image3d | ImageKind::Image1dArray | ImageKind::Image2dArray
+            )
+        {
             return Err(CL_INVALID_VALUE);
         }
         // The mapping covers whole rows from the origin to the end of the region, with the

@@ -18,11 +18,15 @@ use crate::{cl_device_id, cl_kernel, cl_mem, cl_program, cl_sampler};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
     /// A `__global` or `__constant` pointer: a buffer (or NULL).
-    Buffer { constant: bool },
+    Buffer {
+        constant: bool,
+    },
     /// A `__local` pointer: a size, allocated per work-group.
     Local,
     /// A by-value argument of this many bytes.
-    Value { size: usize },
+    Value {
+        size: usize,
+    },
     Image,
     Sampler,
 }
@@ -249,7 +253,8 @@ pub unsafe extern "C" fn set_kernel_arg(
             if size != handle_size {
                 return CL_INVALID_ARG_SIZE;
             }
-            let mem = if value.is_null() { std::ptr::null_mut() } else { *(value as *const cl_mem) };
+            let mem =
+                if value.is_null() { std::ptr::null_mut() } else { *(value as *const cl_mem) };
             if mem.is_null() {
                 if param.kind == ParamKind::Image {
                     return CL_INVALID_ARG_VALUE;
@@ -314,7 +319,8 @@ pub unsafe extern "C" fn get_kernel_info(
         Ok(k) => k,
         Err(code) => return code,
     };
-    let context = Obj::get(k.inner.program).map(|p| p.inner.context).unwrap_or(std::ptr::null_mut());
+    let context =
+        Obj::get(k.inner.program).map(|p| p.inner.context).unwrap_or(std::ptr::null_mut());
     let info = match param {
         CL_KERNEL_FUNCTION_NAME => Info::string(&k.inner.name),
         CL_KERNEL_NUM_ARGS => Info::uint(k.inner.params.len() as u32),
@@ -343,7 +349,9 @@ pub unsafe extern "C" fn get_kernel_arg_info(
     let info = match param {
         CL_KERNEL_ARG_ADDRESS_QUALIFIER => Info::uint(match p.kind {
             ParamKind::Buffer { constant: true } => CL_KERNEL_ARG_ADDRESS_CONSTANT,
-            ParamKind::Buffer { constant: false } | ParamKind::Image => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+            ParamKind::Buffer { constant: false } | ParamKind::Image => {
+                CL_KERNEL_ARG_ADDRESS_GLOBAL
+            }
             ParamKind::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
             _ => CL_KERNEL_ARG_ADDRESS_PRIVATE,
         }),

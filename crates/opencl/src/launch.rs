@@ -137,7 +137,8 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         Ok(k) => k,
         Err(code) => return code,
     };
-    let program_context = Obj::get(k.inner.program).map(|p| p.inner.context).unwrap_or(std::ptr::null_mut());
+    let program_context =
+        Obj::get(k.inner.program).map(|p| p.inner.context).unwrap_or(std::ptr::null_mut());
     if program_context != q.inner.context {
         return CL_INVALID_CONTEXT;
     }
@@ -181,7 +182,15 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         let request = request;
         run(&request)
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_NDRANGE_KERNEL), &mems, num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_NDRANGE_KERNEL),
+        &mems,
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_task(
@@ -192,7 +201,17 @@ pub unsafe extern "C" fn enqueue_task(
     event: *mut cl_event,
 ) -> i32 {
     let one = 1usize;
-    enqueue_nd_range_kernel(queue, kernel, 1, std::ptr::null(), &one, &one, num_events, events, event)
+    enqueue_nd_range_kernel(
+        queue,
+        kernel,
+        1,
+        std::ptr::null(),
+        &one,
+        &one,
+        num_events,
+        events,
+        event,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_native_kernel(

@@ -100,7 +100,11 @@ impl Mem {
         let at = self.offset + offset;
         match self.root.host {
             Some(host) => unsafe {
-                std::ptr::copy_nonoverlapping((host as *const u8).add(at), out.as_mut_ptr(), out.len())
+                std::ptr::copy_nonoverlapping(
+                    (host as *const u8).add(at),
+                    out.as_mut_ptr(),
+                    out.len(),
+                )
             },
             None => {
                 let _ = self.root.storage.read_bytes(at as u64, out);
@@ -141,7 +145,8 @@ pub fn next_label() -> String {
 /// Checks `flags` and `host_ptr` against each other, as every `clCreate*` for memory does.
 pub fn check_flags(flags: u64, host_ptr: *mut c_void) -> Result<(), i32> {
     let access = flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
-    let host_access = flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS);
+    let host_access =
+        flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS);
     let known = CL_MEM_READ_WRITE
         | CL_MEM_WRITE_ONLY
         | CL_MEM_READ_ONLY
@@ -295,7 +300,11 @@ pub unsafe extern "C" fn create_sub_buffer(
             kind: MemKind::SubBuffer { parent: buffer },
             root: parent.inner.root.clone(),
             offset: parent.inner.offset + region.origin,
-            host_ptr: if parent.inner.host_ptr != 0 { parent.inner.host_ptr + region.origin } else { 0 },
+            host_ptr: if parent.inner.host_ptr != 0 {
+                parent.inner.host_ptr + region.origin
+            } else {
+                0
+            },
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             label: format!("{}+{}", parent.inner.label, region.origin),
@@ -311,7 +320,8 @@ pub unsafe extern "C" fn retain_mem_object(mem: cl_mem) -> i32 {
 pub unsafe extern "C" fn release_mem_object(mem: cl_mem) -> i32 {
     match Obj::release(mem) {
         Ok(Some(m)) => {
-            let callbacks = std::mem::take(&mut *m.destructors.lock().unwrap_or_else(|e| e.into_inner()));
+            let callbacks =
+                std::mem::take(&mut *m.destructors.lock().unwrap_or_else(|e| e.into_inner()));
             // Destructor callbacks run in the reverse order of registration.
             for (callback, user) in callbacks.into_iter().rev() {
                 callback(mem, user as *mut c_void);
@@ -358,7 +368,11 @@ pub unsafe extern "C" fn get_mem_object_info(
     };
     let (object_type, associated, offset) = match &m.inner.kind {
         MemKind::Buffer => (CL_MEM_OBJECT_BUFFER, std::ptr::null_mut(), 0),
-        MemKind::SubBuffer { parent } => (CL_MEM_OBJECT_BUFFER, *parent, m.inner.offset - Obj::get(*parent).map(|p| p.inner.offset).unwrap_or(0)),
+        MemKind::SubBuffer { parent } => (
+            CL_MEM_OBJECT_BUFFER,
+            *parent,
+            m.inner.offset - Obj::get(*parent).map(|p| p.inner.offset).unwrap_or(0),
+        ),
         MemKind::Image(meta) => (meta.object_type, std::ptr::null_mut(), 0),
     };
     let info = match param {
@@ -402,7 +416,6 @@ macro_rules! try_cl {
     };
 }
 
-
 /// A raw pointer that a deferred command may carry to another thread; the host promises it
 /// stays valid until the command's event completes.
 #[derive(Clone, Copy)]
@@ -430,7 +443,15 @@ pub unsafe extern "C" fn enqueue_read_buffer(
         mem.obj().inner.read(offset, out);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking), &[buffer], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking),
+        &[buffer],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_write_buffer(
@@ -455,7 +476,15 @@ pub unsafe extern "C" fn enqueue_write_buffer(
         mem.obj().inner.write(offset, bytes);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking), &[buffer], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking),
+        &[buffer],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer(
@@ -471,7 +500,10 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
 ) -> i32 {
     let s = try_cl!(queue_buffer(queue, src));
     let d = try_cl!(queue_buffer(queue, dst));
-    if size == 0 || !in_range(src_offset, size, s.inner.size) || !in_range(dst_offset, size, d.inner.size) {
+    if size == 0
+        || !in_range(src_offset, size, s.inner.size)
+        || !in_range(dst_offset, size, d.inner.size)
+    {
         return CL_INVALID_VALUE;
     }
     if s.inner.root.same(&d.inner.root) {
@@ -488,7 +520,15 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
         dp.obj().inner.write(dst_offset, &bytes);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER), &[src, dst], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_COPY_BUFFER),
+        &[src, dst],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_fill_buffer(
@@ -519,7 +559,15 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
         mem.obj().inner.write(offset, &bytes);
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_FILL_BUFFER), &[buffer], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_FILL_BUFFER),
+        &[buffer],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 /// A rectangle of bytes inside a linear memory: origin (bytes, rows, slices) and pitches.
@@ -532,7 +580,12 @@ pub struct Rect {
 
 impl Rect {
     /// Applies the default pitches (`0` means tightly packed) and checks them.
-    pub fn new(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Result<Rect, i32> {
+    pub fn new(
+        origin: [usize; 3],
+        region: [usize; 3],
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Rect, i32> {
         let row_pitch = if row_pitch == 0 { region[0] } else { row_pitch };
         let slice_pitch = if slice_pitch == 0 { region[1] * row_pitch } else { slice_pitch };
         if row_pitch < region[0] || slice_pitch < region[1] * row_pitch {
@@ -547,7 +600,9 @@ impl Rect {
 
     /// Byte offset of the start of row `y` of slice `z` of the region.
     pub fn row(&self, y: usize, z: usize) -> usize {
-        (self.origin[2] + z) * self.slice_pitch + (self.origin[1] + y) * self.row_pitch + self.origin[0]
+        (self.origin[2] + z) * self.slice_pitch
+            + (self.origin[1] + y) * self.row_pitch
+            + self.origin[0]
     }
 
     /// One past the last byte the region touches.
@@ -618,13 +673,25 @@ pub unsafe extern "C" fn enqueue_read_buffer_rect(
             for y in 0..region[1] {
                 mem.obj().inner.read(b.row(y, z), &mut row);
                 unsafe {
-                    std::ptr::copy_nonoverlapping(row.as_ptr(), (target.0 as *mut u8).add(h.row(y, z)), region[0])
+                    std::ptr::copy_nonoverlapping(
+                        row.as_ptr(),
+                        (target.0 as *mut u8).add(h.row(y, z)),
+                        region[0],
+                    )
                 };
             }
         }
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_READ_BUFFER_RECT).blocking(blocking), &[buffer], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_READ_BUFFER_RECT).blocking(blocking),
+        &[buffer],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_write_buffer_rect(
@@ -658,13 +725,23 @@ pub unsafe extern "C" fn enqueue_write_buffer_rect(
     let work = move || {
         for z in 0..region[2] {
             for y in 0..region[1] {
-                let row = unsafe { std::slice::from_raw_parts((source.0 as *const u8).add(h.row(y, z)), region[0]) };
+                let row = unsafe {
+                    std::slice::from_raw_parts((source.0 as *const u8).add(h.row(y, z)), region[0])
+                };
                 mem.obj().inner.write(b.row(y, z), row);
             }
         }
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_WRITE_BUFFER_RECT).blocking(blocking), &[buffer], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_WRITE_BUFFER_RECT).blocking(blocking),
+        &[buffer],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer_rect(
@@ -711,7 +788,15 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
         }
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_COPY_BUFFER_RECT), &[src, dst], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_COPY_BUFFER_RECT),
+        &[src, dst],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_map_buffer(
@@ -774,7 +859,13 @@ pub unsafe fn map_region(
             (Box::into_raw(memory) as *mut u8 as usize, true)
         }
     };
-    m.inner.maps.lock().unwrap_or_else(|e| e.into_inner()).push(Mapping { ptr, offset, size, writes, owned });
+    m.inner.maps.lock().unwrap_or_else(|e| e.into_inner()).push(Mapping {
+        ptr,
+        offset,
+        size,
+        writes,
+        owned,
+    });
     let target = HostPtr(ptr);
     let mp = crate::object::Ptr(mem);
     let work = move || {
@@ -784,8 +875,20 @@ pub unsafe fn map_region(
         }
         CL_SUCCESS
     };
-    let command = if matches!(m.inner.kind, MemKind::Image(_)) { CL_COMMAND_MAP_IMAGE } else { CL_COMMAND_MAP_BUFFER };
-    let code = enqueue_holding(queue, Enqueue::new(command).blocking(blocking), &[mem], num_events, events, event, work);
+    let command = if matches!(m.inner.kind, MemKind::Image(_)) {
+        CL_COMMAND_MAP_IMAGE
+    } else {
+        CL_COMMAND_MAP_BUFFER
+    };
+    let code = enqueue_holding(
+        queue,
+        Enqueue::new(command).blocking(blocking),
+        &[mem],
+        num_events,
+        events,
+        event,
+        work,
+    );
     if code != CL_SUCCESS {
         return Err(code);
     }
@@ -815,14 +918,27 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
     let mp = crate::object::Ptr(mem);
     let work = move || {
         if mapping.owned {
-            let bytes = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(mapping.ptr as *mut u8, mapping.size)) };
+            let bytes = unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    mapping.ptr as *mut u8,
+                    mapping.size,
+                ))
+            };
             if mapping.writes {
                 mp.obj().inner.write(mapping.offset, &bytes);
             }
         }
         CL_SUCCESS
     };
-    enqueue_holding(queue, Enqueue::new(CL_COMMAND_UNMAP_MEM_OBJECT), &[mem], num_events, events, event, work)
+    enqueue_holding(
+        queue,
+        Enqueue::new(CL_COMMAND_UNMAP_MEM_OBJECT),
+        &[mem],
+        num_events,
+        events,
+        event,
+        work,
+    )
 }
 
 pub unsafe extern "C" fn enqueue_migrate_mem_objects(
@@ -844,5 +960,12 @@ pub unsafe extern "C" fn enqueue_migrate_mem_objects(
         try_cl!(Obj::get(*m));
     }
     // One device, one memory: migration has nothing to move.
-    enqueue(queue, Enqueue::new(CL_COMMAND_MIGRATE_MEM_OBJECTS), num_events, events, event, Box::new(|| CL_SUCCESS))
+    enqueue(
+        queue,
+        Enqueue::new(CL_COMMAND_MIGRATE_MEM_OBJECTS),
+        num_events,
+        events,
+        event,
+        Box::new(|| CL_SUCCESS),
+    )
 }

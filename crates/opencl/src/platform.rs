@@ -62,7 +62,8 @@ pub unsafe extern "C" fn get_platform_ids(
     num_platforms: *mut u32,
 ) -> i32 {
     crate::findings::platform_reached();
-    if (num_entries == 0 && !platforms.is_null()) || (platforms.is_null() && num_platforms.is_null())
+    if (num_entries == 0 && !platforms.is_null())
+        || (platforms.is_null() && num_platforms.is_null())
     {
         return CL_INVALID_VALUE;
     }
@@ -157,11 +158,20 @@ pub unsafe extern "C" fn get_device_info(
 
 fn device_info(param: u32) -> Option<Info> {
     let d = &config().device;
-    let fp = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO
-        | CL_FP_ROUND_TO_INF | CL_FP_FMA;
+    let fp = CL_FP_DENORM
+        | CL_FP_INF_NAN
+        | CL_FP_ROUND_TO_NEAREST
+        | CL_FP_ROUND_TO_ZERO
+        | CL_FP_ROUND_TO_INF
+        | CL_FP_FMA;
     let max_image_args = if crate::image::SUPPORTED { 128 } else { 0 };
     Some(match param {
-        CL_DEVICE_TYPE => Info::ulong(CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_DEFAULT),
+        CL_DEVICE_TYPE => Info::ulong(
+            CL_DEVICE_TYPE_CPU
+                | CL_DEVICE_TYPE_GPU
+                | CL_DEVICE_TYPE_ACCELERATOR
+                | CL_DEVICE_TYPE_DEFAULT,
+        ),
         CL_DEVICE_VENDOR_ID => Info::uint(0x636c_6d70),
         CL_DEVICE_MAX_COMPUTE_UNITS => Info::uint(d.compute_units),
         CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => Info::uint(3),
@@ -182,12 +192,14 @@ fn device_info(param: u32) -> Option<Info> {
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => Info::uint(0),
         CL_DEVICE_MAX_CLOCK_FREQUENCY => Info::uint(1),
         CL_DEVICE_ADDRESS_BITS => Info::uint(64),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS | CL_DEVICE_MAX_WRITE_IMAGE_ARGS => Info::uint(max_image_args),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS | CL_DEVICE_MAX_WRITE_IMAGE_ARGS => {
+            Info::uint(max_image_args)
+        }
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => Info::ulong(d.max_alloc),
         CL_DEVICE_IMAGE2D_MAX_WIDTH | CL_DEVICE_IMAGE2D_MAX_HEIGHT => Info::size(8192),
-        CL_DEVICE_IMAGE3D_MAX_WIDTH | CL_DEVICE_IMAGE3D_MAX_HEIGHT | CL_DEVICE_IMAGE3D_MAX_DEPTH => {
-            Info::size(2048)
-        }
+        CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH => Info::size(2048),
         CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => Info::size(65536),
         CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::size(2048),
         CL_DEVICE_IMAGE_SUPPORT => Info::bool(crate::image::SUPPORTED),

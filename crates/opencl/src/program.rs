@@ -101,7 +101,12 @@ pub unsafe extern "C" fn create_program_with_source(
         }
         Ok(new_program(
             context,
-            ProgramState { source, status: CL_BUILD_NONE, binary_type: CL_PROGRAM_BINARY_TYPE_NONE, ..Default::default() },
+            ProgramState {
+                source,
+                status: CL_BUILD_NONE,
+                binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
+                ..Default::default()
+            },
         ))
     })();
     created(result, errcode_ret)
@@ -249,7 +254,11 @@ fn lenient_options(options: &str) -> Result<(BuildOptions, Vec<String>), String>
     }
 }
 
-fn build_source(source: &str, options: &str, headers: &[(String, String)]) -> Result<Built, BuildFailure> {
+fn build_source(
+    source: &str,
+    options: &str,
+    headers: &[(String, String)],
+) -> Result<Built, BuildFailure> {
     let (parsed, dropped) = lenient_options(options)?;
     let notes: String = dropped
         .iter()
@@ -322,7 +331,8 @@ pub unsafe extern "C" fn build_program(
             return CL_INVALID_BINARY;
         }
         // A program made from a binary builds with the options it was built with.
-        let options = if state.from_binary && options.is_empty() { state.options.clone() } else { options };
+        let options =
+            if state.from_binary && options.is_empty() { state.options.clone() } else { options };
         finish_build(&mut state, &options, CL_BUILD_PROGRAM_FAILURE)
     };
     if let Some(callback) = notify {
@@ -345,7 +355,11 @@ fn finish_build(state: &mut ProgramState, options: &str, failure: i32) -> i32 {
     }
     match result {
         Ok(built) => {
-            state.log = format!("{}{}", built.notes, built.compiled.warnings.render(&built.compiled.sources));
+            state.log = format!(
+                "{}{}",
+                built.notes,
+                built.compiled.warnings.render(&built.compiled.sources)
+            );
             state.status = CL_BUILD_SUCCESS;
             state.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
             state.built = Some(Arc::new(built));

@@ -101,7 +101,9 @@ fn oclgrind_headline(rep: &Report) -> String {
             format!("Uninitialized value read from {space} memory address {address:#x}")
         }
         (ReportKind::UninitialisedRead, None) => "Uninitialized value read".to_string(),
-        (ReportKind::BarrierDivergence, _) => "Work-group divergence detected (barrier)".to_string(),
+        (ReportKind::BarrierDivergence, _) => {
+            "Work-group divergence detected (barrier)".to_string()
+        }
         _ => capitalise(&rep.message),
     }
 }
@@ -113,4 +115,3 @@ fn capitalise(text: &str) -> String {
         None => String::new(),
     }
 }
-

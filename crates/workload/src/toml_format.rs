@@ -989,8 +989,16 @@ fn inline_arg(
     let name = inline.name.clone().unwrap_or_else(|| format!("arg{position}"));
     let spanned = |s: &String| Spanned::new(span.clone(), s.clone());
     if let Some(hex) = &inline.bytes {
-        if inline.scalar.is_some() || inline.local.is_some() || inline.null.is_some() || inline.value.is_some() || inline.len.is_some() {
-            return Err(ctx.invalid(span, format!("argument {position}: `bytes` stands alone (with `name`)")));
+        if inline.scalar.is_some()
+            || inline.local.is_some()
+            || inline.null.is_some()
+            || inline.value.is_some()
+            || inline.len.is_some()
+        {
+            return Err(ctx.invalid(
+                span,
+                format!("argument {position}: `bytes` stands alone (with `name`)"),
+            ));
         }
         let bytes = crate::model::hex_to_bytes(hex)
             .map_err(|m| ctx.invalid(span.clone(), format!("argument {position}: `bytes`: {m}")))?;

@@ -342,7 +342,10 @@ bytes = "07000000cdcc4c3e"
     )
     .unwrap();
     let p = &single.launches[0].args[1];
-    assert_eq!(p, &LaunchArg::Bytes { name: "p".into(), bytes: vec![7, 0, 0, 0, 0xcd, 0xcc, 0x4c, 0x3e] });
+    assert_eq!(
+        p,
+        &LaunchArg::Bytes { name: "p".into(), bytes: vec![7, 0, 0, 0, 0xcd, 0xcc, 0x4c, 0x3e] }
+    );
     assert_eq!(p.scalar_bytes().unwrap().unwrap().len(), 8);
     let again = Workload::from_toml_str(&single.to_toml(dir.path()), dir.path()).unwrap();
     assert_eq!(again.launches[0].args, single.launches[0].args);
@@ -359,7 +362,10 @@ args = ["out", { name = "p", bytes = "0a0B" }]
 "#,
     )
     .unwrap();
-    assert_eq!(pipeline.launches[0].args[1], LaunchArg::Bytes { name: "p".into(), bytes: vec![10, 11] });
+    assert_eq!(
+        pipeline.launches[0].args[1],
+        LaunchArg::Bytes { name: "p".into(), bytes: vec![10, 11] }
+    );
 
     assert!(error(
         "source = \"k.cl\"\nkernel = \"k\"\nglobal = [4]\n[[arg]]\nname = \"p\"\nbytes = \"0a0\"\n"

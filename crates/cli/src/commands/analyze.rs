@@ -105,7 +105,10 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             analysed.push(Analysed { workload: name.clone(), launch, launches: count, metrics });
         }
     }
-    present(&analysed, &Presentation { json: args.json, csv: args.csv, plot: args.plot.as_deref() })?;
+    present(
+        &analysed,
+        &Presentation { json: args.json, csv: args.csv, plot: args.plot.as_deref() },
+    )?;
     Ok(Status::Success)
 }
 

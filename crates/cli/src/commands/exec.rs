@@ -78,7 +78,12 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub library: Option<PathBuf>,
     /// The program and its arguments (after `--`).
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "PROGRAM")]
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM"
+    )]
     pub command: Vec<OsString>,
 }
 
@@ -97,14 +102,19 @@ fn find_library(given: Option<&Path>) -> Result<PathBuf, CliError> {
         return if path.is_file() {
             Ok(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
         } else {
-            Err(CliError::Environment(format!("the platform library {} does not exist", path.display())))
+            Err(CliError::Environment(format!(
+                "the platform library {} does not exist",
+                path.display()
+            )))
         };
     }
-    let exe = std::env::current_exe().map_err(|e| CliError::Environment(format!("cannot locate clmap: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Environment(format!("cannot locate clmap: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     // Beside the binary (an install, or cargo's output directory), or in cargo's deps
     // directory, where a build of the clmap package alone refreshes it: the newest wins.
-    let candidates = [dir.join(NAME), dir.join("deps").join(NAME), dir.join("../lib/clmap").join(NAME)];
+    let candidates =
+        [dir.join(NAME), dir.join("deps").join(NAME), dir.join("../lib/clmap").join(NAME)];
     let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     candidates
         .iter()
@@ -153,7 +163,9 @@ fn emulated(selector: &str) -> Result<DeviceLimits, CliError> {
     let wanted = selector.to_ascii_lowercase();
     let found = devices.iter().find(|d| {
         let ty = format!("{:?}", d.device_type).to_ascii_lowercase();
-        d.index_selector() == selector || ty == wanted || d.name.to_ascii_lowercase().contains(&wanted)
+        d.index_selector() == selector
+            || ty == wanted
+            || d.name.to_ascii_lowercase().contains(&wanted)
     });
     match found {
         Some(d) => Ok(DeviceLimits {
@@ -237,12 +249,19 @@ fn summary_text(program: &str, seconds: f64, code: i32, log: &RunLog) -> String 
         if kernels.len() == 1 { "" } else { "s" },
     );
     for (name, count, secs) in &kernels {
-        out.push_str(&format!("\n  {name}: {count} launch{}, {secs:.3} s", if *count == 1 { "" } else { "es" }));
+        out.push_str(&format!(
+            "\n  {name}: {count} launch{}, {secs:.3} s",
+            if *count == 1 { "" } else { "es" }
+        ));
     }
     if log.findings.is_empty() {
         out.push_str("\n  no findings");
     } else {
-        out.push_str(&format!("\n  {} finding{}:", log.findings.len(), if log.findings.len() == 1 { "" } else { "s" }));
+        out.push_str(&format!(
+            "\n  {} finding{}:",
+            log.findings.len(),
+            if log.findings.len() == 1 { "" } else { "s" }
+        ));
         for f in &log.findings {
             out.push_str(&format!(
                 "\n    {} in kernel `{}` at {}:{} ({}), launch {}",
@@ -281,7 +300,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let cleanup = ScratchDir(scratch.clone());
     let vendors = scratch.join("vendors");
     std::fs::create_dir_all(&vendors)
-        .and_then(|()| std::fs::write(vendors.join("clmap.icd"), format!("{}\n", library.display())))
+        .and_then(|()| {
+            std::fs::write(vendors.join("clmap.icd"), format!("{}\n", library.display()))
+        })
         .map_err(|e| CliError::Environment(format!("cannot write the ICD file: {e}")))?;
     let log_path = scratch.join("run.jsonl");
     let analysis_path = scratch.join("analysis.json");
@@ -294,7 +315,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         let mut merged = limits.describe();
         merged.push(',');
         merged.push_str(text);
-        limits = DeviceLimits::parse(&merged).map_err(|e| CliError::BadInput(format!("--limits: {e}")))?;
+        limits = DeviceLimits::parse(&merged)
+            .map_err(|e| CliError::BadInput(format!("--limits: {e}")))?;
     }
 
     let (program, program_args) = args.command.split_first().expect("clap requires the program");
@@ -335,9 +357,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
     let program_name = program.to_string_lossy().into_owned();
     let started = Instant::now();
-    let status = command.status().map_err(|e| {
-        CliError::Environment(format!("cannot run `{program_name}`: {e}"))
-    })?;
+    let status = command
+        .status()
+        .map_err(|e| CliError::Environment(format!("cannot run `{program_name}`: {e}")))?;
     let seconds = started.elapsed().as_secs_f64();
     let code = match status.code() {
         Some(c) => c,
@@ -347,7 +369,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         }
     };
     let log = read_log(&log_path);
-    let analysis = if args.analyze { read_analysis(&analysis_path, &program_name) } else { Vec::new() };
+    let analysis =
+        if args.analyze { read_analysis(&analysis_path, &program_name) } else { Vec::new() };
 
     if args.json {
         let value = json!({
@@ -364,14 +387,18 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         println!("{value:#}");
     } else {
         if args.analyze {
-            present(&analysis, &Presentation { json: false, csv: args.csv, plot: args.plot.as_deref() })?;
+            present(
+                &analysis,
+                &Presentation { json: false, csv: args.csv, plot: args.plot.as_deref() },
+            )?;
         }
         if !args.quiet {
             eprintln!("{}", summary_text(&program_name, seconds, code, &log));
         }
     }
     if args.json && args.plot.is_some() {
-        present(&analysis, &Presentation { json: false, csv: false, plot: args.plot.as_deref() }).ok();
+        present(&analysis, &Presentation { json: false, csv: false, plot: args.plot.as_deref() })
+            .ok();
     }
     drop(cleanup);
     let exit = match args.findings_exit {

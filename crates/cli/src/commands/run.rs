@@ -186,7 +186,13 @@ fn outputs_as_expected(
                     .first()
                     .map(|m| format!("; [{}] expected {} got {}", m.index, m.expected, m.actual))
                     .unwrap_or_default();
-                format!("{}: {} of {} values differ from {}{first}", c.name, r.mismatches, r.compared, dir.display())
+                format!(
+                    "{}: {} of {} values differ from {}{first}",
+                    c.name,
+                    r.mismatches,
+                    r.compared,
+                    dir.display()
+                )
             }
             Err(e) => {
                 agree = false;

@@ -214,8 +214,9 @@ mod tests {
 /// unsupported format.
 pub fn fill_texel(channel_order: u32, channel_type: u32, color: [u8; 16]) -> Option<Vec<u8>> {
     let format = format::Format::new(channel_order, channel_type)?;
-    let words: [u32; 4] =
-        std::array::from_fn(|i| u32::from_ne_bytes([color[4 * i], color[4 * i + 1], color[4 * i + 2], color[4 * i + 3]]));
+    let words: [u32; 4] = std::array::from_fn(|i| {
+        u32::from_ne_bytes([color[4 * i], color[4 * i + 1], color[4 * i + 2], color[4 * i + 3]])
+    });
     let mut out = [0u8; texel::MAX_TEXEL_BYTES];
     let n = match format.ty {
         ChannelType::SignedInt8 | ChannelType::SignedInt16 | ChannelType::SignedInt32 => {
@@ -242,7 +243,10 @@ mod fill_tests {
         let r_uint16 = (0x10B0, 0x10DB);
         let color: Vec<u8> = [70000u32, 0, 0, 0].iter().flat_map(|u| u.to_ne_bytes()).collect();
         // Unsigned writes saturate.
-        assert_eq!(fill_texel(r_uint16.0, r_uint16.1, color.try_into().unwrap()).unwrap(), vec![0xff, 0xff]);
+        assert_eq!(
+            fill_texel(r_uint16.0, r_uint16.1, color.try_into().unwrap()).unwrap(),
+            vec![0xff, 0xff]
+        );
         assert!(fill_texel(0x10B5, 0x10D4, [0; 16]).is_none());
     }
 }
