@@ -134,10 +134,7 @@ pub unsafe extern "C" fn get_context_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let ctx = match Obj::get(context) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let ctx = try_cl!(Obj::get(context));
     let info = match param {
         CL_CONTEXT_REFERENCE_COUNT => Info::uint(ctx.ref_count()),
         CL_CONTEXT_NUM_DEVICES => Info::uint(1),

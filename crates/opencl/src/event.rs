@@ -126,10 +126,7 @@ pub unsafe extern "C" fn get_event_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let ev = match Obj::get(event) {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
+    let ev = try_cl!(Obj::get(event));
     let info = match param {
         CL_EVENT_COMMAND_QUEUE => Info::ptr(ev.inner.queue),
         CL_EVENT_CONTEXT => Info::ptr(ev.inner.context),
@@ -148,10 +145,7 @@ pub unsafe extern "C" fn get_event_profiling_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let ev = match Obj::get(event) {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
+    let ev = try_cl!(Obj::get(event));
     if ev.inner.queue.is_null() {
         return CL_PROFILING_INFO_NOT_AVAILABLE;
     }
@@ -217,10 +211,7 @@ pub unsafe extern "C" fn create_user_event(context: cl_context, errcode_ret: *mu
 }
 
 pub unsafe extern "C" fn set_user_event_status(event: cl_event, status: i32) -> i32 {
-    let ev = match Obj::get(event) {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
+    let ev = try_cl!(Obj::get(event));
     if ev.inner.command_type != CL_COMMAND_USER {
         return CL_INVALID_EVENT;
     }
@@ -240,10 +231,7 @@ pub unsafe extern "C" fn set_event_callback(
     callback: Option<EventCallback>,
     user: *mut c_void,
 ) -> i32 {
-    let ev = match Obj::get(event) {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
+    let ev = try_cl!(Obj::get(event));
     let Some(callback) = callback else { return CL_INVALID_VALUE };
     if ![CL_SUBMITTED as i32, CL_RUNNING as i32, CL_COMPLETE as i32].contains(&on_status) {
         return CL_INVALID_VALUE;

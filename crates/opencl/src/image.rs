@@ -543,10 +543,7 @@ pub unsafe extern "C" fn get_sampler_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let s = match Obj::get(sampler) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
+    let s = try_cl!(Obj::get(sampler));
     let info = match param {
         CL_SAMPLER_REFERENCE_COUNT => Info::uint(s.ref_count()),
         CL_SAMPLER_CONTEXT => Info::ptr(s.inner.context),
@@ -687,10 +684,7 @@ unsafe fn transfer(
     if ptr == 0 {
         return CL_INVALID_VALUE;
     }
-    let host = match host_rect_of(&meta, [0, 0, 0], region, row_pitch, slice_pitch) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let host = try_cl!(host_rect_of(&meta, [0, 0, 0], region, row_pitch, slice_pitch));
     let mp = Ptr(image);
     let target = HostPtr(ptr);
     let work = move || {
@@ -769,10 +763,7 @@ pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
         Ok(x) => x,
         Err(code) => return code,
     };
-    let buffer = match crate::memory::queue_buffer(queue, dst) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
+    let buffer = try_cl!(crate::memory::queue_buffer(queue, dst));
     let bytes = region3[0] * meta.pixel_bytes() * region3[1] * region3[2];
     if dst_offset.checked_add(bytes).is_none_or(|end| end > buffer.inner.size) {
         return CL_INVALID_VALUE;
@@ -821,10 +812,7 @@ pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
         Ok(x) => x,
         Err(code) => return code,
     };
-    let buffer = match crate::memory::queue_buffer(queue, src) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
+    let buffer = try_cl!(crate::memory::queue_buffer(queue, src));
     let bytes = region3[0] * meta.pixel_bytes() * region3[1] * region3[2];
     if src_offset.checked_add(bytes).is_none_or(|end| end > buffer.inner.size) {
         return CL_INVALID_VALUE;

@@ -193,10 +193,7 @@ pub unsafe extern "C" fn create_kernels_in_program(
     kernels: *mut cl_kernel,
     num_ret: *mut u32,
 ) -> i32 {
-    let p = match Obj::get(program) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let p = try_cl!(Obj::get(program));
     let names: Vec<String> = match &p.inner.state.lock().unwrap_or_else(|e| e.into_inner()).built {
         Some(built) => built.kernels.iter().map(|(n, _)| n.clone()).collect(),
         None => return CL_INVALID_PROGRAM_EXECUTABLE,
@@ -242,10 +239,7 @@ pub unsafe extern "C" fn set_kernel_arg(
     size: usize,
     value: *const c_void,
 ) -> i32 {
-    let k = match Obj::get(kernel) {
-        Ok(k) => k,
-        Err(code) => return code,
-    };
+    let k = try_cl!(Obj::get(kernel));
     let Some(param) = k.inner.params.get(index as usize) else { return CL_INVALID_ARG_INDEX };
     let handle_size = std::mem::size_of::<*mut c_void>();
     let arg = match param.kind {
@@ -315,10 +309,7 @@ pub unsafe extern "C" fn get_kernel_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let k = match Obj::get(kernel) {
-        Ok(k) => k,
-        Err(code) => return code,
-    };
+    let k = try_cl!(Obj::get(kernel));
     let context =
         Obj::get(k.inner.program).map(|p| p.inner.context).unwrap_or(std::ptr::null_mut());
     let info = match param {
@@ -341,10 +332,7 @@ pub unsafe extern "C" fn get_kernel_arg_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let k = match Obj::get(kernel) {
-        Ok(k) => k,
-        Err(code) => return code,
-    };
+    let k = try_cl!(Obj::get(kernel));
     let Some(p) = k.inner.params.get(index as usize) else { return CL_INVALID_ARG_INDEX };
     let info = match param {
         CL_KERNEL_ARG_ADDRESS_QUALIFIER => Info::uint(match p.kind {
@@ -386,10 +374,7 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let k = match Obj::get(kernel) {
-        Ok(k) => k,
-        Err(code) => return code,
-    };
+    let k = try_cl!(Obj::get(kernel));
     if !device.is_null() && device != the_device() {
         return CL_INVALID_DEVICE;
     }

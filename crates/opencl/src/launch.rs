@@ -129,23 +129,14 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
     events: *const cl_event,
     event: *mut cl_event,
 ) -> i32 {
-    let q = match Obj::<Queue>::get(queue) {
-        Ok(q) => q,
-        Err(code) => return code,
-    };
-    let k = match Obj::get(kernel) {
-        Ok(k) => k,
-        Err(code) => return code,
-    };
+    let q = try_cl!(Obj::<Queue>::get(queue));
+    let k = try_cl!(Obj::get(kernel));
     let program_context =
         Obj::get(k.inner.program).map(|p| p.inner.context).unwrap_or(std::ptr::null_mut());
     if program_context != q.inner.context {
         return CL_INVALID_CONTEXT;
     }
-    let range = match checked_range(&k.inner, work_dim, offset, global, local) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let range = try_cl!(checked_range(&k.inner, work_dim, offset, global, local));
     let args: Vec<Arg> = {
         let set = k.inner.args.lock().unwrap_or_else(|e| e.into_inner());
         if set.iter().any(Option::is_none) {

@@ -25,6 +25,17 @@
 
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments, non_camel_case_types)]
 
+/// The value of a `Result`, or an early return of its `cl_int` error code: the shape of almost
+/// every entry point's handle checks.
+macro_rules! try_cl {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
 pub mod analysis;
 pub mod api;
 pub mod capture;

@@ -346,10 +346,7 @@ pub unsafe extern "C" fn set_mem_object_destructor_callback(
     callback: Option<MemDestructor>,
     user: *mut c_void,
 ) -> i32 {
-    let m = match Obj::get(mem) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
+    let m = try_cl!(Obj::get(mem));
     let Some(callback) = callback else { return CL_INVALID_VALUE };
     m.inner.destructors.lock().unwrap_or_else(|e| e.into_inner()).push((callback, user as usize));
     CL_SUCCESS
@@ -362,10 +359,7 @@ pub unsafe extern "C" fn get_mem_object_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let m = match Obj::get(mem) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
+    let m = try_cl!(Obj::get(mem));
     let (object_type, associated, offset) = match &m.inner.kind {
         MemKind::Buffer => (CL_MEM_OBJECT_BUFFER, std::ptr::null_mut(), 0),
         MemKind::SubBuffer { parent } => (
@@ -407,19 +401,45 @@ fn in_range(offset: usize, size: usize, total: usize) -> bool {
     offset.checked_add(size).is_some_and(|end| end <= total)
 }
 
-macro_rules! try_cl {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(code) => return code,
-        }
-    };
-}
-
 /// A raw pointer that a deferred command may carry to another thread; the host promises it
 /// stays valid until the command's event completes.
 #[derive(Clone, Copy)]
 pub struct HostPtr(pub usize);
+
+/// Moves the rectangle `region` between a buffer (laid out as `b`) and host memory at `host`
+/// (laid out as `h`), row by row, straight between the two: every read and write command,
+/// linear or rectangular, is one of these.
+unsafe fn transfer(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    how: Enqueue,
+    b: Rect,
+    h: Rect,
+    region: [usize; 3],
+    host: HostPtr,
+    to_host: bool,
+    num_events: u32,
+    events: *const cl_event,
+    event: *mut cl_event,
+) -> i32 {
+    let mem = crate::object::Ptr(buffer);
+    let work = move || {
+        for z in 0..region[2] {
+            for y in 0..region[1] {
+                let at = (host.0 as *mut u8).add(h.row(y, z));
+                if to_host {
+                    mem.obj()
+                        .inner
+                        .read(b.row(y, z), std::slice::from_raw_parts_mut(at, region[0]));
+                } else {
+                    mem.obj().inner.write(b.row(y, z), std::slice::from_raw_parts(at, region[0]));
+                }
+            }
+        }
+        CL_SUCCESS
+    };
+    enqueue_holding(queue, how, &[buffer], num_events, events, event, work)
+}
 
 pub unsafe extern "C" fn enqueue_read_buffer(
     queue: cl_command_queue,
@@ -436,21 +456,23 @@ pub unsafe extern "C" fn enqueue_read_buffer(
     if ptr.is_null() || size == 0 || !in_range(offset, size, m.inner.size) {
         return CL_INVALID_VALUE;
     }
-    let target = HostPtr(ptr as usize);
-    let mem = crate::object::Ptr(buffer);
-    let work = move || {
-        let out = unsafe { std::slice::from_raw_parts_mut(target.0 as *mut u8, size) };
-        mem.obj().inner.read(offset, out);
-        CL_SUCCESS
-    };
-    enqueue_holding(
+    // One row: a linear transfer is the rectangle of one row.
+    let region = [size, 1, 1];
+    let b = try_cl!(Rect::new([offset, 0, 0], region, 0, 0));
+    let h = try_cl!(Rect::new([0, 0, 0], region, 0, 0));
+    let how = Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking);
+    transfer(
         queue,
-        Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking),
-        &[buffer],
+        buffer,
+        how,
+        b,
+        h,
+        region,
+        HostPtr(ptr as usize),
+        true,
         num_events,
         events,
         event,
-        work,
     )
 }
 
@@ -469,21 +491,23 @@ pub unsafe extern "C" fn enqueue_write_buffer(
     if ptr.is_null() || size == 0 || !in_range(offset, size, m.inner.size) {
         return CL_INVALID_VALUE;
     }
-    let source = HostPtr(ptr as usize);
-    let mem = crate::object::Ptr(buffer);
-    let work = move || {
-        let bytes = unsafe { std::slice::from_raw_parts(source.0 as *const u8, size) };
-        mem.obj().inner.write(offset, bytes);
-        CL_SUCCESS
-    };
-    enqueue_holding(
+    // One row: a linear transfer is the rectangle of one row.
+    let region = [size, 1, 1];
+    let b = try_cl!(Rect::new([offset, 0, 0], region, 0, 0));
+    let h = try_cl!(Rect::new([0, 0, 0], region, 0, 0));
+    let how = Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking);
+    transfer(
         queue,
-        Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking),
-        &[buffer],
+        buffer,
+        how,
+        b,
+        h,
+        region,
+        HostPtr(ptr as usize),
+        false,
         num_events,
         events,
         event,
-        work,
     )
 }
 
@@ -665,32 +689,19 @@ pub unsafe extern "C" fn enqueue_read_buffer_rect(
     if ptr.is_null() || b.end(region) > m.inner.size {
         return CL_INVALID_VALUE;
     }
-    let target = HostPtr(ptr as usize);
-    let mem = crate::object::Ptr(buffer);
-    let work = move || {
-        let mut row = vec![0u8; region[0]];
-        for z in 0..region[2] {
-            for y in 0..region[1] {
-                mem.obj().inner.read(b.row(y, z), &mut row);
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        row.as_ptr(),
-                        (target.0 as *mut u8).add(h.row(y, z)),
-                        region[0],
-                    )
-                };
-            }
-        }
-        CL_SUCCESS
-    };
-    enqueue_holding(
+    let how = Enqueue::new(CL_COMMAND_READ_BUFFER_RECT).blocking(blocking);
+    transfer(
         queue,
-        Enqueue::new(CL_COMMAND_READ_BUFFER_RECT).blocking(blocking),
-        &[buffer],
+        buffer,
+        how,
+        b,
+        h,
+        region,
+        HostPtr(ptr as usize),
+        true,
         num_events,
         events,
         event,
-        work,
     )
 }
 
@@ -720,27 +731,19 @@ pub unsafe extern "C" fn enqueue_write_buffer_rect(
     if ptr.is_null() || b.end(region) > m.inner.size {
         return CL_INVALID_VALUE;
     }
-    let source = HostPtr(ptr as usize);
-    let mem = crate::object::Ptr(buffer);
-    let work = move || {
-        for z in 0..region[2] {
-            for y in 0..region[1] {
-                let row = unsafe {
-                    std::slice::from_raw_parts((source.0 as *const u8).add(h.row(y, z)), region[0])
-                };
-                mem.obj().inner.write(b.row(y, z), row);
-            }
-        }
-        CL_SUCCESS
-    };
-    enqueue_holding(
+    let how = Enqueue::new(CL_COMMAND_WRITE_BUFFER_RECT).blocking(blocking);
+    transfer(
         queue,
-        Enqueue::new(CL_COMMAND_WRITE_BUFFER_RECT).blocking(blocking),
-        &[buffer],
+        buffer,
+        how,
+        b,
+        h,
+        region,
+        HostPtr(ptr as usize),
+        false,
         num_events,
         events,
         event,
-        work,
     )
 }
 

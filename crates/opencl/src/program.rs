@@ -307,10 +307,7 @@ pub unsafe extern "C" fn build_program(
     notify: Option<BuildNotify>,
     user: *mut c_void,
 ) -> i32 {
-    let p = match Obj::get(program) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let p = try_cl!(Obj::get(program));
     if (num_devices == 0) != devices.is_null() || (notify.is_none() && !user.is_null()) {
         return CL_INVALID_VALUE;
     }
@@ -389,10 +386,7 @@ pub unsafe extern "C" fn compile_program(
     notify: Option<BuildNotify>,
     user: *mut c_void,
 ) -> i32 {
-    let p = match Obj::get(program) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let p = try_cl!(Obj::get(program));
     if (num_devices == 0) != devices.is_null()
         || (num_headers == 0) != headers.is_null()
         || (num_headers > 0 && header_names.is_null())
@@ -402,10 +396,7 @@ pub unsafe extern "C" fn compile_program(
     }
     let mut header_texts = Vec::new();
     for (i, h) in slice(headers, num_headers as usize).iter().enumerate() {
-        let hp = match Obj::get(*h) {
-            Ok(hp) => hp,
-            Err(code) => return code,
-        };
+        let hp = try_cl!(Obj::get(*h));
         let name = CStr::from_ptr(*header_names.add(i)).to_string_lossy().into_owned();
         let text = hp.inner.state.lock().unwrap_or_else(|e| e.into_inner()).source.clone();
         header_texts.push((name, text));
@@ -515,10 +506,7 @@ pub unsafe extern "C" fn get_program_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let p = match Obj::get(program) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let p = try_cl!(Obj::get(program));
     let state = p.inner.state.lock().unwrap_or_else(|e| e.into_inner());
     let kernel_names = || -> Result<Vec<String>, i32> {
         let built = state.built.as_ref().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
@@ -569,10 +557,7 @@ pub unsafe extern "C" fn get_program_build_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let p = match Obj::get(program) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let p = try_cl!(Obj::get(program));
     if device != the_device() {
         return CL_INVALID_DEVICE;
     }

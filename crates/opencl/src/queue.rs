@@ -87,10 +87,7 @@ pub unsafe extern "C" fn get_command_queue_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> i32 {
-    let q = match Obj::get(queue) {
-        Ok(q) => q,
-        Err(code) => return code,
-    };
+    let q = try_cl!(Obj::get(queue));
     let info = match param {
         CL_QUEUE_CONTEXT => Info::ptr(q.inner.context),
         CL_QUEUE_DEVICE => Info::ptr(the_device()),
@@ -159,14 +156,8 @@ pub unsafe fn enqueue(
     event_out: *mut cl_event,
     work: Work,
 ) -> i32 {
-    let q = match Obj::get(queue) {
-        Ok(q) => q,
-        Err(code) => return code,
-    };
-    let deps = match wait_list(q.inner.context, num_events, events) {
-        Ok(d) => d,
-        Err(code) => return code,
-    };
+    let q = try_cl!(Obj::get(queue));
+    let deps = try_cl!(wait_list(q.inner.context, num_events, events));
     let event = create_event(q.inner.context, queue, how.command_type, CL_QUEUED as i32);
     if !event_out.is_null() {
         Obj::retain(event);
