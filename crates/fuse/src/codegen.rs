@@ -73,6 +73,7 @@ pub fn generate(
                         buffers.push((s.clone(), ty));
                     }
                 }
+                (None, LaunchArg::Scalar { .. }) if literal_int(arg).is_some() => {}
                 (None, LaunchArg::Scalar { .. }) => {
                     let n = scalar_name(stage.launch, p);
                     if !scalars.iter().any(|(s, _)| *s == n) {
@@ -120,18 +121,12 @@ pub fn generate(
     let slots = LocalSlots::assign(plan, boxes);
     let mut local_bytes = 0u64;
     for (j, (elem, n)) in slots.slots.iter().enumerate() {
-        let size = plan
-            .stages
-            .iter()
-            .enumerate()
-            .find(|(k, _)| slots.slot_of[*k] == Some(j))
-            .map(|(_, stage)| elem_size(module, stage))
-            .unwrap_or(4);
-        local_bytes += n * size;
+        local_bytes += n * elem_bytes(elem);
         let _ = writeln!(out, "    __local {elem} fuse_slot{j}[{n}];");
     }
-    let tile =
-        |k: usize| format!("fuse_slot{}", slots.slot_of[k].expect("a stage kept in local memory"));
+    let tile = |k: usize, o: usize| {
+        format!("fuse_slot{}", slots.slot_of[k][o].expect("an output kept in local memory"))
+    };
     for d in 0..dims {
         let _ =
             writeln!(out, "    const int fuse_t{d} = (int)get_group_id({d}) * {};", shape.tile[d]);
@@ -151,66 +146,90 @@ pub fn generate(
                 reach[d].0
             );
         }
-        let inside = (0..dims)
-            .map(|d| format!("fuse_q{d} >= 0 && fuse_q{d} < {}", plan.global[d]))
-            .collect::<Vec<_>>()
-            .join(" && ");
+        let inside = inside_c(plan, reach, &shape.tile);
         let point: Vec<String> = (0..dims).map(|d| format!("fuse_q{d}")).collect();
         let slot = slot_c(&(0..dims).map(|d| format!("fuse_x{d}")).collect::<Vec<_>>(), &ext);
-        let out_storage = buffer_param(&buffers, &stage.output.storage);
-        if stage.output.to_tile {
-            // Points the kernel does not write keep the buffer's old value, which later
-            // stages may read.
-            let unwritten = match &stage.output.written {
-                Some(c) => format!("!({inside}) || !({})", cond_c(c, stage)),
+        let inside_text = if inside.is_empty() { "1".to_string() } else { inside.clone() };
+        for (o, output) in stage.outputs.iter().enumerate() {
+            let unwritten = match &output.written {
+                Some(c) => format!("!({inside_text}) || !({})", cond_c(c, stage)),
                 None => "1".into(),
             };
-            let _ = writeln!(out, "{indent}if ({unwritten}) {{");
-            let _ =
-                writeln!(out, "{indent}    const long fuse_w = {};", stage.output.index_c(&point));
-            let _ = writeln!(
-                out,
-                "{indent}    if (fuse_w >= 0 && fuse_w < {}) {}[{slot}] = {out_storage}[fuse_w];",
-                stage.output.len,
-                tile(k)
-            );
-            let _ = writeln!(out, "{indent}}}");
+            if output.to_tile && !output.discard {
+                // Points the kernel does not write keep the buffer's old value, which later
+                // stages may read.
+                let own = buffer_param(&buffers, &output.storage);
+                let _ = writeln!(out, "{indent}if ({unwritten}) {{");
+                let _ = writeln!(
+                    out,
+                    "{indent}    const {} fuse_w = {};",
+                    index_type(output.len),
+                    output.index_c(&point)
+                );
+                let _ = writeln!(
+                    out,
+                    "{indent}    if (fuse_w >= 0 && fuse_w < {}) {}[{slot}] = {own}[fuse_w];",
+                    output.len,
+                    tile(k, o)
+                );
+                let _ = writeln!(out, "{indent}}}");
+            } else if let Some(from) = &output.fill_from {
+                // The result goes to a scratch buffer that replaces the kernel's own: points
+                // it does not write carry the old value over.
+                let own = buffer_param(&buffers, &output.storage);
+                let from = buffer_param(&buffers, from);
+                let _ = writeln!(
+                    out,
+                    "{indent}if ({inside_text} && ({unwritten})) {{ const {} fuse_w = {}; {own}[fuse_w] = {from}[fuse_w]; }}",
+                    index_type(output.len),
+                    output.index_c(&point)
+                );
+            }
         }
         let mut args = Vec::new();
         let launch = &workload.launches[stage.launch];
         for (p, arg) in launch.args.iter().enumerate() {
             let p32 = p as u32;
             match &stage.storage[p] {
-                Some(s) => {
-                    if p32 == stage.output.param && stage.output.to_tile {
-                        args.push(tile(k));
-                    } else if let Some(Source::Tile { producer }) = stage.sources.get(&p32) {
-                        args.push(tile(*producer));
-                    } else {
-                        args.push(buffer_param(&buffers, s));
+                Some(s) => match (stage.output_of(p32), stage.sources.get(&p32)) {
+                    (Some((o, output)), _) if output.to_tile => args.push(tile(k, o)),
+                    (None, Some(Source::Tile { producer, output })) => {
+                        args.push(tile(*producer, *output))
                     }
-                }
+                    _ => args.push(buffer_param(&buffers, s)),
+                },
                 None => match arg {
-                    LaunchArg::Scalar { .. } => args.push(scalar_name(stage.launch, p)),
+                    LaunchArg::Scalar { .. } => match literal_int(arg) {
+                        Some(v) => args.push(v),
+                        None => args.push(scalar_name(stage.launch, p)),
+                    },
                     LaunchArg::LoopScalar { .. } => args.push(loop_scalar_name(stage.launch, p, k)),
                     _ => args.push("0".into()),
                 },
             }
         }
         for d in 0..dims {
-            args.push(format!("(ulong)fuse_q{d}"));
+            args.push(format!("fuse_q{d}"));
         }
         for d in 0..dims {
             args.push(format!("fuse_t{d}"));
         }
-        let _ = writeln!(out, "{indent}if ({inside}) {}({});", helpers[k], args.join(", "));
+        let call = format!("{}({});", helpers[k], args.join(", "));
+        if inside.is_empty() {
+            let _ = writeln!(out, "{indent}{call}");
+        } else {
+            let _ = writeln!(out, "{indent}if ({inside}) {call}");
+        }
         loops_close(&mut out, dims, "");
         if k + 1 < plan.stages.len() {
             // Later stages read this one's tile, or reuse the slot of a tile it read.
             let _ = writeln!(out, "    barrier(CLK_LOCAL_MEM_FENCE);");
         }
-        if stage.output.to_tile && stage.output.to_global {
-            // The result is needed after the fused kernel too: its core tile goes out.
+        let out_going: Vec<usize> = (0..stage.outputs.len())
+            .filter(|o| stage.outputs[*o].to_tile && stage.outputs[*o].to_global)
+            .collect();
+        if !out_going.is_empty() {
+            // Results needed after the fused kernel too: their core tiles go out.
             let indent = loops_open(&mut out, dims, &shape.tile, &shape.group, "fuse_c");
             for d in 0..dims {
                 let _ = writeln!(out, "{indent}const int fuse_q{d} = fuse_t{d} + fuse_c{d};");
@@ -219,16 +238,29 @@ pub fn generate(
                 &(0..dims).map(|d| format!("(fuse_c{d} - ({}))", reach[d].0)).collect::<Vec<_>>(),
                 &ext,
             );
-            let written = match &stage.output.written {
-                Some(c) => cond_c(c, stage),
-                None => "1".into(),
-            };
-            let _ = writeln!(
-                out,
-                "{indent}if ({inside} && ({written})) {out_storage}[{}] = {}[{core_slot}];",
-                stage.output.index_c(&point),
-                tile(k)
-            );
+            let core: Vec<(i64, i64)> = shape.tile.iter().map(|t| (0, *t as i64 - 1)).collect();
+            let inside = inside_c(plan, &core, &shape.tile);
+            for o in out_going {
+                let output = &stage.outputs[o];
+                let mut conds = Vec::new();
+                if !inside.is_empty() {
+                    conds.push(inside.clone());
+                }
+                if let Some(c) = &output.written {
+                    conds.push(format!("({})", cond_c(c, stage)));
+                }
+                let store = format!(
+                    "{}[{}] = {}[{core_slot}];",
+                    buffer_param(&buffers, &output.storage),
+                    output.index_c(&point),
+                    tile(k, o)
+                );
+                if conds.is_empty() {
+                    let _ = writeln!(out, "{indent}{store}");
+                } else {
+                    let _ = writeln!(out, "{indent}if ({}) {store}", conds.join(" && "));
+                }
+            }
             loops_close(&mut out, dims, "c");
         }
     }
@@ -248,8 +280,8 @@ pub fn generate(
 /// Local memory slots shared by tiles whose lifetimes do not overlap: a temporal chain needs
 /// only two, whatever the number of steps, which is what lets deep fusion keep large tiles.
 pub struct LocalSlots {
-    /// The slot of each stage's tile (`None` for stages that write global memory only).
-    pub slot_of: Vec<Option<usize>>,
+    /// The slot of each stage's outputs (`None` for outputs that go to global memory only).
+    pub slot_of: Vec<Vec<Option<usize>>>,
     /// Element type and points of each slot (the largest tile it holds).
     pub slots: Vec<(String, u64)>,
 }
@@ -258,40 +290,107 @@ impl LocalSlots {
     pub fn assign(plan: &Plan, boxes: &Boxes) -> LocalSlots {
         let stages = &plan.stages;
         // The last stage that reads each tile.
-        let mut last_use: Vec<usize> = (0..stages.len()).collect();
+        let mut last_use: Vec<Vec<usize>> =
+            stages.iter().enumerate().map(|(k, s)| vec![k; s.outputs.len()]).collect();
         for (k, stage) in stages.iter().enumerate() {
             for source in stage.sources.values() {
-                if let Source::Tile { producer } = source {
-                    last_use[*producer] = last_use[*producer].max(k);
+                if let Source::Tile { producer, output } = source {
+                    let u = &mut last_use[*producer][*output];
+                    *u = (*u).max(k);
                 }
             }
         }
-        let mut slot_of = vec![None; stages.len()];
+        let mut slot_of: Vec<Vec<Option<usize>>> =
+            stages.iter().map(|s| vec![None; s.outputs.len()]).collect();
         let mut slots: Vec<(String, u64)> = Vec::new();
-        // Per slot: the stage whose tile it holds now.
-        let mut holder: Vec<usize> = Vec::new();
+        // Per slot: the (stage, output) whose tile it holds now.
+        let mut holder: Vec<(usize, usize)> = Vec::new();
         for (k, stage) in stages.iter().enumerate() {
-            if !stage.output.to_tile {
-                continue;
+            for (o, output) in stage.outputs.iter().enumerate() {
+                if !output.to_tile {
+                    continue;
+                }
+                let points = boxes.points(k);
+                let free = (0..slots.len())
+                    .find(|&j| slots[j].0 == output.elem && last_use[holder[j].0][holder[j].1] < k);
+                let j = match free {
+                    Some(j) => {
+                        slots[j].1 = slots[j].1.max(points);
+                        holder[j] = (k, o);
+                        j
+                    }
+                    None => {
+                        slots.push((output.elem.clone(), points));
+                        holder.push((k, o));
+                        slots.len() - 1
+                    }
+                };
+                slot_of[k][o] = Some(j);
             }
-            let points = boxes.points(k);
-            let free = (0..slots.len())
-                .find(|&j| slots[j].0 == stage.output.elem && last_use[holder[j]] < k);
-            let j = match free {
-                Some(j) => {
-                    slots[j].1 = slots[j].1.max(points);
-                    holder[j] = k;
-                    j
-                }
-                None => {
-                    slots.push((stage.output.elem.clone(), points));
-                    holder.push(k);
-                    slots.len() - 1
-                }
-            };
-            slot_of[k] = Some(j);
         }
         LocalSlots { slot_of, slots }
+    }
+
+    /// Bytes of local memory per work-group.
+    pub fn bytes(&self) -> u64 {
+        self.slots.iter().map(|(elem, n)| n * elem_bytes(elem)).sum()
+    }
+}
+
+/// Bytes of an element type as OpenCL C spells it.
+pub fn elem_bytes(elem: &str) -> u64 {
+    match elem {
+        "char" | "uchar" | "bool" => 1,
+        "short" | "ushort" | "half" => 2,
+        "long" | "ulong" | "double" => 8,
+        _ if elem.ends_with("16") => 16 * elem_bytes(elem.trim_end_matches("16")),
+        _ if elem.ends_with('8') => 8 * elem_bytes(elem.trim_end_matches('8')),
+        _ if elem.ends_with('4') || elem.ends_with('3') => {
+            4 * elem_bytes(elem.trim_end_matches(['3', '4']))
+        }
+        _ if elem.ends_with('2') => 2 * elem_bytes(elem.trim_end_matches('2')),
+        _ => 4,
+    }
+}
+
+/// The test that a point of a stage's box lies in the index space, as C over the loop
+/// variables `<var><d>`; the parts that hold for every tile (the box never reaches below
+/// zero, or past the end, in that dimension) are left out, and an empty text means always.
+fn inside_c(plan: &Plan, reach: &[(i64, i64)], tile: &[u64]) -> String {
+    let mut parts = Vec::new();
+    for (d, (lo, hi)) in reach.iter().enumerate() {
+        if *lo < 0 {
+            parts.push(format!("fuse_q{d} >= 0"));
+        }
+        // Tiles start at multiples of the tile size: when it divides the index space, a
+        // box that does not reach past its tile never reaches past the end.
+        if !plan.global[d].is_multiple_of(tile[d]) || *hi >= tile[d] as i64 {
+            parts.push(format!("fuse_q{d} < {}", plan.global[d]));
+        }
+    }
+    parts.join(" && ")
+}
+
+/// An integer by-value argument as a literal: such values are known at build time, and as
+/// literals the sizes and guards that use them fold into the fused kernel.
+fn literal_int(arg: &LaunchArg) -> Option<String> {
+    match arg {
+        LaunchArg::Scalar { ty, value, .. } if ty.width == 1 && !ty.scalar.is_float() => {
+            match value.as_slice() {
+                [clmap_workload::Number::Int(v)] => Some(format!("(({}){v})", ty)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The narrowest C type that indexes a buffer of `len` elements.
+fn index_type(len: u64) -> &'static str {
+    if len < (1 << 31) {
+        "int"
+    } else {
+        "long"
     }
 }
 
@@ -314,18 +413,10 @@ fn buffer_param(buffers: &[(String, String)], storage: &str) -> String {
     format!("fuse_buf{i}")
 }
 
-fn elem_size(module: &Module, stage: &crate::plan::StagePlan) -> u64 {
-    let f = &module.functions[stage.function];
-    match &module.types[f.params[stage.output.param as usize].ty] {
-        TypeInner::Pointer { pointee, .. } => module.size_of(*pointee) as u64,
-        _ => 4,
-    }
-}
-
 /// The driver's parameter type for a storage: the kernel's spelling, without `const` when
 /// any stage writes the storage.
 fn param_type_text(module: &Module, ty: Handle<Type>, plan: &Plan, storage: &str) -> String {
-    let written = plan.stages.iter().any(|s| s.output.storage == storage);
+    let written = plan.stages.iter().any(|s| s.outputs.iter().any(|o| o.storage == storage));
     match &module.types[ty] {
         TypeInner::Pointer { pointee, space, .. } => {
             let space = match space {
@@ -423,9 +514,7 @@ fn stage_helper(module: &mut Module, plan: &Plan, boxes: &Boxes, k: usize, name:
         .filter(|(_, s)| matches!(s, Source::Tile { .. }))
         .map(|(p, _)| *p)
         .collect();
-    if stage.output.to_tile {
-        to_local.push(stage.output.param);
-    }
+    to_local.extend(stage.outputs.iter().filter(|o| o.to_tile).map(|o| o.param));
     for p in &to_local {
         let old = f.params[*p as usize].ty;
         let TypeInner::Pointer { pointee, is_const, is_volatile, is_restrict, .. } =
@@ -485,13 +574,13 @@ fn stage_helper(module: &mut Module, plan: &Plan, boxes: &Boxes, k: usize, name:
     }
     let _ = uint;
     let mut emit = Emitter { f: &mut f, int, first_point, first_origin };
-    // The write of a result kept in a tile.
-    if stage.output.to_tile {
+    // The writes of results kept in tiles.
+    for output in stage.outputs.iter().filter(|o| o.to_tile) {
         let reach = &boxes.reach[k];
         let ext = boxes.extent(k);
         let places: Vec<Handle<Expression>> = stage
             .accesses
-            .of_param(stage.output.param)
+            .of_param(output.param)
             .filter(|a| a.kind.writes())
             .map(|a| a.place)
             .collect();
@@ -511,8 +600,9 @@ fn stage_helper(module: &mut Module, plan: &Plan, boxes: &Boxes, k: usize, name:
     }
     // Reads of earlier stages' tiles.
     for (p, reads) in &stage.tile_reads {
-        let Some(Source::Tile { producer }) = stage.sources.get(p) else { continue };
+        let Some(Source::Tile { producer, output }) = stage.sources.get(p) else { continue };
         let prod = &plan.stages[*producer];
+        let offset = &prod.outputs[*output].offset;
         let reach = &boxes.reach[*producer];
         let ext = boxes.extent(*producer);
         for read in reads {
@@ -521,7 +611,7 @@ fn stage_helper(module: &mut Module, plan: &Plan, boxes: &Boxes, k: usize, name:
                     let c = emit.linear(&read.components[d]);
                     let t = emit.origin(d);
                     let rel = emit.binary(BinaryOp::Sub, c, t);
-                    let lo = emit.literal(-(reach[d].0 + prod.output.offset[d]));
+                    let lo = emit.literal(-(reach[d].0 + offset[d]));
                     emit.binary(BinaryOp::Add, rel, lo)
                 })
                 .collect();

@@ -82,7 +82,7 @@ impl Default for Limits {
 
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Fused steps per launch for temporal fusion (odd); `None` searches.
+    /// Fused steps per launch for temporal fusion (at least 2); `None` searches.
     pub steps: Option<u32>,
     /// Tile size per dimension; `None` searches.
     pub tile: Option<Vec<u64>>,
@@ -158,6 +158,7 @@ pub fn fuse(
     let mut reports = Vec::new();
     let mut replaced: Vec<(usize, usize, Vec<Launch>)> = Vec::new();
     let mut analyses = HashMap::new();
+    let mut scratches: Vec<(String, String)> = Vec::new();
     let mut index = 0;
     for segment in &segments {
         if let (Variant::Split, SegmentKind::Spatial { first, last }) =
@@ -192,13 +193,13 @@ pub fn fuse(
                     end += 1;
                 }
                 match accepted {
-                    Some((trial, (text, report, launches, range))) => {
+                    Some((trial, result)) => {
                         new_module = trial;
-                        drivers.push_str(&text);
-                        reports.push(report);
-                        replaced.push((range.0, range.1, launches));
+                        start = result.range.1 + 1;
+                        drivers.push_str(&result.text);
+                        reports.push(result.report);
+                        replaced.push((result.range.0, result.range.1, result.launches));
                         index += 1;
-                        start = range.1 + 1;
                     }
                     None => {
                         refusals.extend(why);
@@ -218,10 +219,11 @@ pub fn fuse(
             options,
             &mut analyses,
         ) {
-            Ok((text, report, launches, range)) => {
-                drivers.push_str(&text);
-                reports.push(report);
-                replaced.push((range.0, range.1, launches));
+            Ok(result) => {
+                drivers.push_str(&result.text);
+                reports.push(result.report);
+                replaced.push((result.range.0, result.range.1, result.launches));
+                scratches.extend(result.scratch);
                 index += 1;
             }
             Err(r) => refusals.push(r),
@@ -251,6 +253,15 @@ pub fn fuse(
         }
     }
     fused.launches = launches;
+    for (like, name) in scratches {
+        // Every element is written before it is read: its initial value does not matter.
+        let mut buffer = workload.buffer(&like).expect("the pair's buffer exists").clone();
+        buffer.name = name;
+        buffer.init = clmap_workload::Init::Zero;
+        buffer.output = false;
+        buffer.access = clmap_workload::Access::ReadWrite;
+        fused.buffers.push(buffer);
+    }
     for group in &mut fused.groups {
         let (first, last) = (group.launches.start, group.launches.end - 1);
         group.launches = moved[first].start..moved[last].end;
@@ -293,7 +304,15 @@ fn compiled_options_without_defines(options: &str) -> String {
     out.join(" ")
 }
 
-type SegmentResult = (String, SegmentReport, Vec<Launch>, (usize, usize));
+/// One fused segment: the driver's text, its report, the launches that replace launches
+/// `range.0..=range.1`, and a scratch buffer it needs (named after the buffer it copies).
+struct SegmentResult {
+    text: String,
+    report: SegmentReport,
+    launches: Vec<Launch>,
+    range: (usize, usize),
+    scratch: Option<(String, String)>,
+}
 
 #[allow(clippy::too_many_arguments)]
 fn fuse_segment(
@@ -330,15 +349,16 @@ fn fuse_segment(
                         .any(|g| g.swap.iter().any(|(a, b)| a == storage || b == storage))))
     };
     let temporal = matches!(segment.kind, SegmentKind::Temporal { .. });
-    // Temporal: the last repetition stays unfused (so both buffers end as the host expects)
-    // and fused steps are odd (so a fused launch never writes the buffer it reads).
+    // Temporal: the last repetition stays unfused, so both buffers end as the host expects.
+    // An odd number of fused steps writes the other buffer of the pair; an even number would
+    // write the one its first step reads, so its last step writes a scratch buffer instead,
+    // which then takes that buffer's name.
     let steps_choices: Vec<u32> = if temporal {
         let max = repeat - 1;
         match options.steps {
-            Some(k) if k % 2 == 0 || k < 3 => {
+            Some(k) if k < 2 => {
                 return Err(Refusal::unlocated(format!(
-                    "--steps {k}: temporal fusion takes an odd number of steps of at least 3 \
-                     (a fused launch must write the other buffer of the pair, never the one it reads)"
+                    "--steps {k}: temporal fusion takes at least 2 steps"
                 )))
             }
             Some(k) if k > max => {
@@ -348,15 +368,22 @@ fn fuse_segment(
             }
             Some(k) => vec![k],
             None => {
-                // Small odd counts, and the odd divisors of what can be fused (no unfused
+                // Small counts, and the divisors of what can be fused (no unfused
                 // remainder), as long as the tiles can still fit.
-                let mut ks: Vec<u32> = (3..=15).step_by(2).collect();
-                ks.extend((17..=63).step_by(2).filter(|k| max % k == 0));
+                let mut ks: Vec<u32> = (2..=16).collect();
+                ks.extend((17..=64).filter(|k| max % k == 0));
                 ks.into_iter().filter(|k| *k <= max).collect()
             }
         }
     } else {
         vec![1]
+    };
+    let scratch = {
+        let mut n = format!("fuse_scratch{index}");
+        while workload.buffer(&n).is_some() {
+            n.push('_');
+        }
+        n
     };
     if steps_choices.is_empty() {
         return Err(Refusal::unlocated("too few repetitions to fuse"));
@@ -367,12 +394,29 @@ fn fuse_segment(
     // constraints, ranked by estimated cost (tiles that miss the parallelism constraint pay
     // for it there); `options.rank` picks from that list.
     let mut plans = Vec::new();
-    let mut ranked: Vec<(f64, usize, u32, Shape, tiling::Boxes, u64)> = Vec::new();
     let mut last_reason = None;
+    let mut ranked: Vec<(f64, usize, u32, Shape, tiling::Boxes, u64)> = Vec::new();
     for &steps in &steps_choices {
         let stages = segment.stages(workload, if temporal { steps } else { 1 });
         let live = |s: &str| if temporal { false } else { later_reads(s) };
-        plans.push(plan::plan(module, workload, &stages, &live, analyses)?);
+        // With an even number of steps the last one writes the buffer the first one reads.
+        let redirect = match &segment.kind {
+            SegmentKind::Temporal { pair, .. } if steps % 2 == 0 => {
+                Some(plan::Redirect { pair: pair.clone(), scratch: scratch.clone() })
+            }
+            _ => None,
+        };
+        let planned = plan::plan(module, workload, &stages, &live, redirect.as_ref(), analyses);
+        let planned = match planned {
+            Ok(p) => p,
+            // One step count that cannot be planned leaves the others.
+            Err(r) if options.steps.is_none() && steps_choices.len() > 1 && steps % 2 == 0 => {
+                last_reason = Some(r.reason);
+                continue;
+            }
+            Err(r) => return Err(r),
+        };
+        plans.push(planned);
         let the_plan = plans.last().expect("just pushed");
         let symbolic = tiling::SymbolicTiling::new(ctx, module, the_plan)
             .map_err(|e| Refusal::unlocated(format!("isl: {e}")))?;
@@ -397,11 +441,7 @@ fn fuse_segment(
                     )));
                 }
             }
-            let local: u64 = codegen::LocalSlots::assign(the_plan, &boxes)
-                .slots
-                .iter()
-                .map(|(elem, points)| points * elem_bytes(elem))
-                .sum();
+            let local: u64 = codegen::LocalSlots::assign(the_plan, &boxes).bytes();
             if local > options.limits.local_bytes {
                 last_reason = Some(format!(
                     "tile {} needs {local} bytes of local memory, more than {}",
@@ -482,6 +522,7 @@ fn fuse_segment(
     }
     range.local = Some(local3);
     let mut launches = Vec::new();
+    let mut scratch_buffer = None;
     match &segment.kind {
         SegmentKind::Temporal { launch, pair } => {
             let original = &workload.launches[*launch];
@@ -491,6 +532,14 @@ fn fuse_segment(
             let mut fused = Launch::new(name.clone(), range, args.clone());
             fused.repeat = chunks;
             fused.swap = vec![pair.clone()];
+            // An even number of steps left the newest values in the scratch buffer, which
+            // takes the name of the buffer it stands in for.
+            for s in &the_plan.stages[the_plan.stages.len() - 1].outputs {
+                if let Some(from) = &s.fill_from {
+                    fused.swap = vec![(from.clone(), s.storage.clone())];
+                    scratch_buffer = Some((from.clone(), s.storage.clone()));
+                }
+            }
             launches.push(fused);
             // The rest runs unfused, as does the last repetition; values that change with the
             // repetition continue where the fused launches stopped.
@@ -560,7 +609,7 @@ fn fuse_segment(
         relations,
         candidates: available,
     };
-    Ok((text, report, launches, (first, last)))
+    Ok(SegmentResult { text, report, launches, range: (first, last), scratch: scratch_buffer })
 }
 
 /// A relation as isl prints it after coalescing: the disjuncts of a stencil merge and the
@@ -568,15 +617,6 @@ fn fuse_segment(
 /// text we built is kept where isl cannot read it back.
 fn normalised(ctx: &Context, text: String) -> String {
     ctx.map(&text).and_then(|m| m.coalesce()).map(|m| m.to_string()).unwrap_or(text)
-}
-
-fn elem_bytes(elem: &str) -> u64 {
-    match elem {
-        "char" | "uchar" => 1,
-        "short" | "ushort" | "half" => 2,
-        "long" | "ulong" | "double" => 8,
-        _ => 4,
-    }
 }
 
 /// Estimated time per original step, in arbitrary units: the launch overhead shared by the

@@ -263,6 +263,16 @@ impl Cond {
         }
     }
 
+    /// Every atom the condition mentions.
+    pub fn atoms(&self, out: &mut Vec<Atom>) {
+        match self {
+            Cond::True | Cond::Unknown(_) => {}
+            Cond::NonNegative(s) | Cond::Zero(s) => s.atoms(out),
+            Cond::And(xs) | Cond::Or(xs) => xs.iter().for_each(|x| x.atoms(out)),
+            Cond::Not(x) => x.atoms(out),
+        }
+    }
+
     /// Whether some part cannot be followed.
     pub fn unknown(&self) -> Option<&str> {
         match self {

@@ -280,7 +280,7 @@ impl SymbolicTiling {
         let stages = &plan.stages;
         let mut tiles: Vec<Option<Map>> = stages
             .iter()
-            .map(|s| if s.output.to_global { Some(core.clone()) } else { None })
+            .map(|s| s.outputs.iter().any(|o| o.to_global).then(|| core.clone()))
             .collect();
         for k in (0..stages.len()).rev() {
             // Only the box of a tile is used, so each stage's tile is widened to one piece
@@ -295,7 +295,7 @@ impl SymbolicTiling {
             let mut sources: Vec<(&u32, &Source)> = stage.sources.iter().collect();
             sources.sort_by_key(|(p, _)| **p);
             for (param, source) in sources {
-                let Source::Tile { producer } = source else { continue };
+                let Source::Tile { producer, output } = source else { continue };
                 let values = |p: u32| stage.values.get(&p).copied();
                 let Some(c) = relation_text(
                     module,
@@ -314,7 +314,7 @@ impl SymbolicTiling {
                 let Some(pr) = relation_text(
                     module,
                     &producer_stage.accesses,
-                    producer_stage.output.param,
+                    producer_stage.outputs[*output].param,
                     &pvalues,
                     global,
                     false,

@@ -36,8 +36,9 @@ const EXAMPLES: &str = "Examples:
 ///
 /// The fused pipeline runs against the original on the simulator with several random inputs
 /// before anything is written (and on the device with --measure); a difference is a refusal
-/// naming the buffer and index. Temporal fusion leaves the last repetition unfused and fuses
-/// an odd number of steps per launch, so both buffers of the pair end as the host expects.
+/// naming the buffer and index. Temporal fusion leaves the last repetition unfused, so both
+/// buffers of the pair end as the host expects; an even number of fused steps writes its
+/// result to a scratch buffer that then takes the read buffer's name.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -46,7 +47,7 @@ pub struct Args {
     /// Where to write the fused workload; its kernels go beside it (same name, .cl).
     #[arg(short, long, value_name = "FUSED.toml")]
     pub output: Option<PathBuf>,
-    /// Steps fused per launch for repeated launches (odd, at least 3; default: searched).
+    /// Steps fused per launch for repeated launches (at least 2; default: searched).
     #[arg(long, value_name = "K")]
     pub steps: Option<u32>,
     /// o: redundant computation (default); s: a launch boundary wherever a halo is needed
