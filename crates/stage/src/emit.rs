@@ -7,7 +7,7 @@ use clmap_lang::edit::EditSet;
 use clmap_lang::ir::Function;
 use clmap_lang::{FileId, Refusal, Span};
 
-use crate::tile::TileBox;
+use crate::tile::{TileBox, TileCell};
 
 pub struct EmitInput<'a> {
     pub function: &'a Function,
@@ -55,7 +55,7 @@ pub fn emit(input: &EmitInput<'_>) -> Result<Emitted, Refusal> {
     };
     edits.insert_after(brace as u32 + 1, prologue).map_err(|e| fail(e, f.span))?;
     let mut done: Vec<Span> = Vec::new();
-    for (read, position) in input.reads.iter().zip(&input.tile.positions) {
+    for (read, cell) in input.reads.iter().zip(&input.tile.cells) {
         let span = read.span;
         if done.contains(&span) {
             return Err(Refusal::new(
@@ -80,7 +80,7 @@ pub fn emit(input: &EmitInput<'_>) -> Result<Emitted, Refusal> {
                 span,
             ));
         }
-        let replacement = format!("{tile_name}[{}]", position_text(f, position));
+        let replacement = format!("{tile_name}[{}]", cell_text(f, cell, input.tile));
         edits.replace(span, replacement).map_err(|e| fail(e, span))?;
         done.push(span);
     }
@@ -174,8 +174,29 @@ fn prologue(input: &EmitInput<'_>, indent: &str, tile: &str, i: &str, g: &str) -
     )
 }
 
-/// A tile position as OpenCL C: local ids (y before x), loop counters, then the constant.
-fn position_text(f: &Function, position: &Affine) -> String {
+/// A read's element of the tile, `row * columns + column`, each part written as the original
+/// index writes its own (`(y + dy) * w + x + dx` becomes `(ly + dy + 2) * 20 + lx + dx + 2`).
+fn cell_text(f: &Function, cell: &TileCell, tile: &TileBox) -> String {
+    let column = affine_text(f, &cell.column);
+    if tile.rows == 1 || cell.row == Affine::constant(0) {
+        return column;
+    }
+    let row = affine_text(f, &cell.row);
+    let row = if cell.row.terms.len() + usize::from(cell.row.constant != 0) > 1 {
+        format!("({row})")
+    } else {
+        row
+    };
+    let row = format!("{row} * {}", tile.columns);
+    match column.strip_prefix('-') {
+        _ if cell.column == Affine::constant(0) => row,
+        Some(negated) => format!("{row} - {negated}"),
+        None => format!("{row} + {column}"),
+    }
+}
+
+/// An affine form as OpenCL C: local ids (y before x), loop counters, then the constant.
+fn affine_text(f: &Function, position: &Affine) -> String {
     let mut terms: Vec<(IndexAtom, i64)> = position.terms.iter().map(|(a, c)| (*a, *c)).collect();
     terms.sort_by_key(|(a, _)| match a {
         IndexAtom::LocalId(d) => (0, 2 - i64::from(*d)),

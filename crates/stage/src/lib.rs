@@ -36,8 +36,8 @@ use clmap_lang::ir::{AddressSpace, Function, Handle, Module, TypeInner};
 pub use clmap_lang::Refusal;
 use clmap_workload::{StepArg, Workload};
 
-pub use tile::TileBox;
-pub use validate::Validation;
+pub use tile::{TileBox, TileCell};
+pub use validate::{validate_on, Validation};
 
 /// What a staging may use and how it is checked.
 #[derive(Clone, Debug, PartialEq, Eq)]

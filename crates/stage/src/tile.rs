@@ -28,11 +28,18 @@ pub struct TileBox {
     pub group_steps: BTreeMap<u8, (i64, i64)>,
     /// The first row and column of the box for group 0.
     pub first: (i64, i64),
-    /// For each read, its position in the tile (`row·columns + col`) as an affine form of the
-    /// local ids and loop counters.
-    pub positions: Vec<Affine>,
+    /// For each read, its row and column in the tile as affine forms of the local ids and
+    /// loop counters (the element is `row·columns + column` of the tile).
+    pub cells: Vec<TileCell>,
     /// Element reads one work-group makes (guards ignored).
     pub accesses_per_group: u64,
+}
+
+/// Where one read falls in the tile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileCell {
+    pub row: Affine,
+    pub column: Affine,
 }
 
 impl TileBox {
@@ -205,18 +212,18 @@ fn box_with_width(width: i64, forms: &[Form], group: &BTreeMap<u8, i64>) -> Opti
     let rows = u64::try_from(r_hi.checked_sub(r_lo)?.checked_add(1)?).ok()?;
     let columns = u64::try_from(c_hi.checked_sub(c_lo)?.checked_add(1)?).ok()?;
     rows.checked_mul(columns)?;
-    let pitch = i64::try_from(columns).ok()?;
-    let mut positions = Vec::new();
+    i64::try_from(columns).ok()?;
+    let mut cells = Vec::new();
     for (ranges, constant) in forms {
         let (kr, kc) = split(*constant, width);
-        let mut position =
-            Affine::constant((kr - r_lo).checked_mul(pitch)?.checked_add(kc.checked_sub(c_lo)?)?);
+        let mut row = Affine::constant(kr.checked_sub(r_lo)?);
+        let mut column = Affine::constant(kc.checked_sub(c_lo)?);
         for (atom, (c, _, _)) in ranges {
             let (r, col) = split(*c, width);
-            let step = r.checked_mul(pitch)?.checked_add(col)?;
-            position = position.add(&Affine::atom(*atom).scale(step)?)?;
+            row = row.add(&Affine::atom(*atom).scale(r)?)?;
+            column = column.add(&Affine::atom(*atom).scale(col)?)?;
         }
-        positions.push(position);
+        cells.push(TileCell { row, column });
     }
     let group_steps = group.iter().map(|(d, g)| (*d, split(*g, width))).collect();
     let base = r_lo.checked_mul(width)?.checked_add(c_lo)?;
@@ -228,7 +235,7 @@ fn box_with_width(width: i64, forms: &[Form], group: &BTreeMap<u8, i64>) -> Opti
         base,
         group_steps,
         first: (r_lo, c_lo),
-        positions,
+        cells,
         accesses_per_group: 0,
     })
 }
@@ -262,9 +269,11 @@ mod tests {
         let group = BTreeMap::from([(0, 16), (1, 1024)]);
         let b = box_with_width(64, &forms, &group).unwrap();
         assert_eq!((b.rows, b.columns, b.first), (18, 18, (-1, -1)));
-        // The centre read of work-item (0, 0) is the tile's (1, 1).
-        assert_eq!(b.positions[0].constant, 19);
-        assert_eq!(b.positions[0].terms[&ly], 18);
+        // The centre read of work-item (ly, lx) is the tile's (ly + 1, lx + 1).
+        let centre = &b.cells[0];
+        assert_eq!((centre.row.constant, centre.row.terms[&ly]), (1, 1));
+        assert_eq!((centre.column.constant, centre.column.terms[&lx]), (1, 1));
+        assert!(!centre.row.terms.contains_key(&lx));
         assert_eq!(b.group_steps[&1], (16, 0));
     }
 }

@@ -55,3 +55,31 @@ pub fn validate(
         )),
     }
 }
+
+/// Runs the original and the staged workload on `target` (an OpenCL device, say) with `seeds`
+/// input sets; both must give the same outputs.
+pub fn validate_on(
+    original: &PreparedWorkload,
+    staged: &PreparedWorkload,
+    seeds: u64,
+    target: &Target,
+) -> Result<Validation, Refusal> {
+    let answer = differential(
+        Side::new(original, target),
+        Side::new(staged, target),
+        seeds,
+        StopAt::FirstDisagreement,
+    )
+    .map_err(|e| Refusal::unlocated(format!("running on {}: {e}", target.name())))?;
+    match answer.first_disagreement() {
+        Some(d) => Err(Refusal::unlocated(format!(
+            "on {} the staged kernel disagrees with the original: {d}",
+            target.name()
+        ))),
+        None => Ok(Validation {
+            seeds: answer.seed_count(),
+            outputs: answer.output_names(),
+            max_abs: answer.max_abs(),
+        }),
+    }
+}
