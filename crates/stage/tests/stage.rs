@@ -170,3 +170,20 @@ fn unknown_buffers_and_kernels_are_refused_with_what_exists() {
     let r = refusal("tests/corpus/mm_simple.toml", "other", "A", &StageLimits::default());
     assert!(r.contains("no kernel `other` (it has: simpleMultiply)"), "{r}");
 }
+
+#[test]
+fn staged_kernels_agree_with_the_original_on_an_opencl_device() {
+    let Some(device) = clmap_testkit::opencl_device() else { return };
+    let target = clmap_exec::Target::Device(device);
+    for (workload, kernel, buffer) in [
+        ("tests/corpus/mm_simple.toml", "simpleMultiply", "B"),
+        ("tests/stage/box5x5.toml", "box5x5", "in"),
+        ("tests/corpus/jacobi2d.toml", "jacobi2d_step", "A"),
+    ] {
+        let original = prepare(workload);
+        let v = stage(workload, kernel, buffer);
+        let checked = clmap_stage::validate_on(&original, &v.prepared, 2, &target)
+            .unwrap_or_else(|r| panic!("{workload}: {}", describe_refusal(&r, original.sources())));
+        assert_eq!(checked.seeds, 2, "{workload}");
+    }
+}
