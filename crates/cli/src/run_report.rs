@@ -83,11 +83,27 @@ pub fn summary(
         } else {
             workload.outputs.join(", ")
         },
-        match run.reports.len() {
-            0 => "no problems found".to_string(),
-            1 => "1 problem found (above)".to_string(),
-            n => format!("{n} problems found (above)"),
+        {
+            let errors = run.reports.iter().filter(|r| r.report.kind.is_error()).count();
+            let warnings = run.reports.len() - errors;
+            match (errors, warnings) {
+                (0, 0) => "no problems found".to_string(),
+                (1, 0) => "1 problem found (above)".to_string(),
+                (n, 0) => format!("{n} problems found (above)"),
+                (0, w) => format!("no problems found; {w} warning{} (above)", plural(w)),
+                (n, w) => {
+                    format!("{n} problem{} found, {w} warning{} (above)", plural(n), plural(w))
+                }
+            }
         }
     );
     out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }

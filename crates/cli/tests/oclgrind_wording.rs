@@ -26,7 +26,7 @@ fn races_are_worded_as_oclgrind_words_them() {
         "__kernel void k(__global int *data) {\n\
          __local int tile[32];\n\
          tile[get_local_id(0)] = 1;\n\
-         data[0] = tile[(get_local_id(0) + 1) % 32];\n}\n",
+         data[0] = tile[(get_local_id(0) + 1) % 32] + get_local_id(0);\n}\n",
         &["--data-races"],
     );
     assert!(

@@ -342,6 +342,8 @@ mod tests {
             object: None,
             group: g,
             unchanged: None,
+            stored: None,
+            align: 4,
         });
     }
 

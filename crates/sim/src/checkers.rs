@@ -7,18 +7,23 @@ use clmap_lang::Span;
 
 use crate::exec::LaunchPlan;
 use crate::launch::SimOptions;
-use crate::memory::{decode, Target};
+use crate::memory::{decode, HostAccess, Target};
 use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer};
 use crate::report::{Report, ReportKind, ReportSink};
-use crate::shadow::{combine_groups, CellState, FirstStore, RegionShadow, MANY_GROUPS, MANY_LANES};
+use crate::shadow::{
+    combine_groups, CellState, FirstStore, RegionShadow, StoredValue, AGREED, MANY_GROUPS,
+    MANY_LANES,
+};
 use crate::Mask;
 
-/// The checkers a launch's options switch on, as one observer.
+/// The checkers a launch's options switch on, as one observer, and the checks always made
+/// ([`MemCheck`]).
 #[derive(Debug, Default)]
 pub(crate) struct Checkers {
     race: Option<RaceChecker>,
     uninit: Option<UninitChecker>,
     info: Option<LaunchInfo>,
+    mem: MemCheck,
 }
 
 /// What the cross-work-group check needs to name groups and buffers.
@@ -54,6 +59,7 @@ impl Checkers {
                 names: plan.buffers.iter().map(|b| b.name.to_string()).collect(),
                 template: plan.group_info(0),
             }),
+            mem: MemCheck::new(plan),
         }
     }
 
@@ -69,6 +75,7 @@ impl Checkers {
             (None, Some(b)) => self.uninit = Some(b),
             _ => {}
         }
+        self.mem.reports.merge(other.mem.reports);
     }
 
     /// All findings, including the launch-wide ones (call after merging every thread's).
@@ -93,6 +100,7 @@ impl Observer for Checkers {
     }
     #[inline]
     fn memory_access(&mut self, batch: &AccessBatch<'_>) {
+        self.mem.memory_access(batch);
         if let Some(r) = &mut self.race {
             r.memory_access(batch);
         }
@@ -114,7 +122,7 @@ impl Observer for Checkers {
         }
     }
     fn take_reports(&mut self) -> Vec<Report> {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.mem.reports).into_sorted();
         if let Some(r) = &mut self.race {
             out.extend(std::mem::take(&mut r.reports).into_sorted());
         }
@@ -197,9 +205,30 @@ fn shared_read_only(cells: &[CellState], epoch: u16) -> bool {
 /// [`MANY_LANES`]).
 type Conflict = (&'static str, u16);
 
+/// What a store found when every work-item that stored to the bytes stored the same value:
+/// whichever wins, memory ends up the same, so Oclgrind does not call it a race.
+const SAME_VALUE: &str = "write after write of the same value";
+
+/// Keeps the conflict to report: the first one, unless a later one loses data and the kept
+/// one does not.
+#[inline(always)]
+fn prefer(kept: Option<Conflict>, new: Option<Conflict>) -> Option<Conflict> {
+    match (kept, new) {
+        (None, n) => n,
+        (Some((SAME_VALUE, _)), Some(n)) if n.0 != SAME_VALUE => Some(n),
+        (k, _) => k,
+    }
+}
+
+/// Checks one access against the cells it covers and marks them. For stores, `values` holds
+/// the cells' stored-value records and `value_of(i)` the data this access stores to cell `i`
+/// (`None` when not known: then it cannot be told to be the same as another's).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn check_cells(
     cells: &mut [CellState],
+    mut values: Option<&mut [StoredValue]>,
+    value_of: impl Fn(usize) -> Option<u32>,
     kind: AccessKind,
     me: u16,
     epoch: u16,
@@ -208,7 +237,7 @@ fn check_cells(
 ) -> Option<Conflict> {
     let other = |who: u16| who != 0 && who != me;
     let mut found = None;
-    for state in cells {
+    for (i, state) in cells.iter_mut().enumerate() {
         if state.epoch != epoch {
             *state = CellState {
                 epoch,
@@ -237,13 +266,32 @@ fn check_cells(
                 c
             }
             AccessKind::Store => {
-                let c = if other(state.writer) || other(state.atomic) {
-                    Some(("write after write", state.writer.max(state.atomic)))
+                let value = value_of(i);
+                let record = values.as_deref_mut().and_then(|v| v.get_mut(i));
+                let c = if other(state.atomic) {
+                    Some(("write after write", state.atomic))
+                } else if other(state.writer) {
+                    let same = match (&record, value) {
+                        (Some(r), Some(v)) => r.interval_known && r.interval == v,
+                        _ => false,
+                    };
+                    Some((if same { SAME_VALUE } else { "write after write" }, state.writer))
                 } else if other(state.reader) {
                     Some(("write after read", state.reader))
                 } else {
                     None
                 };
+                if let Some(r) = record {
+                    // The interval's value is the first writer's, or the latest of a lane
+                    // that has stored alone so far.
+                    if state.writer == 0 || state.writer == me {
+                        r.interval = value.unwrap_or(0);
+                        r.interval_known = value.is_some();
+                    }
+                    if group != 0 {
+                        r.note_launch_store(value);
+                    }
+                }
                 if state.writer != me {
                     state.writer = if state.writer == 0 { me } else { MANY_LANES };
                 }
@@ -273,9 +321,7 @@ fn check_cells(
                 c
             }
         };
-        if found.is_none() {
-            found = conflict;
-        }
+        found = prefer(found, conflict);
     }
     found
 }
@@ -312,11 +358,24 @@ impl RaceChecker {
     fn cross_group_reports(&self, info: &LaunchInfo) -> Vec<Report> {
         let mut out = Vec::new();
         for (index, region) in self.buffers.iter().enumerate() {
-            let racy = region.cells().find(|(_, c)| {
+            let racy = |(_, c): &(u64, &CellState)| {
                 let (w, r) = (c.group_writer, c.group_reader);
                 w == MANY_GROUPS || (w != 0 && r != 0 && r != w)
-            });
-            let Some((offset, cell)) = racy else { continue };
+            };
+            // Work-groups that only stored, all the same value, lose no data: such a cell is
+            // reported (as a same-value race) only when no cell of the buffer races for real.
+            let same_value = |(offset, c): &(u64, &CellState)| {
+                c.group_writer == MANY_GROUPS
+                    && c.group_reader == 0
+                    && region.stored_value(*offset).launch == AGREED
+            };
+            let found = region
+                .cells()
+                .filter(racy)
+                .find(|cell| !same_value(cell))
+                .map(|cell| (cell, false))
+                .or_else(|| region.cells().find(racy).map(|cell| (cell, true)));
+            let Some(((offset, cell), same)) = found else { continue };
             let (w, r) = (cell.group_writer, cell.group_reader);
             let store = region.first_store(offset);
             let (group, lane, span) = match store {
@@ -330,15 +389,30 @@ impl RaceChecker {
             } else {
                 format!("stored to by work-group {} and loaded by work-group {}", w - 1, r - 1)
             };
+            let (kind, message) = if same {
+                (
+                    ReportKind::SameValueRace,
+                    format!(
+                        "between work-groups on global memory: byte {offset} of the buffer is \
+                         {what} in one launch, every one storing the same value, so no data is \
+                         lost (Oclgrind does not report it)"
+                    ),
+                )
+            } else {
+                (
+                    ReportKind::DataRace,
+                    format!(
+                        "between work-groups on global memory: byte {offset} of the buffer is \
+                         {what} in one launch, and work-groups are not synchronised with each other"
+                    ),
+                )
+            };
             let mut report = report_for(
                 &info.group(u64::from(group)),
-                ReportKind::DataRace,
+                kind,
                 span,
                 lane,
-                format!(
-                    "between work-groups on global memory: byte {offset} of the buffer is {what} \
-                     in one launch, and work-groups are not synchronised with each other"
-                ),
+                message,
                 info.names.get(index).cloned(),
             );
             report.access = Some(crate::report::InvalidAccess {
@@ -460,37 +534,108 @@ impl RaceChecker {
             let Some((region, offset)) = region else { continue };
             region.align_for(offset, size);
             let me = lane as u16 + 1;
-            let conflict = match region.cells_mut(offset, size) {
-                Some(cells) => {
-                    let c = check_cells(cells, batch.kind, me, epoch, group, reads_only);
-                    if is_load && c.is_none() && shared_read_only(cells, epoch) {
-                        self.shared_reads[slot] = (addr, stamp);
-                        if let Some(c) = self.columns.get_mut(lane & column_mask) {
-                            *c = (addr, stamp);
-                        }
-                        last_shared = Some(addr);
-                    }
-                    c
+            let granule = 1u32 << region.granule_shift();
+            let stored = batch.stored;
+            let value_at = |at: u64| {
+                move |i: usize| {
+                    stored.map(|v| v.bytes(lane, at + (i as u64) * u64::from(granule), granule))
                 }
-                None => {
-                    // Straddles a page: cell by cell.
-                    let step = 1u64 << region.granule_shift();
-                    let mut c = None;
-                    let mut at = 0;
-                    while at < size {
-                        if let Some(cells) = region.cells_mut(offset.saturating_add(at), step) {
-                            c = c.or(check_cells(cells, batch.kind, me, epoch, group, reads_only));
+            };
+            let conflict = if batch.kind == AccessKind::Store {
+                match region.cells_and_values_mut(offset, size) {
+                    Some((cells, values)) => check_cells(
+                        cells,
+                        Some(values),
+                        value_at(0),
+                        batch.kind,
+                        me,
+                        epoch,
+                        group,
+                        reads_only,
+                    ),
+                    None => {
+                        // Straddles a page: cell by cell.
+                        let step = u64::from(granule);
+                        let mut c = None;
+                        let mut at = 0;
+                        while at < size {
+                            if let Some((cells, values)) =
+                                region.cells_and_values_mut(offset.saturating_add(at), step)
+                            {
+                                let v = value_at(at);
+                                let found = check_cells(
+                                    cells,
+                                    Some(values),
+                                    v,
+                                    batch.kind,
+                                    me,
+                                    epoch,
+                                    group,
+                                    reads_only,
+                                );
+                                c = prefer(c, found);
+                            }
+                            at += step;
                         }
-                        at += step;
+                        c
                     }
-                    c
+                }
+            } else {
+                match region.cells_mut(offset, size) {
+                    Some(cells) => {
+                        let c = check_cells(
+                            cells,
+                            None,
+                            |_| None,
+                            batch.kind,
+                            me,
+                            epoch,
+                            group,
+                            reads_only,
+                        );
+                        if is_load && c.is_none() && shared_read_only(cells, epoch) {
+                            self.shared_reads[slot] = (addr, stamp);
+                            if let Some(c) = self.columns.get_mut(lane & column_mask) {
+                                *c = (addr, stamp);
+                            }
+                            last_shared = Some(addr);
+                        }
+                        c
+                    }
+                    None => {
+                        // Straddles a page: cell by cell.
+                        let step = 1u64 << region.granule_shift();
+                        let mut c = None;
+                        let mut at = 0;
+                        while at < size {
+                            if let Some(cells) = region.cells_mut(offset.saturating_add(at), step) {
+                                c = c.or(check_cells(
+                                    cells,
+                                    None,
+                                    |_| None,
+                                    batch.kind,
+                                    me,
+                                    epoch,
+                                    group,
+                                    reads_only,
+                                ));
+                            }
+                            at += step;
+                        }
+                        c
+                    }
                 }
             };
             if batch.kind == AccessKind::Store && group != 0 {
                 let record = FirstStore { group, lane: lane as u32, span: batch.span };
                 region.note_store(offset, size, record);
             }
-            if let (Some((what, who)), None) = (conflict, found) {
+            let keep = match (conflict, found) {
+                (Some(_), None) => true,
+                (Some((what, _)), Some((_, SAME_VALUE, _))) => what != SAME_VALUE,
+                _ => false,
+            };
+            if let (true, Some((what, who))) = (keep, conflict) {
                 found = Some((lane, what, who));
             }
         }
@@ -505,12 +650,25 @@ impl RaceChecker {
                 let id = batch.group.local_id(who as usize - 1);
                 format!("work-item with local id ({},{},{})", id[0], id[1], id[2])
             };
-            let message = format!(
-                "{what} on {space} memory: this access conflicts with {other} in the same barrier interval"
-            );
+            let (kind, message) = if what == SAME_VALUE {
+                (
+                    ReportKind::SameValueRace,
+                    format!(
+                        "{what} on {space} memory: {other} stored the same value to these bytes in the \
+                         same barrier interval, so no data is lost (Oclgrind does not report it)"
+                    ),
+                )
+            } else {
+                (
+                    ReportKind::DataRace,
+                    format!(
+                        "{what} on {space} memory: this access conflicts with {other} in the same barrier interval"
+                    ),
+                )
+            };
             let mut report = report_for(
                 batch.group,
-                ReportKind::DataRace,
+                kind,
                 batch.span,
                 lane,
                 message,
@@ -591,5 +749,123 @@ impl UninitChecker {
             });
             self.reports.push(report);
         }
+    }
+}
+
+/// The checks Oclgrind makes on every access whatever its options: the pointer is aligned to
+/// the type it points to, and the buffer's host flags allow the access. Both cost one pass
+/// over the lanes' addresses per memory instruction at most; the flags cost nothing when no
+/// buffer of the launch has any.
+#[derive(Debug, Default)]
+struct MemCheck {
+    /// Each buffer's flags, by buffer index; empty when every buffer is read-write.
+    access: Vec<HostAccess>,
+    reports: ReportSink,
+}
+
+impl MemCheck {
+    fn new(plan: &LaunchPlan<'_>) -> MemCheck {
+        let access: Vec<HostAccess> = plan.buffers.iter().map(|b| b.access).collect();
+        let flagged = access.iter().any(|a| *a != HostAccess::ReadWrite);
+        MemCheck {
+            access: if flagged { access } else { Vec::new() },
+            reports: ReportSink::default(),
+        }
+    }
+
+    #[inline]
+    fn memory_access(&mut self, batch: &AccessBatch<'_>) {
+        if batch.align > 1 {
+            let low = u64::from(batch.align - 1);
+            let bits = if batch.mask.is_full() {
+                batch.addresses.iter().fold(0, |acc, a| acc | a)
+            } else {
+                batch.mask.iter().filter_map(|l| batch.addresses.get(l)).fold(0, |acc, a| acc | a)
+            };
+            if bits & low != 0 {
+                self.misaligned(batch, low);
+            }
+        }
+        if !self.access.is_empty() {
+            self.check_flags(batch);
+        }
+    }
+
+    #[cold]
+    fn misaligned(&mut self, batch: &AccessBatch<'_>, low: u64) {
+        let mut offending = batch
+            .mask
+            .iter()
+            .filter_map(|l| Some((l, *batch.addresses.get(l)?)))
+            .filter(|(_, a)| a & low != 0);
+        let Some((lane, addr)) = offending.next() else { return };
+        let count = 1 + offending.count() as u64;
+        let store = batch.kind == AccessKind::Store;
+        let what = if store { "store" } else { "load" };
+        let target = decode(addr);
+        let place = match target {
+            Target::Buffer { offset, .. }
+            | Target::Local { offset }
+            | Target::Private { offset, .. } => {
+                format!("byte offset {offset}")
+            }
+            Target::Invalid => format!("address {addr:#x}"),
+        };
+        let mut report = report_for(
+            batch.group,
+            ReportKind::Misaligned,
+            batch.span,
+            lane,
+            format!(
+                "{what} of {} bytes at {place}, which is not a multiple of the {}-byte \
+                 alignment of the pointed-to type",
+                batch.size, batch.align
+            ),
+            batch.object.map(str::to_string),
+        );
+        report.access = Some(crate::report::InvalidAccess { store, size: batch.size, target });
+        report.occurrences = count;
+        self.reports.push(report);
+    }
+
+    fn check_flags(&mut self, batch: &AccessBatch<'_>) {
+        let (reads, writes) = match batch.kind {
+            AccessKind::Load => (true, false),
+            AccessKind::Store => (false, true),
+            AccessKind::Atomic => (true, true),
+        };
+        let forbidden = |access: HostAccess| match access {
+            HostAccess::ReadOnly if writes => Some(true),
+            HostAccess::WriteOnly if reads => Some(false),
+            _ => None,
+        };
+        let mut found = batch.mask.iter().filter_map(|lane| {
+            let addr = *batch.addresses.get(lane)?;
+            let Target::Buffer { index, offset } = decode(addr) else { return None };
+            let store = forbidden(*self.access.get(index)?)?;
+            Some((lane, index, offset, store))
+        });
+        let Some((lane, index, offset, store)) = found.next() else { return };
+        let count = 1 + found.count() as u64;
+        let message = if store {
+            "store to a buffer the host created read-only (CL_MEM_READ_ONLY, `ro`)"
+        } else {
+            "load from a buffer the host created write-only (CL_MEM_WRITE_ONLY, `wo`)"
+        };
+        let mut report = report_for(
+            batch.group,
+            ReportKind::ForbiddenAccess,
+            batch.span,
+            lane,
+            message.to_string(),
+            batch.object.map(str::to_string),
+        );
+        report.access = Some(crate::report::InvalidAccess {
+            store,
+            size: batch.size,
+            target: Target::Buffer { index, offset },
+        });
+        report.occurrences = count;
+        self.reports.push(report);
     }
 }

@@ -279,7 +279,7 @@ impl<'m> Compiler<'m> {
     }
 
     pub(crate) fn site(&mut self, span: Span, object: Option<String>, space: AddressSpace) -> u32 {
-        self.sites.push(Site { span, object, space });
+        self.sites.push(Site { span, object, space, packed: false });
         self.sites.len() as u32 - 1
     }
 
@@ -605,14 +605,14 @@ impl<'m> Compiler<'m> {
             Expression::Index { base, index } => {
                 let base_ty = ctx.ty(*base)?;
                 let elem_size = u64::from(self.module.size_of(ty));
+                let mut packed = false;
                 let (base_addr, space) = match self.inner(base_ty)? {
                     TypeInner::Pointer { space, .. } => (self.expr(ctx, *base, out)?, *space),
                     TypeInner::Array { .. } => match self.place(ctx, *base, out)? {
                         Place::Mem { addr, site, .. } => {
-                            let space = self
-                                .sites
-                                .get(site as usize)
-                                .map_or(AddressSpace::Private, |s| s.space);
+                            let base_site = self.sites.get(site as usize);
+                            packed = base_site.is_some_and(|s| s.packed);
+                            let space = base_site.map_or(AddressSpace::Private, |s| s.space);
                             (addr, space)
                         }
                         _ => {
@@ -639,6 +639,9 @@ impl<'m> Compiler<'m> {
                 }));
                 let name = self.root_name(ctx, *base, 0);
                 let site = self.site(span, name, space);
+                if let Some(s) = self.sites.get_mut(site as usize) {
+                    s.packed = packed;
+                }
                 Ok(Place::Mem { addr: dst, ty, site })
             }
             Expression::Member { base, member } => {
@@ -660,11 +663,18 @@ impl<'m> Compiler<'m> {
                         let dst = self.alloc(1)?;
                         out.push(Node::Op(Op::AddrConst { dst, base: addr, offset }));
                         let old = self.sites.get(site as usize).cloned();
+                        // A member of a packed struct (or of a struct inside one) may sit at
+                        // any offset.
+                        let packed = old.as_ref().is_some_and(|s| s.packed)
+                            || self.module.align_of(base_ty) < self.module.align_of(ty);
                         let site = self.site(
                             span,
                             old.as_ref().and_then(|s| s.object.clone()),
                             old.map_or(AddressSpace::Private, |s| s.space),
                         );
+                        if let Some(s) = self.sites.get_mut(site as usize) {
+                            s.packed = packed;
+                        }
                         Ok(Place::Mem { addr: dst, ty, site })
                     }
                     _ => Err(self.unsupported(span, "a struct held in registers")),

@@ -6,7 +6,9 @@ use clmap_lang::Span;
 use crate::arith::{map1, map2, Arith, Prim};
 use crate::mask::{for_active, Mask};
 use crate::memory::{self, decode, read_bytes, region_base, write_bytes, SharedBuffer, Target};
-use crate::observer::{AccessBatch, AccessKind, GroupInfo, InstructionBatch, Observer, OpClass};
+use crate::observer::{
+    AccessBatch, AccessKind, GroupInfo, InstructionBatch, Observer, OpClass, StoredValues,
+};
 use crate::program::*;
 use crate::report::{InvalidAccess, Report, ReportKind, ReportSink};
 use crate::value::{from_memory, normalise, to_memory, with_scalar_type, Lane};
@@ -1096,7 +1098,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             });
         }
         self.flush_oob(site, size, false);
-        self.notify_access(addr, size, width, comps, site, mask, AccessKind::Load);
+        self.notify_access(addr, size, width, comps, site, mask, AccessKind::Load, Some(None));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1159,7 +1161,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             });
         }
         self.flush_oob(site, size, true);
-        self.notify_access(addr, size, width, comps, site, mask, AccessKind::Store);
+        let stored = Some((src, scalar));
+        let typed = Some(stored);
+        self.notify_access(addr, size, width, comps, site, mask, AccessKind::Store, typed);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1172,10 +1176,31 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         site: u32,
         mask: &Mask,
         kind: AccessKind,
+        typed: Option<Option<(Slot, Scalar)>>,
     ) {
+        // `typed`: a load or store of a typed value (with, for stores, the values stored);
+        // `None` for copies of whole objects.
+        let stored = typed.flatten();
+        let packed = self.plan.program.sites.get(site as usize).is_some_and(|s| s.packed);
+        let align = match (typed, comps) {
+            (None, _) => 0,
+            (Some(_), _) if packed => 0,
+            (Some(_), None) => (size * if width == 3 { 4 } else { width }).next_power_of_two(),
+            (Some(_), Some(_)) => size,
+        };
         let (span, object, space) = self.site(site);
-        let a = addr as usize * self.lanes;
-        let Some(addresses) = self.regs.get(a..a + self.lanes) else { return };
+        let lanes = self.lanes;
+        let a = addr as usize * lanes;
+        let Some(addresses) = self.regs.get(a..a + lanes) else { return };
+        // The stored values of components `from..from + count`, for the race checker.
+        let regs = &self.regs;
+        let values = |from: usize, count: usize| {
+            stored.and_then(|(src, scalar)| {
+                let s = (src as usize + from) * lanes;
+                let regs = regs.get(s..s + count * lanes)?;
+                Some(StoredValues { regs, lanes, scalar })
+            })
+        };
         match comps {
             None => {
                 // A 3-vector touches 12 bytes though it occupies 16.
@@ -1190,11 +1215,13 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     object,
                     group: &self.group,
                     unchanged: None,
+                    stored: values(0, width as usize),
+                    align,
                 };
                 self.observer.memory_access(&batch);
             }
             Some(cs) => {
-                for &c in cs {
+                for (position, &c) in cs.iter().enumerate() {
                     let offset = u64::from(size) * u64::from(c);
                     for (s, a) in self.addr_scratch.iter_mut().zip(addresses) {
                         *s = a.wrapping_add(offset);
@@ -1210,6 +1237,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                         object,
                         group: &self.group,
                         unchanged: None,
+                        stored: values(position, 1),
+                        align,
                     };
                     self.observer.memory_access(&batch);
                 }
@@ -1270,6 +1299,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 site,
                 mask,
                 AccessKind::Load,
+                None,
             );
         }
         self.notify_access(
@@ -1280,6 +1310,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             site,
             mask,
             AccessKind::Store,
+            None,
         );
     }
 
@@ -1456,6 +1487,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             object,
             group: &self.group,
             unchanged: None,
+            stored: None,
+            align: 0,
         };
         self.observer.memory_access(&batch);
     }
@@ -1482,6 +1515,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             object,
             group: &self.group,
             unchanged: (!unchanged.is_empty()).then_some(unchanged),
+            stored: None,
+            align: 0,
         };
         self.observer.memory_access(&batch);
     }

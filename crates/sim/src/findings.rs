@@ -31,16 +31,25 @@ pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport]) -> String {
         if rep.occurrences > 1 {
             let _ = write!(help, "; {} occurrences in this launch", rep.occurrences);
         }
-        out.push_str(&Diagnostic::error(rep.span, message).with_help(help).render(sources));
+        let diagnostic = if rep.kind.is_error() {
+            Diagnostic::error(rep.span, message)
+        } else {
+            Diagnostic::warning(rep.span, message)
+        };
+        out.push_str(&diagnostic.with_help(help).render(sources));
     }
     out
 }
 
-/// Findings in the layout `oclgrind-kernel` prints on standard error.
+/// Findings in the layout `oclgrind-kernel` prints on standard error. Oclgrind does not
+/// report stores of the same value by several work-items, so neither does this.
 pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String {
     let mut out = String::new();
     for r in reports {
         let rep = &r.report;
+        if rep.kind == crate::report::ReportKind::SameValueRace {
+            continue;
+        }
         let [gx, gy, gz] = rep.global_id;
         let [lx, ly, lz] = rep.local_id;
         let [wx, wy, wz] = rep.group_id;
@@ -104,6 +113,17 @@ fn oclgrind_headline(rep: &Report) -> String {
         (ReportKind::BarrierDivergence, _) => {
             "Work-group divergence detected (barrier)".to_string()
         }
+        (ReportKind::Misaligned, Some(access)) if access.store => {
+            "Invalid memory store - destination pointer is not aligned to the pointed type"
+                .to_string()
+        }
+        (ReportKind::Misaligned, _) => {
+            "Invalid memory load - source pointer is not aligned to the pointed type".to_string()
+        }
+        (ReportKind::ForbiddenAccess, Some(access)) if access.store => {
+            "Invalid write to read-only buffer".to_string()
+        }
+        (ReportKind::ForbiddenAccess, _) => "Invalid read from write-only buffer".to_string(),
         _ => capitalise(&rep.message),
     }
 }

@@ -35,6 +35,9 @@ pub struct SimOptions {
     pub check_races: bool,
     /// Report reads of uninitialised local memory.
     pub check_uninitialised: bool,
+    /// Run only the first and the last work-group of each launch (Oclgrind's `--quick`): a
+    /// fast look at a large launch, whose outputs are then incomplete.
+    pub quick: bool,
 }
 
 impl Default for SimOptions {
@@ -45,6 +48,7 @@ impl Default for SimOptions {
             max_memory_bytes: 1 << 30,
             check_races: false,
             check_uninitialised: false,
+            quick: false,
         }
     }
 }
@@ -286,7 +290,10 @@ pub fn run_program<F: ObserverFactory>(
         max_steps: options.max_steps,
     };
     let groups = plan.group_count();
-    let threads = (options.thread_count() as u64).clamp(1, groups.max(1)) as usize;
+    // Under `quick`, the first and the last group: indices 0 and 1 of the run stand for them.
+    let scheduled = if options.quick { groups.min(2) } else { groups };
+    let group_of = |index: u64| if options.quick && index == 1 { groups - 1 } else { index };
+    let threads = (options.thread_count() as u64).clamp(1, scheduled.max(1)) as usize;
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let make = || (observers.create(), Checkers::new(options, &plan));
@@ -296,9 +303,10 @@ pub fn run_program<F: ObserverFactory>(
         let mut error = None;
         while !abort.load(Ordering::Relaxed) {
             let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= groups {
+            if index >= scheduled {
                 break;
             }
+            let index = group_of(index);
             if let Err(e) = ex.run_group(index) {
                 error = Some((index, e));
                 abort.store(true, Ordering::Relaxed);

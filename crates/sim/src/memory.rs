@@ -47,22 +47,47 @@ pub struct BufferStorage {
     locks: Box<[Mutex<()>]>,
 }
 
+/// What the host allowed kernels to do with a buffer (OpenCL's `CL_MEM_READ_ONLY` and
+/// `CL_MEM_WRITE_ONLY`, Oclgrind's `ro` and `wo`). A kernel that writes a read-only buffer or
+/// reads a write-only one is reported, as Oclgrind does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HostAccess {
+    #[default]
+    ReadWrite,
+    ReadOnly,
+    WriteOnly,
+}
+
 /// A named buffer shared between the host side and the simulator; cloning shares the storage.
 #[derive(Clone, Debug)]
 pub struct SharedBuffer {
     pub name: Arc<str>,
     pub storage: Arc<BufferStorage>,
+    pub access: HostAccess,
 }
 
 impl SharedBuffer {
     /// A buffer holding a copy of `bytes`.
     pub fn from_bytes(name: &str, bytes: &[u8]) -> SharedBuffer {
-        SharedBuffer { name: Arc::from(name), storage: Arc::new(BufferStorage::from_bytes(bytes)) }
+        SharedBuffer {
+            name: Arc::from(name),
+            storage: Arc::new(BufferStorage::from_bytes(bytes)),
+            access: HostAccess::ReadWrite,
+        }
     }
 
     /// A buffer of `len` zero bytes.
     pub fn zeroed(name: &str, len: u64) -> SharedBuffer {
-        SharedBuffer { name: Arc::from(name), storage: Arc::new(BufferStorage::zeroed(len)) }
+        SharedBuffer {
+            name: Arc::from(name),
+            storage: Arc::new(BufferStorage::zeroed(len)),
+            access: HostAccess::ReadWrite,
+        }
+    }
+
+    /// The same storage, with kernels allowed `access` to it.
+    pub fn with_access(self, access: HostAccess) -> SharedBuffer {
+        SharedBuffer { access, ..self }
     }
 
     /// The current contents.

@@ -11,7 +11,7 @@
 
 use crate::mask::Mask;
 use crate::report::Report;
-use clmap_lang::ir::{AddressSpace, FenceFlags};
+use clmap_lang::ir::{AddressSpace, FenceFlags, Scalar};
 use clmap_lang::Span;
 
 /// What an access does to memory.
@@ -99,6 +99,49 @@ pub struct AccessBatch<'a> {
     /// For atomics: the lanes whose operation left memory as it was (an `atomic_cmpxchg`
     /// whose comparison failed). They only read, so checkers must not count them as writes.
     pub unchanged: Option<&'a Mask>,
+    /// For plain stores: the values written, so checkers can tell a race between work-items
+    /// storing the same value (a flag every work-item sets to 1) from one that loses data.
+    /// `None` where the simulator does not pass them (copies, built-ins).
+    pub stored: Option<StoredValues<'a>>,
+    /// The alignment the pointed-to type requires (a power of two), for loads and stores of
+    /// a typed value; 0 where there is none to check (copies, built-ins such as `vload4`
+    /// that need only element alignment).
+    pub align: u32,
+}
+
+/// The values of a lock-step store, as the registers hold them.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredValues<'a> {
+    /// Component `c` of lane `l` at `c * lanes + l`; components are laid out in memory one
+    /// after another from the batch's address.
+    pub regs: &'a [u64],
+    pub lanes: usize,
+    pub scalar: Scalar,
+}
+
+impl StoredValues<'_> {
+    /// `len` (1 to 4) bytes of the stored data of `lane` from byte `at` of its access,
+    /// little-endian, as memory holds them.
+    #[inline]
+    pub fn bytes(&self, lane: usize, at: u64, len: u32) -> u32 {
+        let size = u64::from(self.scalar.size()).max(1);
+        let component = |c: u64| {
+            let raw = self.regs.get(c as usize * self.lanes + lane).copied().unwrap_or(0);
+            crate::value::to_memory(self.scalar, raw)
+        };
+        let within = at % size;
+        if within + u64::from(len) <= size {
+            let word = component(at / size) >> (8 * within);
+            return if len >= 4 { word as u32 } else { (word & ((1 << (8 * len)) - 1)) as u32 };
+        }
+        let mut value = 0u32;
+        for i in 0..u64::from(len.min(4)) {
+            let byte = at + i;
+            let b = (component(byte / size) >> (8 * (byte % size))) & 0xff;
+            value |= (b as u32) << (8 * i);
+        }
+        value
+    }
 }
 
 /// One lock-step operation (arithmetic, comparison, conversion, move, address computation,

@@ -21,6 +21,9 @@ pub(crate) struct Site {
     /// Root variable or parameter of the address, when known.
     pub object: Option<String>,
     pub space: AddressSpace,
+    /// The access is to a member of a packed struct (or inside one): its address need not be
+    /// aligned to its type, so alignment is not checked.
+    pub packed: bool,
 }
 
 #[derive(Clone, Debug)]

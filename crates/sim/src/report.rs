@@ -10,6 +10,10 @@ pub enum ReportKind {
     OutOfBounds,
     /// Two work-items touched the same bytes, at least one writing, with no barrier between.
     DataRace,
+    /// Several work-items stored to the same bytes with no barrier between, all the same
+    /// value: no data is lost whichever store lands last. A warning (Oclgrind does not report
+    /// these at all), so that a flag set by every work-item is told apart from a real race.
+    SameValueRace,
     /// A read of `__local` memory no work-item of the group has written.
     UninitialisedRead,
     /// A barrier reached by some but not all live work-items of a group.
@@ -21,18 +25,33 @@ pub enum ReportKind {
     /// An atomic operation on an address that is not suitably aligned or not in global/local
     /// memory.
     InvalidAtomic,
+    /// A load or store through a pointer not aligned to the type it points to (the access is
+    /// made as if it were aligned; devices may fault or round the address down).
+    Misaligned,
+    /// A store to a buffer the host created read-only, or a load from one it created
+    /// write-only (`CL_MEM_READ_ONLY`, `CL_MEM_WRITE_ONLY`; Oclgrind's `ro`, `wo`).
+    ForbiddenAccess,
 }
 
 impl ReportKind {
+    /// Whether the finding is an error (the kernel did something wrong) rather than a
+    /// warning about something that works but may not be meant.
+    pub fn is_error(self) -> bool {
+        self != ReportKind::SameValueRace
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             ReportKind::OutOfBounds => "out-of-bounds access",
             ReportKind::DataRace => "data race",
+            ReportKind::SameValueRace => "same-value data race",
             ReportKind::UninitialisedRead => "uninitialised read",
             ReportKind::BarrierDivergence => "barrier divergence",
             ReportKind::DivisionByZero => "division by zero",
             ReportKind::ConstantWrite => "write to constant memory",
             ReportKind::InvalidAtomic => "invalid atomic",
+            ReportKind::Misaligned => "misaligned access",
+            ReportKind::ForbiddenAccess => "access the buffer's flags forbid",
         }
     }
 }

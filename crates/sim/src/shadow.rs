@@ -82,6 +82,67 @@ impl FirstStore {
     }
 }
 
+/// The data stored in a cell, for telling races between work-items that store the same value
+/// (Oclgrind does not report those) from races that lose data. Kept apart from [`CellState`]
+/// so that loads, the common access, touch no more shadow than before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StoredValue {
+    /// What the interval's first writer stored (the cell's bytes, little-endian); meaningful
+    /// while the cell's `writer` is set.
+    pub interval: u32,
+    /// Launch-wide: what every work-group stored, while [`Self::launch`] is [`AGREED`].
+    pub launch_value: u32,
+    /// Whether `interval` is known (the store's data was seen).
+    pub interval_known: bool,
+    /// Launch-wide: [`NO_STORE`], [`AGREED`] or [`DISAGREED`].
+    pub launch: u8,
+}
+
+/// No store seen to the cell in the launch.
+pub(crate) const NO_STORE: u8 = 0;
+/// Every store to the cell wrote [`StoredValue::launch_value`].
+pub(crate) const AGREED: u8 = 1;
+/// Stores wrote different values, or one whose data was not seen.
+pub(crate) const DISAGREED: u8 = 2;
+
+impl StoredValue {
+    /// Notes a store of `value` (`None`: unknown data) to the launch-wide record.
+    #[inline(always)]
+    pub(crate) fn note_launch_store(&mut self, value: Option<u32>) {
+        self.launch = match (self.launch, value) {
+            (NO_STORE, Some(v)) => {
+                self.launch_value = v;
+                AGREED
+            }
+            (AGREED, Some(v)) if v == self.launch_value => AGREED,
+            _ => DISAGREED,
+        };
+    }
+
+    /// Combines two threads' launch-wide records (commutative and associative).
+    fn merge_launch(&mut self, other: &StoredValue) {
+        match (self.launch, other.launch) {
+            (_, NO_STORE) => {}
+            (NO_STORE, _) => {
+                self.launch = other.launch;
+                self.launch_value = other.launch_value;
+            }
+            (AGREED, AGREED) if self.launch_value == other.launch_value => {}
+            _ => self.launch = DISAGREED,
+        }
+    }
+
+    /// The record of byte `byte` (0 to 3) of a 4-byte cell.
+    fn byte(&self, byte: usize) -> StoredValue {
+        let shift = 8 * byte as u32;
+        StoredValue {
+            interval: (self.interval >> shift) & 0xff,
+            launch_value: (self.launch_value >> shift) & 0xff,
+            ..*self
+        }
+    }
+}
+
 type Page<T> = Option<Box<[T]>>;
 
 fn new_page<T: Default + Clone>() -> Box<[T]> {
@@ -96,6 +157,8 @@ pub(crate) struct RegionShadow {
     /// First stores, kept only for regions that outlive a work-group (global buffers).
     stores: Vec<Page<FirstStore>>,
     track_stores: bool,
+    /// What stores wrote, cell by cell (touched by stores only).
+    values: Vec<Page<StoredValue>>,
 }
 
 impl RegionShadow {
@@ -112,6 +175,7 @@ impl RegionShadow {
                 Vec::new()
             },
             track_stores,
+            values: std::iter::repeat_with(|| None).take(pages).collect(),
         }
     }
 
@@ -151,6 +215,36 @@ impl RegionShadow {
         slot.get_or_insert_with(new_page).get_mut(start..end)
     }
 
+    /// The cells and stored-value records of one access, side by side.
+    #[inline(always)]
+    pub(crate) fn cells_and_values_mut(
+        &mut self,
+        offset: u64,
+        size: u64,
+    ) -> Option<(&mut [CellState], &mut [StoredValue])> {
+        let first = offset >> self.granule_shift;
+        let count = (size >> self.granule_shift).max(1) as usize;
+        let page = usize::try_from(first >> PAGE_BITS).ok()?;
+        let start = (first as usize) & (PAGE_CELLS - 1);
+        let end = start.checked_add(count)?;
+        if end > PAGE_CELLS {
+            return None;
+        }
+        let cells = self.cells.get_mut(page)?.get_or_insert_with(new_page).get_mut(start..end)?;
+        let values = self.values.get_mut(page)?.get_or_insert_with(new_page).get_mut(start..end)?;
+        Some((cells, values))
+    }
+
+    /// The stored-value record of the cell holding byte `offset`.
+    pub(crate) fn stored_value(&self, offset: u64) -> StoredValue {
+        let cell = offset >> self.granule_shift;
+        usize::try_from(cell >> PAGE_BITS)
+            .ok()
+            .and_then(|page| self.values.get(page)?.as_ref())
+            .and_then(|page| page.get((cell as usize) & (PAGE_CELLS - 1)).copied())
+            .unwrap_or_default()
+    }
+
     /// Records a store of `size` bytes at `offset` (whole cells) by `record`, keeping the earlier.
     pub(crate) fn note_store(&mut self, offset: u64, size: u64, record: FirstStore) {
         if !self.track_stores {
@@ -176,6 +270,7 @@ impl RegionShadow {
         }
         self.cells = split_pages(std::mem::take(&mut self.cells), factor);
         self.stores = split_pages(std::mem::take(&mut self.stores), factor);
+        self.values = split_value_pages(std::mem::take(&mut self.values), factor);
         self.granule_shift = 0;
     }
 
@@ -208,6 +303,17 @@ impl RegionShadow {
                     for (a, b) in page.iter_mut().zip(theirs.iter()) {
                         a.group_writer = combine_groups(a.group_writer, b.group_writer);
                         a.group_reader = combine_groups(a.group_reader, b.group_reader);
+                    }
+                }
+            }
+        }
+        for (mine, theirs) in self.values.iter_mut().zip(other.values) {
+            let Some(theirs) = theirs else { continue };
+            match mine {
+                None => *mine = Some(theirs),
+                Some(page) => {
+                    for (a, b) in page.iter_mut().zip(theirs.iter()) {
+                        a.merge_launch(b);
                     }
                 }
             }
@@ -259,6 +365,30 @@ fn split_pages<T: Copy + Default>(pages: Vec<Page<T>>, factor: usize) -> Vec<Pag
                         slot.get_or_insert_with(new_page).get_mut(byte & (PAGE_CELLS - 1))
                     {
                         *target = *cell;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Splits pages of stored-value records of `factor`-byte cells into pages of byte records,
+/// each byte keeping its own byte of the stored data.
+fn split_value_pages(pages: Vec<Page<StoredValue>>, factor: usize) -> Vec<Page<StoredValue>> {
+    let mut out: Vec<Page<StoredValue>> =
+        std::iter::repeat_with(|| None).take(pages.len().saturating_mul(factor)).collect();
+    for (p, page) in pages.into_iter().enumerate() {
+        let Some(page) = page else { continue };
+        for (i, cell) in page.iter().enumerate() {
+            let first_byte = ((p << PAGE_BITS) + i) * factor;
+            for k in 0..factor {
+                let byte = first_byte + k;
+                if let Some(slot) = out.get_mut(byte >> PAGE_BITS) {
+                    if let Some(target) =
+                        slot.get_or_insert_with(new_page).get_mut(byte & (PAGE_CELLS - 1))
+                    {
+                        *target = cell.byte(k);
                     }
                 }
             }

@@ -9,7 +9,7 @@ use clmap_workload::{BufferSet, StepArg, Workload};
 use crate::compile::compile_kernel;
 use crate::error::SimError;
 use crate::launch::{run_program, ArgValue, SimOptions};
-use crate::memory::SharedBuffer;
+use crate::memory::{HostAccess, SharedBuffer};
 use crate::observer::{NoObserver, ObserverFactory};
 use crate::program::Program;
 use crate::report::Report;
@@ -88,8 +88,19 @@ pub fn run_workload_with<F: ObserverFactory>(
     options: &SimOptions,
     observers: &F,
 ) -> Result<(WorkloadRun, Vec<F::Observer>), SimError> {
-    let storage: Vec<SharedBuffer> =
-        inputs.buffers.iter().map(|b| SharedBuffer::from_bytes(&b.name, &b.bytes)).collect();
+    let storage: Vec<SharedBuffer> = inputs
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let access = match workload.buffers.get(i).map(|d| d.access) {
+                Some(clmap_workload::Access::ReadOnly) => HostAccess::ReadOnly,
+                Some(clmap_workload::Access::WriteOnly) => HostAccess::WriteOnly,
+                _ => HostAccess::ReadWrite,
+            };
+            SharedBuffer::from_bytes(&b.name, &b.bytes).with_access(access)
+        })
+        .collect();
     let mut programs: HashMap<String, Program> = HashMap::new();
     let mut reports = Vec::new();
     let mut printf = Vec::new();

@@ -284,7 +284,7 @@ fn races_between_work_groups_on_global_memory() {
 fn byte_stores_into_words_are_followed_byte_by_byte() {
     // Whole-word stores first, then each work-item stores into its own byte of a shared word:
     // the shadow must not merge neighbouring bytes into one cell (no race), while two
-    // work-items storing the same byte still race.
+    // work-items storing different values to the same byte still race.
     let src = r#"
     __kernel void k(__global int *words, __local int *tmp) {
         int l = get_local_id(0);
@@ -294,7 +294,7 @@ fn byte_stores_into_words_are_followed_byte_by_byte() {
         ((__global char *)words)[l] = (char)l;
         ((__local char *)tmp)[l] = (char)l;
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        ((__local char *)tmp)[l / 2] = 1;
+        ((__local char *)tmp)[l / 2] = (char)l;
     }"#;
     let words = buf_i32("words", &[7; 4]);
     let run = run_with(

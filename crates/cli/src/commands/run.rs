@@ -32,8 +32,9 @@ pub struct Args {
     /// lists it (`0`, `1:0`, `cpu`, `gpu`, or part of its name).
     #[arg(long, short, default_value = "sim")]
     pub device: String,
-    /// Simulator threads (0 = one per core). Results do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Simulator threads (0 = one per core). Results do not depend on it (`--num-threads`
+    /// as oclgrind-kernel spells it).
+    #[arg(long, default_value_t = 0, visible_alias = "num-threads")]
     pub threads: usize,
     /// Report data races on local and global memory within a barrier interval
     /// (`--data-races` as oclgrind-kernel spells it).
@@ -52,8 +53,31 @@ pub struct Args {
     /// Stop a work-group after this many steps (runaway loops).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
-    /// Print every output buffer, in Oclgrind's `Argument 'x': N bytes` layout.
+    /// Print at most N findings (the exit status still counts them all), as oclgrind-kernel's
+    /// `--max-errors`.
+    #[arg(long, value_name = "N")]
+    pub max_errors: Option<usize>,
+    /// Run only the first and the last work-group of each launch, as oclgrind-kernel's
+    /// `-q/--quick`: a fast look at a large launch; outputs are incomplete.
+    #[arg(long, short)]
+    pub quick: bool,
+    /// Report a race in which every work-item stored the same value as an error, like any
+    /// other race (by default it is a warning, and oclgrind-kernel does not report it
+    /// unless given `--uniform-writes`).
     #[arg(long)]
+    pub uniform_writes: bool,
+    /// Accepted for oclgrind's `--check-api`: a workload makes no OpenCL API calls, so there
+    /// is nothing to check (`clmap exec` checks a program's calls).
+    #[arg(long, hide = true)]
+    pub check_api: bool,
+    /// oclgrind-kernel options that clmap has no use for (`--disable-pch`, `--dump-spir`,
+    /// `--inst-counts`, `-i/--interactive`, `--log FILE`, `--pch-dir DIR`, `--plugins
+    /// LIST`): accepted, named and ignored, so scripts written for it keep working.
+    #[command(flatten)]
+    pub oclgrind_ignored: OclgrindIgnored,
+    /// Print every output buffer, in Oclgrind's `Argument 'x': N bytes` layout (`-g` or
+    /// `--global-mem` as oclgrind-kernel spells it).
+    #[arg(long, short = 'g', visible_alias = "global-mem")]
     pub dump: bool,
     /// Write every output buffer to DIR as NAME.bin (raw little-endian) and NAME.csv.
     #[arg(long, value_name = "DIR")]
@@ -75,8 +99,50 @@ pub struct Args {
     pub export_sim: Option<PathBuf>,
 }
 
+/// oclgrind-kernel's options that change nothing clmap does.
+#[derive(clap::Args, Debug, Default)]
+pub struct OclgrindIgnored {
+    #[arg(long, hide = true)]
+    disable_pch: bool,
+    #[arg(long, hide = true)]
+    dump_spir: bool,
+    #[arg(long, hide = true)]
+    inst_counts: bool,
+    #[arg(long, short = 'i', hide = true)]
+    interactive: bool,
+    #[arg(long, hide = true, value_name = "FILE")]
+    log: Option<String>,
+    #[arg(long, hide = true, value_name = "DIR")]
+    pch_dir: Option<String>,
+    #[arg(long, hide = true, value_name = "LIST")]
+    plugins: Option<String>,
+}
+
+impl OclgrindIgnored {
+    /// The options given, as they were spelled.
+    fn given(&self) -> Vec<&'static str> {
+        let flags = [
+            (self.disable_pch, "--disable-pch"),
+            (self.dump_spir, "--dump-spir"),
+            (self.inst_counts, "--inst-counts"),
+            (self.interactive, "--interactive"),
+            (self.log.is_some(), "--log"),
+            (self.pch_dir.is_some(), "--pch-dir"),
+            (self.plugins.is_some(), "--plugins"),
+        ];
+        flags.into_iter().filter(|(on, _)| *on).map(|(_, name)| name).collect()
+    }
+}
+
 pub fn run(mut args: Args) -> Result<Status, CliError> {
     apply_sim_args(&mut args)?;
+    let ignored = args.oclgrind_ignored.given();
+    if !ignored.is_empty() && !args.json {
+        eprintln!(
+            "note: oclgrind-kernel options clmap does not use were ignored: {}",
+            ignored.join(" ")
+        );
+    }
     let prepared =
         workload_args::prepare_with_build_options(&args.workload, args.build_options.clone())?;
     let workload = prepared.workload();
@@ -94,13 +160,37 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     let mut sim = SimOptions { threads: args.threads, ..SimOptions::default() };
     sim.check_races = args.races;
     sim.check_uninitialised = args.uninit;
+    sim.quick = args.quick;
     if let Some(steps) = args.max_steps {
         sim.max_steps = steps;
     }
     let target = Target::select(&args.device, sim).map_err(run_report::exec_error)?;
     let started = Instant::now();
-    let outcome = run_on(&target, &prepared, 0).map_err(run_report::exec_error)?;
+    let mut outcome = run_on(&target, &prepared, 0).map_err(run_report::exec_error)?;
     let seconds = started.elapsed().as_secs_f64();
+    if args.uniform_writes {
+        for r in &mut outcome.reports {
+            if r.report.kind == clmap_sim::ReportKind::SameValueRace {
+                r.report.kind = clmap_sim::ReportKind::DataRace;
+            }
+        }
+    }
+    // Every finding counts for the exit status; at most `--max-errors` are printed.
+    let faulty = outcome.reports.iter().any(|r| r.report.kind.is_error());
+    if let Some(max) = args.max_errors {
+        if args.oclgrind_output {
+            // Oclgrind counts what it prints, and it prints no same-value races.
+            let mut printed = 0;
+            outcome.reports.retain(|r| {
+                let counts = r.report.kind != clmap_sim::ReportKind::SameValueRace;
+                let keep = !counts || printed < max;
+                printed += usize::from(counts && keep);
+                keep
+            });
+        } else {
+            outcome.reports.truncate(max);
+        }
+    }
 
     let dumped = args.dump || args.oclgrind_output;
     if args.oclgrind_output {
@@ -150,11 +240,8 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     }
     // oclgrind-kernel reports findings on standard error and still exits 0; scripts written for
     // it rely on that.
-    Ok(if outcome.reports.is_empty() || args.oclgrind_output {
-        Status::Success
-    } else {
-        Status::KernelFault
-    })
+    // Warnings (a race in which every work-item stored the same value) do not fail a run.
+    Ok(if !faulty || args.oclgrind_output { Status::Success } else { Status::KernelFault })
 }
 
 /// Compares the outputs of a run with the files in `dir`; says which differ.
@@ -224,9 +311,38 @@ fn apply_sim_args(args: &mut Args) -> Result<(), CliError> {
     let mut words = words.into_iter();
     let mut ignored = Vec::new();
     while let Some(word) = words.next() {
+        let mut number = |what: &str| -> Result<usize, CliError> {
+            let value = words.next().unwrap_or_default();
+            value.parse().map_err(|_| {
+                CliError::BadInput(format!(
+                    "{}: the `# ARGS:` line: {what} takes a number, not `{value}`",
+                    args.workload.display()
+                ))
+            })
+        };
         match word.as_str() {
             "--data-races" => args.races = true,
             "--uninitialized" => args.uninit = true,
+            "-q" | "--quick" => args.quick = true,
+            "--uniform-writes" => args.uniform_writes = true,
+            "-g" | "--global-mem" => args.dump = true,
+            // A launch makes no API calls; there is nothing for it to check.
+            "--check-api" => {}
+            "--num-threads" => {
+                let n = number("--num-threads")?;
+                if args.threads == 0 {
+                    args.threads = n;
+                }
+            }
+            "--max-errors" => {
+                let n = number("--max-errors")?;
+                args.max_errors.get_or_insert(n);
+            }
+            // Options with a value clmap has no use for: the value goes with them.
+            "--log" | "--pch-dir" | "--plugins" => {
+                let value = words.next().unwrap_or_default();
+                ignored.push(format!("{word} {value}"));
+            }
             "--build-options" => {
                 let extra = words.next().unwrap_or_default();
                 args.build_options = Some(match args.build_options.take() {

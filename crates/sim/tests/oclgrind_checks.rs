@@ -1,0 +1,227 @@
+//! Checks made as Oclgrind makes them: races between work-items that store the same value are
+//! told apart from races that lose data.
+
+mod common;
+use common::*;
+
+use clmap_sim::{ArgValue, Report, ReportKind, SimOptions};
+
+fn races(threads: usize) -> SimOptions {
+    SimOptions { threads, check_races: true, ..SimOptions::default() }
+}
+
+fn of_kind(reports: &[Report], kind: ReportKind) -> Vec<&Report> {
+    reports.iter().filter(|r| r.kind == kind).collect()
+}
+
+#[test]
+fn a_flag_every_work_item_sets_to_one_is_a_same_value_race_not_a_data_race() {
+    let src = r#"
+    __kernel void k(__global int *flag, __global int *out) {
+        __local int seen;
+        seen = 1;
+        flag[0] = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = seen;
+    }"#;
+    for threads in [1, 3] {
+        let flag = buf_i32("flag", &[0]);
+        let out = buf_i32("out", &[0; 64]);
+        let run = run_with(
+            src,
+            "k",
+            &[64],
+            &[16],
+            &[ArgValue::Buffer(flag.clone()), ArgValue::Buffer(out)],
+            &races(threads),
+        );
+        assert!(of_kind(&run.reports, ReportKind::DataRace).is_empty(), "{:#?}", run.reports);
+        let same = of_kind(&run.reports, ReportKind::SameValueRace);
+        // Within a group on local memory; on global memory within a group and between groups
+        // (one finding: the same store).
+        assert_eq!(same.len(), 2, "{:#?}", run.reports);
+        assert!(same.iter().all(|r| r.message.contains("same value")), "{same:#?}");
+        assert!(same.iter().any(|r| r.message.contains("between work-groups")), "{same:#?}");
+        assert!(!ReportKind::SameValueRace.is_error());
+        assert_eq!(i32s(&flag), vec![1]);
+    }
+}
+
+#[test]
+fn stores_of_different_values_stay_data_races() {
+    let src = r#"
+    __kernel void k(__global int *flag, __global int *last) {
+        __local int seen;
+        seen = get_local_id(0);
+        flag[0] = 1;
+        last[0] = get_group_id(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }"#;
+    let flag = buf_i32("flag", &[0]);
+    let last = buf_i32("last", &[0]);
+    let run = run_with(
+        src,
+        "k",
+        &[64],
+        &[16],
+        &[ArgValue::Buffer(flag), ArgValue::Buffer(last)],
+        &races(1),
+    );
+    let real = of_kind(&run.reports, ReportKind::DataRace);
+    // `seen` within each group; `last` between groups (one value per group, the same within).
+    assert_eq!(real.len(), 2, "{:#?}", run.reports);
+    assert!(real.iter().any(|r| r.message.starts_with("write after write on local")), "{real:#?}");
+    let between = real.iter().find(|r| r.message.contains("between work-groups")).expect("last");
+    assert_eq!(between.object.as_deref(), Some("last"));
+}
+
+#[test]
+fn a_value_that_agrees_only_in_some_bytes_or_components_is_a_data_race() {
+    // Vector stores compare every component; narrow stores every byte.
+    let src = r#"
+    __kernel void k(__global int4 *v, __global char *c, __global int4 *same) {
+        int l = get_local_id(0);
+        v[0] = (int4)(1, 2, 3, l);
+        c[1] = (char)(l & 1);
+        same[0] = (int4)(5, 6, 7, 8);
+    }"#;
+    let v = buf_i32("v", &[0; 4]);
+    let c = buf_i32("c", &[0]);
+    let same = buf_i32("same", &[0; 4]);
+    let run = run_with(
+        src,
+        "k",
+        &[8],
+        &[8],
+        &[ArgValue::Buffer(v), ArgValue::Buffer(c), ArgValue::Buffer(same)],
+        &races(1),
+    );
+    let real = of_kind(&run.reports, ReportKind::DataRace);
+    let objects: Vec<_> = real.iter().map(|r| r.object.as_deref().unwrap_or("")).collect();
+    assert_eq!(objects, vec!["v", "c"], "{:#?}", run.reports);
+    let warned = of_kind(&run.reports, ReportKind::SameValueRace);
+    assert_eq!(warned.len(), 1, "{:#?}", run.reports);
+    assert_eq!(warned[0].object.as_deref(), Some("same"));
+}
+
+#[test]
+fn a_kernel_whose_work_items_store_apart_has_no_finding() {
+    let src = r#"
+    __kernel void k(__global int *out) {
+        out[get_global_id(0)] = 1;
+    }"#;
+    let out = buf_i32("out", &[0; 64]);
+    let run = run_with(src, "k", &[64], &[16], &[ArgValue::Buffer(out)], &races(2));
+    assert!(run.reports.is_empty(), "{:#?}", run.reports);
+}
+
+#[test]
+fn loads_and_stores_through_misaligned_pointers_are_reported_and_still_made() {
+    let src = r#"
+    __kernel void k(__global char *bytes, __global int *out, __global float *f) {
+        int i = get_global_id(0);
+        out[i] = *(__global int *)(bytes + 1 + 4 * i);
+        float4 v = *(__global float4 *)(f + 1);
+        *(__global int *)(bytes + 18) = 7;
+        out[i] += (int)v.x;
+    }"#;
+    let bytes = buf_i32("bytes", &[0x0403_0201, 0x0807_0605, 0, 0, 0, 0]);
+    let out = buf_i32("out", &[0; 4]);
+    let f = buf_f32("f", &[0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let run = run_with(
+        src,
+        "k",
+        &[1],
+        &[1],
+        &[ArgValue::Buffer(bytes.clone()), ArgValue::Buffer(out.clone()), ArgValue::Buffer(f)],
+        &SimOptions { threads: 1, ..SimOptions::default() },
+    );
+    let found = of_kind(&run.reports, ReportKind::Misaligned);
+    assert_eq!(found.len(), 3, "{:#?}", run.reports);
+    let objects: Vec<_> = found.iter().map(|r| r.object.as_deref().unwrap_or("")).collect();
+    assert_eq!(objects, vec!["bytes", "f", "bytes"]);
+    assert!(found[1].message.contains("16-byte alignment"), "{}", found[1].message);
+    assert!(found[2].access.is_some_and(|a| a.store));
+    // Made as written: bytes 1..5 read, 2.0 loaded, 7 stored at byte 18.
+    assert_eq!(i32s(&out)[0], 0x0504_0302 + 2);
+    assert_eq!(i32s(&bytes)[4], 7 << 16);
+}
+
+#[test]
+fn aligned_accesses_element_aligned_vector_loads_and_packed_members_are_not_misaligned() {
+    let src = r#"
+    typedef struct __attribute__((packed)) { char tag; int value; int pair[2]; } packed_t;
+    __kernel void k(__global int *in, __global float *f, __global int *out) {
+        int i = get_global_id(0);
+        packed_t p;
+        p.tag = 'x';
+        p.value = in[i];
+        p.pair[1] = in[i] + 1;
+        float4 v = vload4(0, f + 1);
+        out[i] = p.value + p.pair[1] + (int)v.x + *(__global int *)((__global char *)in + 4 * i);
+    }"#;
+    let input = buf_i32("in", &[1, 2, 3, 4]);
+    let f = buf_f32("f", &[0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let out = buf_i32("out", &[0; 4]);
+    let run = run_with(
+        src,
+        "k",
+        &[4],
+        &[4],
+        &[ArgValue::Buffer(input), ArgValue::Buffer(f), ArgValue::Buffer(out.clone())],
+        &SimOptions {
+            threads: 1,
+            check_races: true,
+            check_uninitialised: true,
+            ..SimOptions::default()
+        },
+    );
+    assert!(run.reports.is_empty(), "{:#?}", run.reports);
+    assert_eq!(i32s(&out), vec![6, 9, 12, 15]);
+}
+
+#[test]
+fn writes_to_read_only_buffers_and_reads_from_write_only_ones_are_reported() {
+    use clmap_sim::memory::HostAccess;
+    let src = r#"
+    __kernel void k(__global int *in, __global int *out) {
+        int i = get_global_id(0);
+        in[i] = out[i] + 1;
+    }"#;
+    let input = buf_i32("in", &[1, 2, 3, 4]).with_access(HostAccess::ReadOnly);
+    let out = buf_i32("out", &[0; 4]).with_access(HostAccess::WriteOnly);
+    let run = run_with(
+        src,
+        "k",
+        &[4],
+        &[4],
+        &[ArgValue::Buffer(input.clone()), ArgValue::Buffer(out)],
+        &SimOptions { threads: 1, ..SimOptions::default() },
+    );
+    let found = of_kind(&run.reports, ReportKind::ForbiddenAccess);
+    assert_eq!(found.len(), 2, "{:#?}", run.reports);
+    let read = found.iter().find(|r| r.object.as_deref() == Some("out")).expect("read of out");
+    assert!(read.message.contains("write-only") && !read.access.unwrap().store, "{read:#?}");
+    let write = found.iter().find(|r| r.object.as_deref() == Some("in")).expect("write of in");
+    assert!(write.message.contains("read-only") && write.access.unwrap().store, "{write:#?}");
+    assert_eq!(write.occurrences, 4);
+
+    // The same kernel the right way round is clean.
+    let src = r#"
+    __kernel void k(__global int *in, __global int *out) {
+        int i = get_global_id(0);
+        out[i] = in[i] + 1;
+    }"#;
+    let input = buf_i32("in", &[1, 2, 3, 4]).with_access(HostAccess::ReadOnly);
+    let out = buf_i32("out", &[0; 4]).with_access(HostAccess::WriteOnly);
+    let run = run_with(
+        src,
+        "k",
+        &[4],
+        &[4],
+        &[ArgValue::Buffer(input), ArgValue::Buffer(out.clone())],
+        &SimOptions { threads: 1, ..SimOptions::default() },
+    );
+    assert!(run.reports.is_empty(), "{:#?}", run.reports);
+    assert_eq!(i32s(&out), vec![2, 3, 4, 5]);
+}
