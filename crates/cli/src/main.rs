@@ -49,6 +49,7 @@ enum Command {
     Db(commands::db::Args),
     Advise(commands::advise::Args),
     Phase(commands::phase::Args),
+    Tune(commands::tune::Args),
     Workload(commands::workload::Args),
 }
 
@@ -91,6 +92,7 @@ fn main() -> ExitCode {
         Command::Db(args) => commands::db::run(args),
         Command::Advise(args) => commands::advise::run(args),
         Command::Phase(args) => commands::phase::run(args),
+        Command::Tune(args) => commands::tune::run(args),
         Command::Workload(args) => commands::workload::run(args),
     };
     match outcome {

@@ -14,6 +14,7 @@ use clmap_aristotle::workload_advice::{
 };
 use clmap_aristotle::{query, Variant};
 use clmap_db::{Database, DeviceRecord};
+use clmap_exec::PreparedWorkload;
 
 use crate::commands::advise::Args;
 use crate::commands::devices::environment_error;
@@ -21,6 +22,24 @@ use crate::exit::{CliError, Status};
 use crate::perf_db::{db_error, select_devices};
 
 pub(crate) fn run(args: &Args, path: &Path) -> Result<Status, CliError> {
+    let prepared = crate::workload_args::prepare(path)?;
+    let (device, questions, advice) = advice(args, &prepared)?;
+    if args.json {
+        print_json(&device, &advice)?;
+    } else {
+        // `advice` parsed the variant already, so it reads.
+        let variant = args.local_variant.parse::<Variant>().map(|v| v.as_str());
+        print_text(path, &device, &questions, &advice, variant.unwrap_or_default());
+    }
+    Ok(Status::Success)
+}
+
+/// The advice for a prepared workload on the device `args` names, measuring first what the
+/// database lacks unless `--no-measure` (`clmap tune` asks through here too).
+pub(crate) fn advice(
+    args: &Args,
+    prepared: &PreparedWorkload,
+) -> Result<(DeviceRecord, Questions, WorkloadAdvice), CliError> {
     let variant: Variant = args
         .local_variant
         .parse()
@@ -32,7 +51,6 @@ pub(crate) fn run(args: &Args, path: &Path) -> Result<Status, CliError> {
         )));
     }
     let local_variant = variant.as_str();
-    let prepared = crate::workload_args::prepare(path)?;
     let detections = detect(prepared.module(), prepared.workload(), prepared.sources());
     let questions = workload_advice::questions(&detections, variant);
     let mut db = args.db.open()?;
@@ -51,7 +69,10 @@ pub(crate) fn run(args: &Args, path: &Path) -> Result<Status, CliError> {
         match known {
             Some(device) => device,
             // Nothing needed and no device: the error lists the devices there are.
-            None => select_devices(&db, &args.device)?.remove(0),
+            None if args.no_measure => select_devices(&db, &args.device)?.remove(0),
+            // No buffer to measure for (no MAP detected): the OpenCL device is recorded so
+            // that the answer names it.
+            None => measure(&mut db, args, None, &needed)?.0,
         }
     } else if args.no_measure {
         return Err(CliError::BadInput(missing_message(
@@ -79,12 +100,7 @@ pub(crate) fn run(args: &Args, path: &Path) -> Result<Status, CliError> {
         .local_capacity
         .or_else(|| device.identity.details.get("local_mem_bytes").and_then(|v| v.as_u64()));
     let advice = workload_advice::advise(&table, &questions, capacity, args.delta, &provenance);
-    if args.json {
-        print_json(&device, &advice)?;
-    } else {
-        print_text(path, &device, &questions, &advice, local_variant);
-    }
-    Ok(Status::Success)
+    Ok((device, questions, advice))
 }
 
 /// The one database device the selector names, or none; several is an error.
@@ -175,14 +191,16 @@ fn measure(
     let missing = pending(db, device_id, needed)?;
     let maps: BTreeSet<u16> = missing.iter().map(|u| u.key.map).collect();
     let sizes: BTreeSet<usize> = missing.iter().map(|u| u.key.dataset).collect();
-    eprintln!(
-        "measuring {} microbenchmark(s) the database lacks on {} (MAPs {}, N = {}); \
-         finished ones are kept if this is interrupted",
-        missing.len(),
-        device.info().name,
-        join(&maps),
-        join(&sizes)
-    );
+    if !missing.is_empty() {
+        eprintln!(
+            "measuring {} microbenchmark(s) the database lacks on {} (MAPs {}, N = {}); \
+             finished ones are kept if this is interrupted",
+            missing.len(),
+            device.info().name,
+            join(&maps),
+            join(&sizes)
+        );
+    }
     let mut shapes: Vec<[usize; 2]> = missing.iter().map(|u| u.work_group).collect();
     shapes.sort_unstable();
     shapes.dedup();

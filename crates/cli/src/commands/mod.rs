@@ -16,5 +16,6 @@ pub mod phase;
 pub mod print;
 pub mod run;
 pub mod time;
+pub mod tune;
 pub mod unlocal;
 pub mod workload;

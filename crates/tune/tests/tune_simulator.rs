@@ -1,0 +1,206 @@
+//! Tuning end to end on the simulator: the variants built for a kernel with local staging and
+//! a fixed tile size, the rejection of variants whose outputs differ (work-group sizes the
+//! tile size breaks, and a wrong rewrite injected by the test), the database answering a second
+//! run, and resuming a run cut short by its budget.
+
+use clmap_db::Database;
+use clmap_exec::PreparedWorkload;
+use clmap_tune::{
+    build_variants, default_producers, simulator_identity, tune, Budget, Construction, Layout,
+    Step, Subject, TuneOptions, TuneReport, TuneStore, TuneTarget, Variant, WorkGroupChoice,
+};
+
+fn corpus(name: &str) -> PreparedWorkload {
+    let path = clmap_testkit::root().join("tests/corpus").join(name);
+    PreparedWorkload::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn options(budget: Budget) -> TuneOptions {
+    TuneOptions {
+        seeds: 2,
+        timing: clmap_device::TimingOptions { warmup: 1, reps: 2, flush_cache: false },
+        budget,
+        remeasure: false,
+    }
+}
+
+/// One tuning run of `kernel` on the simulator with `extra` variants after the producers'.
+fn run(
+    db: &Database,
+    prepared: &PreparedWorkload,
+    kernel: &str,
+    work_groups: WorkGroupChoice,
+    extra: Vec<Variant>,
+    budget: Budget,
+    steps: &mut Vec<String>,
+) -> TuneReport {
+    let target = TuneTarget::simulator();
+    let device = db.device_id(&simulator_identity()).expect("device");
+    let store =
+        TuneStore::open(db, device, prepared.workload().identity(), "w".into(), kernel.into())
+            .expect("store");
+    let subject = Subject { original: prepared, kernel, limits: target.limits(), seeds: 2 };
+    let mut variants = build_variants(&default_producers(work_groups), &subject, &mut |_, _| {});
+    variants.extend(extra.into_iter().map(Ok));
+    tune(
+        prepared,
+        "w",
+        kernel,
+        variants,
+        &target,
+        &store,
+        &options(budget),
+        Err("no advice in this test"),
+        &mut |p| {
+            let step = match &p.step {
+                Step::FromDatabase(_) => "database",
+                Step::Validating { .. } | Step::ValidatedWhenBuilt { .. } => "validating",
+                Step::Timing => "timing",
+                Step::OverBudget => "over budget",
+                Step::Refused(_) => "refused",
+                Step::CheckingOnDevice => "checking",
+                Step::Done(s) => s.status(),
+            };
+            steps.push(format!("{} {step}", p.variant));
+        },
+    )
+    .expect("tuning runs")
+}
+
+fn names(report: &TuneReport) -> Vec<&str> {
+    report.variants.iter().map(|v| v.name.as_str()).collect()
+}
+
+fn status<'a>(report: &'a TuneReport, name: &str) -> &'a str {
+    report
+        .variants
+        .iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no variant {name} in {:?}", names(report)))
+        .status
+}
+
+#[test]
+fn a_tiled_matrix_multiply_keeps_its_tile_size_and_may_lose_its_staging() {
+    let prepared = corpus("mm_nvidia_tile_a.toml");
+    let db = Database::in_memory().expect("database");
+    let kernel = "matrixMul_tile_a";
+    let given = WorkGroupChoice::Given(vec![vec![16, 16], vec![32, 8], vec![8, 8], vec![24, 16]]);
+    let mut steps = Vec::new();
+    let first =
+        run(&db, &prepared, kernel, given.clone(), Vec::new(), Budget::Unlimited, &mut steps);
+    // 16x16 is the launch's own size, so it is the kernel as written and not repeated; 24
+    // does not divide 64.
+    assert_eq!(
+        names(&first),
+        [
+            "as-written",
+            "unlocal:As",
+            "stage:C",
+            "stage:A",
+            "stage:B",
+            "wg:32x8",
+            "wg:8x8",
+            "wg:24x16"
+        ]
+    );
+    // C is written, A is staged already, B's index is not affine: the stager says so.
+    for stage in ["stage:C", "stage:A", "stage:B"] {
+        assert_eq!(status(&first, stage), "refused", "{stage}");
+    }
+    assert_eq!(status(&first, "as-written"), "timed");
+    assert_eq!(status(&first, "unlocal:As"), "timed", "{:#?}", first.variants[1]);
+    // The kernel reads its A tile with BLOCK_SIZE = 16 whatever the launch: other work-group
+    // sizes compute something else, and validation says so.
+    for wg in ["wg:32x8", "wg:8x8"] {
+        assert_eq!(status(&first, wg), "invalid", "{wg}");
+        let v = first.variants.iter().find(|v| v.name == wg).expect("variant");
+        assert_eq!(v.validation.status, "failed");
+        assert!(v.time.is_none() && v.speedup.is_none() && !v.chosen);
+    }
+    assert_eq!(status(&first, "wg:24x16"), "refused");
+    let unlocal = first.variants.iter().find(|v| v.name == "unlocal:As").expect("unlocal");
+    assert_eq!(unlocal.built, Construction::Unlocal { local_buffers: vec!["As".into()] });
+    assert_eq!(unlocal.layout.unstaged.iter().collect::<Vec<_>>(), ["A"]);
+    assert_eq!(unlocal.validation.seeds, 2);
+    assert!(unlocal.speedup.is_some());
+    let baseline = &first.variants[0];
+    assert_eq!(baseline.validation.status, "reference");
+    assert!((baseline.speedup.expect("speedup") - 1.0).abs() < 1e-12);
+    let winner = first.winner().expect("a winner");
+    assert!(["as-written", "unlocal:As"].contains(&winner.name.as_str()));
+    assert_eq!(first.variants.iter().filter(|v| v.chosen).count(), 1);
+    assert_eq!((first.measured_now, first.from_database), (4, 0));
+    assert!(steps.contains(&"unlocal:As validating".to_string()), "{steps:?}");
+
+    // A second run measures nothing: every built variant is answered from the database.
+    steps.clear();
+    let second = run(&db, &prepared, kernel, given, Vec::new(), Budget::Unlimited, &mut steps);
+    assert_eq!((second.measured_now, second.from_database), (0, 4), "{steps:?}");
+    assert!(!steps.iter().any(|s| s.ends_with("validating") || s.ends_with("timing")), "{steps:?}");
+    assert_eq!(second.winner, first.winner);
+    let a = |r: &TuneReport| r.variants.iter().map(|v| v.time.clone()).collect::<Vec<_>>();
+    assert_eq!(a(&first), a(&second), "the same samples, read back");
+    let rows: i64 = db
+        .connection()
+        .query_row("SELECT count(*) FROM tune_variants", [], |r| r.get(0))
+        .expect("rows");
+    assert_eq!(rows, 8, "refusals are recorded too");
+}
+
+#[test]
+fn a_wrong_variant_is_rejected_by_validation_and_never_timed() {
+    let prepared = corpus("transpose_local_padded.toml");
+    let original = prepared.workload().source.clone();
+    // The tile read back transposed the wrong way: a plain copy, not a transpose.
+    let wrong =
+        original.replace("block[lx * (BLOCK_DIM + 1) + ly]", "block[ly * (BLOCK_DIM + 1) + lx]");
+    assert_ne!(wrong, original, "the test's edit must apply to the kernel");
+    let injected = Variant {
+        name: "injected:wrong".into(),
+        construction: Construction::Unlocal { local_buffers: vec!["block".into()] },
+        how: "a deliberately wrong rewrite".into(),
+        layout: Layout::default(),
+        work_group: Some(vec![16, 16]),
+        prepared: prepared.with_source(&wrong).expect("compiles"),
+        validated: None,
+    };
+    let db = Database::in_memory().expect("database");
+    let mut steps = Vec::new();
+    let report = run(
+        &db,
+        &prepared,
+        "transpose_local_padded",
+        WorkGroupChoice::None,
+        vec![injected],
+        Budget::Unlimited,
+        &mut steps,
+    );
+    assert_eq!(status(&report, "injected:wrong"), "invalid");
+    let v = report.variants.iter().find(|v| v.name == "injected:wrong").expect("variant");
+    assert!(v.detail.as_deref().unwrap_or("").contains("differs"), "{v:#?}");
+    assert!(!steps.contains(&"injected:wrong timing".to_string()), "{steps:?}");
+    assert_eq!(status(&report, "unlocal:block"), "timed");
+}
+
+#[test]
+fn a_budget_cut_run_resumes_where_it_stopped() {
+    let prepared = corpus("map_row_local.toml");
+    let db = Database::in_memory().expect("database");
+    let kernel = "map_row_local";
+    let sizes = WorkGroupChoice::Given(vec![vec![64, 2], vec![128, 1]]);
+    let mut steps = Vec::new();
+    let first =
+        run(&db, &prepared, kernel, sizes.clone(), Vec::new(), Budget::Variants(2), &mut steps);
+    assert_eq!(first.measured_now, 2);
+    assert!(first.skipped >= 1, "{:?}", names(&first));
+    let skipped: Vec<&str> =
+        first.variants.iter().filter(|v| v.status == "skipped").map(|v| v.name.as_str()).collect();
+    steps.clear();
+    let second = run(&db, &prepared, kernel, sizes, Vec::new(), Budget::Unlimited, &mut steps);
+    assert_eq!(second.skipped, 0);
+    assert_eq!(second.from_database, 2);
+    for name in skipped {
+        assert_ne!(status(&second, name), "skipped", "{name} is measured by the second run");
+    }
+}
