@@ -148,3 +148,92 @@ pub fn prediction(variants: &[VariantResult], advice: Result<&AdvisorAnswer, &st
         note,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(name: &str, built: Construction, layout: Layout, chosen: bool) -> VariantResult {
+        VariantResult {
+            name: name.into(),
+            built,
+            how: String::new(),
+            layout,
+            work_group: None,
+            status: "timed",
+            detail: None,
+            validation: ValidationResult {
+                status: "passed",
+                seeds: 1,
+                max_abs: Some(0.0),
+                detail: None,
+            },
+            time: None,
+            speedup: None,
+            from_database: false,
+            measured: None,
+            chosen,
+        }
+    }
+
+    fn unstaged(name: &str) -> Layout {
+        Layout { unstaged: [name.to_string()].into(), staged: Default::default() }
+    }
+
+    fn variants(winner: &str) -> Vec<VariantResult> {
+        vec![
+            result(
+                "as-written",
+                Construction::AsWritten,
+                Layout::default(),
+                winner == "as-written",
+            ),
+            result(
+                "unlocal:As",
+                Construction::Unlocal { local_buffers: vec!["As".into()] },
+                unstaged("A"),
+                winner == "unlocal:As",
+            ),
+            result(
+                "wg:32x8",
+                Construction::WorkGroup { size: vec![32, 8] },
+                Layout::default(),
+                winner == "wg:32x8",
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_advice_predicts_a_winner_with_its_layout() {
+        let advice = AdvisorAnswer { layout: unstaged("A"), decisions: vec!["A: global".into()] };
+        let p = prediction(&variants("unlocal:As"), Ok(&advice));
+        assert_eq!(p.predicted, Some(true));
+        assert_eq!(p.advised, "unstage A");
+        assert_eq!(p.advised_variant.as_deref(), Some("unlocal:As"));
+        let p = prediction(&variants("as-written"), Ok(&advice));
+        assert_eq!(p.predicted, Some(false));
+    }
+
+    #[test]
+    fn a_work_group_winner_is_judged_by_its_layout_alone() {
+        let keep = AdvisorAnswer { layout: Layout::default(), decisions: vec!["A: local".into()] };
+        let p = prediction(&variants("wg:32x8"), Ok(&keep));
+        assert_eq!(p.predicted, Some(true));
+        assert_eq!(p.advised_variant.as_deref(), Some("as-written"));
+        assert!(p.note.as_deref().unwrap_or("").contains("work-group size"));
+    }
+
+    #[test]
+    fn advice_without_a_variant_or_without_advice() {
+        let stage = AdvisorAnswer {
+            layout: Layout { unstaged: Default::default(), staged: ["B".to_string()].into() },
+            decisions: vec!["B: local".into()],
+        };
+        let p = prediction(&variants("unlocal:As"), Ok(&stage));
+        assert_eq!((p.predicted, p.advised_variant), (Some(false), None));
+        assert!(p.note.as_deref().unwrap_or("").contains("could be built"));
+        let none = prediction(&variants("unlocal:As"), Err("not asked"));
+        assert_eq!(none.predicted, None);
+        assert_eq!(none.note.as_deref(), Some("not asked"));
+    }
+}

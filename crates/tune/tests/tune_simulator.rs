@@ -54,7 +54,8 @@ fn run(
         &mut |p| {
             let step = match &p.step {
                 Step::FromDatabase(_) => "database",
-                Step::Validating { .. } | Step::ValidatedWhenBuilt { .. } => "validating",
+                Step::Validating { .. } => "validating",
+                Step::ValidatedWhenBuilt { .. } => "validated when built",
                 Step::Timing => "timing",
                 Step::OverBudget => "over budget",
                 Step::Refused(_) => "refused",
@@ -203,4 +204,33 @@ fn a_budget_cut_run_resumes_where_it_stopped() {
     for name in skipped {
         assert_ne!(status(&second, name), "skipped", "{name} is measured by the second run");
     }
+}
+
+#[test]
+fn a_staged_variant_is_validated_once_and_timed() {
+    // Jacobi's A is read as a 5-point cross (MAP-508): the stager copies each work-group's
+    // 18 x 18 footprint into a tile; B is written, so it is refused.
+    let prepared = corpus("jacobi2d.toml");
+    let db = Database::in_memory().expect("database");
+    let mut steps = Vec::new();
+    let report = run(
+        &db,
+        &prepared,
+        "jacobi2d_step",
+        WorkGroupChoice::None,
+        Vec::new(),
+        Budget::Unlimited,
+        &mut steps,
+    );
+    assert_eq!(names(&report), ["as-written", "stage:A", "stage:B"]);
+    assert_eq!(status(&report, "stage:B"), "refused");
+    let staged = report.variants.iter().find(|v| v.name == "stage:A").expect("stage:A");
+    assert_eq!(staged.status, "timed", "{staged:#?}");
+    assert_eq!(staged.built, Construction::Stage { buffer: "A".into() });
+    assert_eq!(staged.layout.staged.iter().collect::<Vec<_>>(), ["A"]);
+    assert_eq!((staged.validation.status, staged.validation.seeds), ("passed", 2));
+    assert!(staged.how.contains("MAP-508"), "{}", staged.how);
+    // The stager validated it as it built it, with the same runner: reported, not repeated.
+    assert!(steps.contains(&"stage:A validated when built".to_string()), "{steps:?}");
+    assert!(!steps.contains(&"stage:A validating".to_string()), "{steps:?}");
 }
