@@ -125,6 +125,8 @@ pub struct SegmentReport {
     pub relations: Vec<(String, String, &'static str, String)>,
     /// Candidates that met the constraints (the search ranks them by estimated cost).
     pub candidates: usize,
+    /// Repetitions left unfused after the fused launches (temporal and repeated segments).
+    pub rest: u32,
 }
 
 /// A fused pipeline.
@@ -226,7 +228,43 @@ pub fn fuse(
                 scratches.extend(result.scratch);
                 index += 1;
             }
-            Err(r) => refusals.push(r),
+            Err(r) => {
+                // A host loop whose repetitions do not fuse into each other may still have
+                // a body that fuses within each repetition.
+                let SegmentKind::Repeated { first, last, .. } = segment.kind else {
+                    refusals.push(r);
+                    continue;
+                };
+                refusals.push(Refusal::unlocated(format!(
+                    "the repetitions of the host loop over launches {}..{} do not fuse into \
+                     each other: {}",
+                    first + 1,
+                    last + 1,
+                    r.reason
+                )));
+                if last == first {
+                    continue;
+                }
+                let body = Segment { kind: SegmentKind::Spatial { first, last } };
+                match fuse_segment(
+                    &ctx,
+                    module,
+                    &mut new_module,
+                    workload,
+                    &body,
+                    index,
+                    options,
+                    &mut analyses,
+                ) {
+                    Ok(result) => {
+                        drivers.push_str(&result.text);
+                        reports.push(result.report);
+                        replaced.push((result.range.0, result.range.1, result.launches));
+                        index += 1;
+                    }
+                    Err(r) => refusals.push(r),
+                }
+            }
         }
     }
     if reports.is_empty() {
@@ -262,9 +300,18 @@ pub fn fuse(
         buffer.access = clmap_workload::Access::ReadWrite;
         fused.buffers.push(buffer);
     }
-    for group in &mut fused.groups {
+    for (g, group) in fused.groups.iter_mut().enumerate() {
         let (first, last) = (group.launches.start, group.launches.end - 1);
         group.launches = moved[first].start..moved[last].end;
+        // A loop whose repetitions were fused: the fused launch runs first, then the loop
+        // runs its body for the repetitions left.
+        if let Some(SegmentReport { kind: SegmentKind::Repeated { .. }, rest, .. }) = reports
+            .iter()
+            .find(|r| matches!(r.kind, SegmentKind::Repeated { group, .. } if group == g))
+        {
+            group.launches.start += 1;
+            group.repeat = *rest;
+        }
     }
     let mut source = clmap_lang::print::print_module(&new_module);
     source.push('\n');
@@ -330,6 +377,9 @@ fn fuse_segment(
             (*launch, *launch, workload.launches[*launch].repeat)
         }
         SegmentKind::Spatial { first, last } => (*first, *last, 1),
+        SegmentKind::Repeated { group, first, last } => {
+            (*first, *last, workload.groups[*group].repeat)
+        }
     };
     // Who reads a buffer after the segment: the host (outputs) and later launches; inside a
     // host loop, every other launch of the pipeline, since the next repetition comes back
@@ -348,7 +398,9 @@ fn fuse_segment(
                         .iter()
                         .any(|g| g.swap.iter().any(|(a, b)| a == storage || b == storage))))
     };
-    let temporal = matches!(segment.kind, SegmentKind::Temporal { .. });
+    // Fused in time: the repetitions of a launch, or of a host loop's body.
+    let temporal =
+        matches!(segment.kind, SegmentKind::Temporal { .. } | SegmentKind::Repeated { .. });
     // Temporal: the last repetition stays unfused, so both buffers end as the host expects.
     // An odd number of fused steps writes the other buffer of the pair; an even number would
     // write the one its first step reads, so its last step writes a scratch buffer instead,
@@ -398,7 +450,39 @@ fn fuse_segment(
     let mut ranked: Vec<(f64, usize, u32, Shape, tiling::Boxes, u64)> = Vec::new();
     for &steps in &steps_choices {
         let stages = segment.stages(workload, if temporal { steps } else { 1 });
-        let live = |s: &str| if temporal { false } else { later_reads(s) };
+        // In time, the unfused last repetition rewrites whatever the host reads afterwards;
+        // a fused launch must leave up to date only what the next repetition reads before
+        // writing it. For a host loop's body that is found from a first plan: the storages
+        // its first repetition reads from global memory, under the names they have after
+        // the fused repetitions.
+        let exposed: Vec<String> = match &segment.kind {
+            SegmentKind::Repeated { .. } => {
+                let probe = plan::plan(module, workload, &stages, &|_| false, None, analyses);
+                let body = last - first + 1;
+                let (names, _) = pipeline::Names::after(workload, segment, steps);
+                match &probe {
+                    Ok(p) => p.stages[..body]
+                        .iter()
+                        .flat_map(|s| {
+                            s.sources
+                                .iter()
+                                .filter(|(_, src)| **src == plan::Source::Global)
+                                .filter_map(|(q, _)| s.storage[*q as usize].clone())
+                        })
+                        .map(|n| names.resolve(&n))
+                        .collect(),
+                    Err(_) => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        };
+        let live = |s: &str| {
+            if temporal {
+                exposed.iter().any(|e| e == s)
+            } else {
+                later_reads(s)
+            }
+        };
         // With an even number of steps the last one writes the buffer the first one reads.
         let redirect = match &segment.kind {
             SegmentKind::Temporal { pair, .. } if steps % 2 == 0 => {
@@ -410,7 +494,7 @@ fn fuse_segment(
         let planned = match planned {
             Ok(p) => p,
             // One step count that cannot be planned leaves the others.
-            Err(r) if options.steps.is_none() && steps_choices.len() > 1 && steps % 2 == 0 => {
+            Err(r) if options.steps.is_none() && steps_choices.len() > 1 => {
                 last_reason = Some(r.reason);
                 continue;
             }
@@ -427,7 +511,7 @@ fn fuse_segment(
                 let core: Vec<(i64, i64)> = tile.iter().map(|t| (0, *t as i64 - 1)).collect();
                 if let Some(k) = boxes.reach.iter().position(|r| *r != core) {
                     let what = match &segment.kind {
-                        SegmentKind::Temporal { .. } => {
+                        SegmentKind::Temporal { .. } | SegmentKind::Repeated { .. } => {
                             "every step reads a halo of the step before".to_string()
                         }
                         SegmentKind::Spatial { .. } => format!(
@@ -456,7 +540,8 @@ fn fuse_segment(
             };
             for group in groups {
                 let shape = Shape { tile: tile.clone(), group };
-                let cost = estimated_cost(&boxes, steps, repeat, &global, &shape, &options.limits);
+                let cost =
+                    estimated_cost(&boxes, steps, repeat, &global, &shape, local, &options.limits);
                 ranked.push((cost, plans.len() - 1, steps, shape, boxes.clone(), local));
             }
         }
@@ -562,6 +647,16 @@ fn fuse_segment(
             }
             launches.push(fused);
         }
+        SegmentKind::Repeated { first, last, .. } => {
+            // The fused launch, repeated, with the swaps its steps make; then the body as
+            // it was, for the repetitions left (the loop is re-pointed at it).
+            let fusable = repeat - 1;
+            let mut fused = Launch::new(name.clone(), range, args);
+            fused.repeat = fusable / steps;
+            fused.swap = pipeline::Names::after(workload, segment, steps).1;
+            launches.push(fused);
+            launches.extend(workload.launches[*first..=*last].iter().cloned());
+        }
     }
     let mut relations = Vec::new();
     let mut seen = Vec::new();
@@ -608,6 +703,7 @@ fn fuse_segment(
         reach: boxes.reach.clone(),
         relations,
         candidates: available,
+        rest: if temporal { (repeat - 1) % steps + 1 } else { 0 },
     };
     Ok(SegmentResult { text, report, launches, range: (first, last), scratch: scratch_buffer })
 }
@@ -619,44 +715,75 @@ fn normalised(ctx: &Context, text: String) -> String {
     ctx.map(&text).and_then(|m| m.coalesce()).map(|m| m.to_string()).unwrap_or(text)
 }
 
-/// Estimated time per original step, in arbitrary units: the launch overhead shared by the
-/// fused steps, plus the points computed (redundancy included); tilings with too few tiles
-/// to fill the device are penalised.
+/// Estimated time of the whole segment, in nanoseconds of an imagined GPU: what ranks the
+/// candidates before any is timed.
 fn estimated_cost(
     boxes: &tiling::Boxes,
     steps: u32,
     repeat: u32,
     global: &[u64],
     shape: &Shape,
+    local_bytes: u64,
     limits: &Limits,
 ) -> f64 {
     // A fused launch costs one launch; the lanes its work-groups keep busy while they sweep
-    // every stage's box (halo included, and the idle lanes of a last partial row of the
-    // sweep); and the global traffic of the first stage's reads and the last stage's
-    // writes, paid once for all its steps. Tiles that leave compute units idle slow it down
-    // in proportion. The repetitions left over (the last one, and a remainder when the
-    // steps do not divide the rest) run unfused, a launch and a global pass each.
-    const LAUNCH_NS: f64 = 5000.0;
-    const NS_PER_LANE: f64 = 0.002;
-    const NS_PER_GLOBAL_POINT: f64 = 0.01;
+    // every stage's box (halo included); and the global traffic of the first stage's reads
+    // and the last stage's writes, paid once for all its steps. Lanes are counted as the
+    // hardware schedules them: a work-group at least a warp wide sweeps a row of a box in
+    // whole warps, and warps past the end of the box skip the iteration, so only the last
+    // warp of a row idles; narrower groups idle at the group's granularity. Work runs at
+    // full speed only with enough work-items resident per compute unit to hide the latency
+    // of memory and barriers: few tiles, or tiles whose local memory leaves room for few
+    // work-groups, slow it down. The repetitions left over (the last one, and a remainder
+    // when the steps do not divide the rest) run unfused, a launch and a global pass each.
+    // Calibrated on an H100: a launch of a small kernel spans about 12 µs of a pipeline, a
+    // global pass about 4 ps per point (read and write), one iteration of a work-group's
+    // sweep about 150 ns of latency (local and global loads, the call, the barrier share).
+    const LAUNCH_NS: f64 = 12000.0;
+    const NS_PER_LANE: f64 = 0.0012;
+    const NS_PER_GLOBAL_POINT: f64 = 0.004;
+    const NS_PER_ITERATION: f64 = 150.0;
+    const WARP: u64 = 32;
+    // The local memory a compute unit holds, in work-groups' worth of the per-group limit
+    // (GPUs hold several groups' `__local` at once), and the work-items it can keep.
+    const LOCAL_PER_CU_FACTOR: u64 = 4;
+    const MAX_ITEMS_PER_CU: u64 = 2048;
     let points: f64 = global.iter().product::<u64>() as f64;
     let tiles: u64 =
         global.iter().zip(&shape.tile).map(|(g, t)| g.div_ceil(*t)).product::<u64>().max(1);
-    let lanes: u64 = (0..boxes.reach.len())
+    let warp_wide = shape.group[0] % WARP == 0;
+    let group_items: u64 = shape.group.iter().product::<u64>().max(1);
+    let stage_lanes: Vec<u64> = (0..boxes.reach.len())
         .map(|k| {
             boxes
                 .extent(k)
                 .iter()
                 .zip(&shape.group)
-                .map(|(e, g)| e.div_ceil(*g) * g)
+                .enumerate()
+                .map(|(d, (e, g))| match (warp_wide, d) {
+                    (true, 0) => e.div_ceil(WARP) * WARP,
+                    (true, _) => *e,
+                    (false, _) => e.div_ceil(*g) * g,
+                })
                 .product::<u64>()
         })
-        .sum();
-    let busy = (tiles as f64 / limits.compute_units.max(1) as f64).min(1.0);
-    let fused_launch =
-        (LAUNCH_NS + tiles as f64 * lanes as f64 * NS_PER_LANE + points * NS_PER_GLOBAL_POINT)
-            / busy;
-    let unfused_launch = LAUNCH_NS + points * (NS_PER_LANE + NS_PER_GLOBAL_POINT);
+        .collect();
+    let lanes: u64 = stage_lanes.iter().sum();
+    // Iterations each work-item runs one after the other, over all stages.
+    let iterations: u64 = stage_lanes.iter().map(|l| l.div_ceil(group_items)).sum();
+    let cus = limits.compute_units.max(1);
+    let busy = (tiles as f64 / cus as f64).min(1.0);
+    let by_local = if local_bytes == 0 {
+        u64::MAX
+    } else {
+        (limits.local_bytes * LOCAL_PER_CU_FACTOR / local_bytes).max(1)
+    };
+    let resident = by_local.min(MAX_ITEMS_PER_CU / group_items).max(1);
+    let waves = tiles.div_ceil(cus * resident);
+    let throughput = tiles as f64 * lanes as f64 * NS_PER_LANE / busy;
+    let latency = waves as f64 * iterations as f64 * NS_PER_ITERATION;
+    let fused_launch = LAUNCH_NS + throughput.max(latency) + points * NS_PER_GLOBAL_POINT;
+    let unfused_launch = LAUNCH_NS + points * NS_PER_GLOBAL_POINT;
     let fusable = repeat.saturating_sub(1).max(1);
     let (chunks, rest) = if repeat > 1 { (fusable / steps, fusable % steps + 1) } else { (1, 0) };
     f64::from(chunks) * fused_launch + f64::from(rest) * unfused_launch
@@ -672,7 +799,7 @@ fn candidate_tiles(global: &[u64], options: &Options) -> Vec<Vec<u64>> {
     }
     let per_dim: Vec<Vec<u64>> = match dims {
         1 => vec![vec![128, 256, 512, 1024, 2048, 4096]],
-        2 => vec![vec![32, 64, 128], vec![8, 16, 32, 64]],
+        2 => vec![vec![32, 64, 128, 256], vec![8, 16, 24, 28, 32, 48, 64]],
         _ => vec![vec![8, 16, 32], vec![8, 16], vec![4, 8]],
     };
     let mut tiles = vec![Vec::new()];
@@ -697,7 +824,18 @@ fn candidate_tiles(global: &[u64], options: &Options) -> Vec<Vec<u64>> {
 fn candidate_groups(tile: &[u64], max_group: u64) -> Vec<Vec<u64>> {
     let wanted: &[&[u64]] = match tile.len() {
         1 => &[&[64], &[128], &[256]],
-        2 => &[&[32, 4], &[32, 8], &[64, 4], &[128, 2], &[128, 4]],
+        2 => &[
+            &[32, 4],
+            &[32, 8],
+            &[32, 16],
+            &[64, 4],
+            &[64, 8],
+            &[64, 16],
+            &[128, 2],
+            &[128, 4],
+            &[128, 8],
+            &[256, 4],
+        ],
         _ => &[&[32, 4, 2], &[16, 4, 4], &[8, 8, 4]],
     };
     let mut groups: Vec<Vec<u64>> = wanted
@@ -732,6 +870,56 @@ impl std::fmt::Display for Rejected {
             }
         }
     }
+}
+
+/// The original pipeline's runs on the inputs of seed shifts `0..seeds`, kept to validate
+/// many candidates against (a large pipeline's reference run costs as much as a candidate's).
+pub struct Reference {
+    runs: Vec<clmap_exec::TargetRun>,
+}
+
+impl Reference {
+    pub fn run(
+        original: &clmap_exec::PreparedWorkload,
+        seeds: u64,
+        target: &clmap_exec::Target,
+    ) -> Result<Reference, Rejected> {
+        let runner = clmap_exec::Runner::new(original, target);
+        let runs = (0..seeds.max(1))
+            .map(|seed| runner.run(seed))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Rejected::Broken(format!("the original pipeline: {e}")))?;
+        Ok(Reference { runs })
+    }
+}
+
+/// [`validate`] against the kept runs of the original.
+pub fn validate_against(
+    original: &clmap_exec::PreparedWorkload,
+    reference: &Reference,
+    fused: &Workload,
+    target: &clmap_exec::Target,
+) -> Result<clmap_exec::PreparedWorkload, Rejected> {
+    let prepared = clmap_exec::PreparedWorkload::new(fused.clone())
+        .map_err(|e| Rejected::Broken(e.to_string()))?;
+    let runner = clmap_exec::Runner::new(&prepared, target);
+    for (seed, expected) in reference.runs.iter().enumerate() {
+        let run = runner.run(seed as u64).map_err(|e| Rejected::Broken(e.to_string()))?;
+        let answer = clmap_exec::Differential {
+            expected_target: target.name(),
+            actual_target: target.name(),
+            seeds: vec![clmap_exec::differential::compare_runs(
+                original,
+                seed as u64,
+                expected,
+                run,
+            )],
+        };
+        if let Some(d) = answer.first_disagreement() {
+            return Err(Rejected::Differs { detail: d.to_string() });
+        }
+    }
+    Ok(prepared)
 }
 
 /// Runs the original and the fused pipeline on `seeds` sets of random inputs on `target`

@@ -17,6 +17,10 @@ pub enum SegmentKind {
     Temporal { launch: usize, pair: (String, String) },
     /// Consecutive launches `first..=last`, each run once.
     Spatial { first: usize, last: usize },
+    /// The repetitions of host loop `group`, whose body is launches `first..=last` (each run
+    /// once per repetition): several repetitions fused into each other, as temporal fusion
+    /// fuses the repetitions of one launch.
+    Repeated { group: usize, first: usize, last: usize },
 }
 
 /// One launch instance of a fused kernel.
@@ -55,6 +59,22 @@ impl Segment {
                     })
                     .collect()
             }
+            SegmentKind::Repeated { group, first, last } => {
+                let mut names = Names::default();
+                let mut stages = Vec::new();
+                for _ in 0..steps {
+                    for l in *first..=*last {
+                        stages.push(names.stage(workload, l, None));
+                        for pair in &workload.launches[l].swap {
+                            names.swap(pair);
+                        }
+                    }
+                    for pair in &workload.groups[*group].swap {
+                        names.swap(pair);
+                    }
+                }
+                stages
+            }
             SegmentKind::Spatial { first, last } => {
                 let mut names = Names::default();
                 (*first..=*last)
@@ -73,16 +93,71 @@ impl Segment {
 
 /// Buffer names → storages, as swaps exchange them.
 #[derive(Default)]
-struct Names {
+pub struct Names {
     map: BTreeMap<String, String>,
 }
 
 impl Names {
-    fn resolve(&self, name: &str) -> String {
+    /// The names after `steps` repetitions of a segment, and the swaps that make the host's
+    /// names point where they do then (what a fused launch of that many steps swaps).
+    pub fn after(
+        workload: &Workload,
+        segment: &Segment,
+        steps: u32,
+    ) -> (Names, Vec<(String, String)>) {
+        let mut names = Names::default();
+        let mut used: Vec<String> = Vec::new();
+        let mut apply = |names: &mut Names, pair: &(String, String)| {
+            for n in [&pair.0, &pair.1] {
+                if !used.contains(n) {
+                    used.push(n.clone());
+                }
+            }
+            names.swap(pair);
+        };
+        for _ in 0..steps {
+            match &segment.kind {
+                SegmentKind::Temporal { pair, .. } => apply(&mut names, pair),
+                SegmentKind::Spatial { first, last }
+                | SegmentKind::Repeated { first, last, .. } => {
+                    for l in *first..=*last {
+                        for pair in &workload.launches[l].swap {
+                            apply(&mut names, pair);
+                        }
+                    }
+                    if let SegmentKind::Repeated { group, .. } = &segment.kind {
+                        for pair in &workload.groups[*group].swap {
+                            apply(&mut names, pair);
+                        }
+                    }
+                }
+            }
+        }
+        // The same permutation as a list of swaps.
+        used.sort();
+        let mut current = Names::default();
+        let mut swaps = Vec::new();
+        for n in &used {
+            let want = names.resolve(n);
+            if current.resolve(n) != want {
+                let other = used
+                    .iter()
+                    .find(|m| current.resolve(m) == want)
+                    .expect("a permutation of the names used")
+                    .clone();
+                let pair = (n.clone(), other);
+                current.swap(&pair);
+                swaps.push(pair);
+            }
+        }
+        (names, swaps)
+    }
+
+    pub fn resolve(&self, name: &str) -> String {
         self.map.get(name).cloned().unwrap_or_else(|| name.to_string())
     }
 
-    fn swap(&mut self, (a, b): &(String, String)) {
+    pub fn swap(&mut self, (a, b): &(String, String)) {
         let (sa, sb) = (self.resolve(a), self.resolve(b));
         self.map.insert(a.clone(), sb);
         self.map.insert(b.clone(), sa);
@@ -139,7 +214,10 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
             }
             last += 1;
         }
-        if last > l {
+        let repeated = repeated_group(workload, l, last);
+        if let Some(group) = repeated {
+            found.push(Segment { kind: SegmentKind::Repeated { group, first: l, last } });
+        } else if last > l {
             found.push(Segment { kind: SegmentKind::Spatial { first: l, last } });
         } else if workload.launch_count() > 1 {
             refused.push(Refusal::unlocated(format!(
@@ -158,6 +236,21 @@ pub fn segments(workload: &Workload) -> (Vec<Segment>, Vec<Refusal>) {
         )));
     }
     (found, refused)
+}
+
+/// The host loop whose body is exactly launches `first..=last`, when its repetitions can be
+/// fused into each other: it runs at least 3 times (2 fused and the last), swaps buffers
+/// after each repetition, and passes no values that change with the repetition.
+fn repeated_group(workload: &Workload, first: usize, last: usize) -> Option<usize> {
+    let group = *enclosing(workload, first).last()?;
+    let g = &workload.groups[group];
+    let body = &workload.launches[first..=last];
+    (g.launches == (first..last + 1)
+        && g.repeat >= 3
+        && !g.swap.is_empty()
+        && body.iter().all(|l| l.repeat == 1 && l.writes.is_empty())
+        && !body.iter().any(|l| l.args.iter().any(|a| matches!(a, LaunchArg::LoopScalar { .. }))))
+    .then_some(group)
 }
 
 /// A repeated launch fuses in time when it swaps exactly one pair of buffers after each

@@ -86,3 +86,40 @@ fn a_kernel_that_writes_two_fields_fuses_with_its_consumer() {
     // u and v are intermediates: they stay in local memory, two tiles.
     assert_eq!(fused.workload.source.matches("__local float fuse_slot").count(), 2);
 }
+
+#[test]
+fn repetitions_of_a_host_loop_fuse_into_each_other() {
+    // scale -> blur, fed back by the loop's swap, 10 times: 3 repetitions (6 stages) per
+    // fused launch, 3 fused launches, then the body once more as the loop.
+    let options = Options { steps: Some(3), tile: Some(vec![64]), ..Options::default() };
+    let (_, fused) = fused_agrees("group_repeated.toml", &options);
+    let s = &fused.segments[0];
+    assert!(matches!(s.kind, clmap_fuse::SegmentKind::Repeated { .. }), "{:?}", s.kind);
+    assert_eq!(s.stages, ["scale", "blur", "scale", "blur", "scale", "blur"]);
+    // blur reads one point either side, three times over: the first scale reaches 3 out.
+    assert_eq!(s.reach[0], vec![(-3, 66)]);
+    assert_eq!((fused.launches_before, fused.launches_after), (20, 3 + 2));
+    let launch = &fused.workload.launches[0];
+    assert_eq!((launch.repeat, launch.swap.clone()), (3, vec![("a".into(), "b".into())]));
+    let group = &fused.workload.groups[0];
+    assert_eq!((group.launches.clone(), group.repeat), (1..3, 1));
+}
+
+#[test]
+fn the_search_over_loop_repetitions_keeps_the_counts_that_plan() {
+    // An even count would make the last blur write the buffer the first scale reads; the
+    // search leaves those out and validates the rest.
+    let original = PreparedWorkload::load(&data("group_repeated.toml")).unwrap();
+    let options = Options { tile: Some(vec![64]), ..Options::default() };
+    let fused = fuse(original.compiled(), original.workload(), &options).expect("fuses");
+    assert!(fused.segments[0].steps % 2 == 1);
+    let target = Target::Simulator(Default::default());
+    validate(&original, &fused.workload, 3, &target).expect("agrees");
+    let even = Options { steps: Some(4), ..options };
+    let refused = fuse(original.compiled(), original.workload(), &even);
+    // With 4 forced, the loop falls back to fusing its body within each repetition.
+    let fused = refused.expect("the body still fuses");
+    assert!(matches!(fused.segments[0].kind, clmap_fuse::SegmentKind::Spatial { .. }));
+    assert!(fused.refusals.iter().any(|r| r.reason.contains("do not fuse into each other")));
+    validate(&original, &fused.workload, 2, &target).expect("agrees");
+}

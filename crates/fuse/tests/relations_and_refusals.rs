@@ -90,14 +90,24 @@ fn a_repeated_launch_without_a_swap_is_refused_as_a_pipeline() {
 }
 
 #[test]
-fn a_chain_inside_a_host_loop_fuses_in_every_repetition() {
+fn a_chain_inside_a_host_loop_fuses_across_and_within_repetitions() {
     let original = PreparedWorkload::load(&data("group_chain.toml")).unwrap();
+    let target = Target::Simulator(Default::default());
+    // 4 repetitions of f -> g: 3 fused into one launch, then the loop runs its body once.
     let options = Options { tile: Some(vec![32]), ..Options::default() };
+    let fused = fuse(original.compiled(), original.workload(), &options).expect("f and g fuse");
+    assert_eq!((fused.launches_before, fused.launches_after), (8, 3));
+    assert_eq!(fused.segments[0].stages, ["f", "g", "f", "g", "f", "g"]);
+    let group = &fused.workload.groups[0];
+    assert_eq!((group.launches.clone(), group.repeat), (1..3, 1));
+    validate(&original, &fused.workload, 3, &target).expect("the fused loop agrees");
+    // Two repetitions per launch would write the loop's input while reading it: the body
+    // fuses within each repetition instead, and the loop keeps its 4 repetitions.
+    let options = Options { steps: Some(2), ..options };
     let fused = fuse(original.compiled(), original.workload(), &options).expect("f and g fuse");
     assert_eq!((fused.launches_before, fused.launches_after), (8, 4));
     let group = &fused.workload.groups[0];
     assert_eq!((group.launches.clone(), group.repeat), (0..1, 4), "the loop keeps its body");
-    let target = Target::Simulator(Default::default());
     validate(&original, &fused.workload, 3, &target).expect("the fused loop agrees");
 }
 

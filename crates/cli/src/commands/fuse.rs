@@ -273,6 +273,8 @@ fn measure_candidates(
     if !args.json {
         eprintln!("unfused on {name}: {}", human_ns(unfused.median));
     }
+    // The original's device runs, made once for every candidate.
+    let mut reference: Option<clmap_fuse::Reference> = None;
     let mut best: Option<(Fused, f64)> = None;
     let mut first_rejection = None;
     let mut tried = Vec::new();
@@ -307,7 +309,13 @@ fn measure_candidates(
                 .map_err(|why| (why, "simulator".to_string()));
         }
         if check.is_ok() {
-            check = validate(original, &fused.workload, args.device_seeds, &target)
+            if reference.is_none() {
+                let runs = clmap_fuse::Reference::run(original, args.device_seeds, &target)
+                    .map_err(|e| CliError::Environment(e.to_string()))?;
+                reference = Some(runs);
+            }
+            let kept = reference.as_ref().expect("made above");
+            check = clmap_fuse::validate_against(original, kept, &fused.workload, &target)
                 .map(|_| ())
                 .map_err(|why| (why, name.clone()));
         }
@@ -522,6 +530,7 @@ fn segment_json(s: &SegmentReport) -> serde_json::Value {
         "kind": match &s.kind {
             SegmentKind::Temporal { .. } => "temporal",
             SegmentKind::Spatial { .. } => "spatial",
+            SegmentKind::Repeated { .. } => "repeated",
         },
         "stages": s.stages,
         "steps": s.steps,
@@ -550,6 +559,14 @@ fn explain_segment(s: &SegmentReport) -> String {
         }
         SegmentKind::Spatial { first, last } => {
             format!("launches {}..{} fused in space", first + 1, last + 1)
+        }
+        SegmentKind::Repeated { first, last, .. } => {
+            format!(
+                "the host loop over launches {}..{}: {} repetitions fused per launch",
+                first + 1,
+                last + 1,
+                s.steps
+            )
         }
     };
     out.push_str(&format!("{}: {kind}\n", s.kernel));
