@@ -296,6 +296,20 @@ impl VariantProducer for WorkGroupSizes {
             first.range.local.unwrap_or_else(|| clmap_sim::default_local_size(&first.range));
         let current = current[..dims].to_vec();
         let written = work_group_of(workload, subject.kernel);
+        if matches!(self.0, WorkGroupChoice::None) {
+            return Vec::new();
+        }
+        if let Some(required) = required_size(subject) {
+            // The kernel promises the compiler one size; any other is an invalid launch.
+            return vec![Err(RefusedVariant {
+                name: "wg:*".to_string(),
+                construction: Construction::WorkGroup { size: Vec::new() },
+                reason: format!(
+                    "the kernel declares reqd_work_group_size({}): no other size may launch it",
+                    required.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                ),
+            })];
+        }
         let sizes = match &self.0 {
             WorkGroupChoice::None => return Vec::new(),
             WorkGroupChoice::Given(sizes) => {
@@ -329,6 +343,16 @@ impl VariantProducer for WorkGroupSizes {
             }
         };
         sizes.iter().map(|s| build_work_group(subject, s)).collect()
+    }
+}
+
+/// The work-group size the kernel's `reqd_work_group_size` attribute fixes, if any.
+fn required_size(subject: &Subject<'_>) -> Option<[u32; 3]> {
+    let module = subject.original.module();
+    let kernel = module.kernel_by_name(subject.kernel)?;
+    match &module.functions[kernel].kind {
+        clmap_lang::ir::FunctionKind::Kernel(attributes) => attributes.reqd_work_group_size,
+        clmap_lang::ir::FunctionKind::Helper => None,
     }
 }
 

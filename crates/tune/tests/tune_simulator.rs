@@ -234,3 +234,23 @@ fn a_staged_variant_is_validated_once_and_timed() {
     assert!(steps.contains(&"stage:A validated when built".to_string()), "{steps:?}");
     assert!(!steps.contains(&"stage:A validating".to_string()), "{steps:?}");
 }
+
+#[test]
+fn a_kernel_with_a_required_work_group_size_gets_no_other() {
+    let prepared = corpus("map_block_local.toml");
+    let subject = Subject {
+        original: &prepared,
+        kernel: "map_block_local",
+        limits: clmap_tune::DeviceLimits::SIMULATOR,
+        seeds: 1,
+    };
+    let built = build_variants(
+        &[Box::new(clmap_tune::WorkGroupSizes(WorkGroupChoice::All))],
+        &subject,
+        &mut |_, _| {},
+    );
+    let [Err(refused)] = built.as_slice() else {
+        panic!("one refusal expected: {:?}", built.iter().map(|b| b.is_ok()).collect::<Vec<_>>())
+    };
+    assert!(refused.reason.contains("reqd_work_group_size(8, 8, 1)"), "{}", refused.reason);
+}
