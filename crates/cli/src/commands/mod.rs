@@ -11,6 +11,7 @@ pub mod devices;
 pub mod exec;
 pub mod fuse;
 pub mod ir;
+pub mod local;
 pub mod maps;
 pub mod phase;
 pub mod print;
