@@ -279,7 +279,7 @@ impl<'m> Compiler<'m> {
     }
 
     pub(crate) fn site(&mut self, span: Span, object: Option<String>, space: AddressSpace) -> u32 {
-        self.sites.push(Site { span, object, space, packed: false });
+        self.sites.push(Site { span, object, space, packed: false, private_bounds: None });
         self.sites.len() as u32 - 1
     }
 
@@ -518,9 +518,13 @@ impl<'m> Compiler<'m> {
     ) -> Result<Place, SimError> {
         Ok(match loc {
             VarLoc::Reg { slot, width, .. } => Place::Reg { slot, len: width },
-            VarLoc::Mem { addr, space, .. } => {
+            VarLoc::Mem { addr, space, private_offset } => {
                 let name = self.var_name(ctx, var);
                 let site = self.site(span, name, space);
+                if let (Some(offset), Some(s)) = (private_offset, self.sites.get_mut(site as usize))
+                {
+                    s.private_bounds = Some((offset, u64::from(self.module.size_of(ty))));
+                }
                 Place::Mem { addr, ty, site }
             }
         })
@@ -606,12 +610,14 @@ impl<'m> Compiler<'m> {
                 let base_ty = ctx.ty(*base)?;
                 let elem_size = u64::from(self.module.size_of(ty));
                 let mut packed = false;
+                let mut bounds = None;
                 let (base_addr, space) = match self.inner(base_ty)? {
                     TypeInner::Pointer { space, .. } => (self.expr(ctx, *base, out)?, *space),
                     TypeInner::Array { .. } => match self.place(ctx, *base, out)? {
                         Place::Mem { addr, site, .. } => {
                             let base_site = self.sites.get(site as usize);
                             packed = base_site.is_some_and(|s| s.packed);
+                            bounds = base_site.and_then(|s| s.private_bounds);
                             let space = base_site.map_or(AddressSpace::Private, |s| s.space);
                             (addr, space)
                         }
@@ -641,6 +647,7 @@ impl<'m> Compiler<'m> {
                 let site = self.site(span, name, space);
                 if let Some(s) = self.sites.get_mut(site as usize) {
                     s.packed = packed;
+                    s.private_bounds = bounds;
                 }
                 Ok(Place::Mem { addr: dst, ty, site })
             }
@@ -667,6 +674,7 @@ impl<'m> Compiler<'m> {
                         // any offset.
                         let packed = old.as_ref().is_some_and(|s| s.packed)
                             || self.module.align_of(base_ty) < self.module.align_of(ty);
+                        let bounds = old.as_ref().and_then(|s| s.private_bounds);
                         let site = self.site(
                             span,
                             old.as_ref().and_then(|s| s.object.clone()),
@@ -674,6 +682,7 @@ impl<'m> Compiler<'m> {
                         );
                         if let Some(s) = self.sites.get_mut(site as usize) {
                             s.packed = packed;
+                            s.private_bounds = bounds;
                         }
                         Ok(Place::Mem { addr: dst, ty, site })
                     }

@@ -1098,6 +1098,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             });
         }
         self.flush_oob(site, size, false);
+        self.check_private_bounds(addr, size, width, comps, site, mask, false);
         self.notify_access(addr, size, width, comps, site, mask, AccessKind::Load, Some(None));
     }
 
@@ -1161,6 +1162,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             });
         }
         self.flush_oob(site, size, true);
+        self.check_private_bounds(addr, size, width, comps, site, mask, true);
         let stored = Some((src, scalar));
         let typed = Some(stored);
         self.notify_access(addr, size, width, comps, site, mask, AccessKind::Store, typed);
@@ -1243,6 +1245,74 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     self.observer.memory_access(&batch);
                 }
             }
+        }
+    }
+
+    /// Reports lanes whose access into a private variable falls outside it (into another
+    /// variable of the same work-item: memory, so the access itself was made). Only sites
+    /// that index a private variable directly pay for this.
+    #[allow(clippy::too_many_arguments)]
+    fn check_private_bounds(
+        &mut self,
+        addr: Slot,
+        size: u32,
+        width: u32,
+        comps: Option<&[u8]>,
+        site: u32,
+        mask: &Mask,
+        store: bool,
+    ) {
+        let Some((start, len)) =
+            self.plan.program.sites.get(site as usize).and_then(|s| s.private_bounds)
+        else {
+            return;
+        };
+        let bytes = u64::from(size)
+            * comps.map_or(u64::from(if width == 3 { 3 } else { width }), |cs| {
+                u64::from(cs.iter().copied().max().unwrap_or(0)) + 1
+            });
+        let a = addr as usize * self.lanes;
+        let frame = self.frame;
+        // Accesses past the whole private memory were reported already (`flush_oob`).
+        let outside = |address: u64| match decode(address) {
+            Target::Private { offset, .. } => {
+                let end = offset.saturating_add(bytes);
+                end <= frame && (offset < start || end > start.saturating_add(len))
+            }
+            _ => false,
+        };
+        let mut lanes = mask.iter().filter(|&l| self.regs.get(a + l).is_some_and(|&x| outside(x)));
+        let Some(lane) = lanes.next() else { return };
+        let count = 1 + lanes.count() as u64;
+        let address = self.regs[a + lane];
+        let (span, object, _) = self.site(site);
+        let offset = match decode(address) {
+            Target::Private { offset, .. } => offset,
+            _ => 0,
+        };
+        let name = object.map_or_else(|| "the variable".to_string(), |o| format!("`{o}`"));
+        let message = format!(
+            "{} of {bytes} bytes at byte offset {offset} of private memory, outside {name} \
+             ({len} bytes at offset {start}): another variable's memory",
+            if store { "store" } else { "load" }
+        );
+        let access = InvalidAccess { store, size: bytes as u32, target: decode(address) };
+        let object = object.map(str::to_string);
+        self.report_with_access(ReportKind::OutOfBounds, span, lane, message, object, Some(access));
+        if count > 1 {
+            self.reports.push(Report {
+                kind: ReportKind::OutOfBounds,
+                message: String::new(),
+                span,
+                global_id: [0; 3],
+                local_id: [0; 3],
+                group_id: [0; 3],
+                object: self.site(site).1.map(str::to_string),
+                occurrences: count - 1,
+                group_index: u64::MAX,
+                lane: u32::MAX,
+                access: None,
+            });
         }
     }
 

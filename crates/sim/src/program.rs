@@ -24,6 +24,11 @@ pub(crate) struct Site {
     /// The access is to a member of a packed struct (or inside one): its address need not be
     /// aligned to its type, so alignment is not checked.
     pub packed: bool,
+    /// For an access into a private variable (an element of a private array, a member of a
+    /// private struct): the variable's byte offset and size in the work-item's private memory.
+    /// An access outside them reads or writes another variable, so it is reported as out of
+    /// bounds, as Oclgrind (which allocates each variable apart) reports it.
+    pub private_bounds: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Debug)]

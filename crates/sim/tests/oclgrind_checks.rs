@@ -225,3 +225,39 @@ fn writes_to_read_only_buffers_and_reads_from_write_only_ones_are_reported() {
     assert!(run.reports.is_empty(), "{:#?}", run.reports);
     assert_eq!(i32s(&out), vec![2, 3, 4, 5]);
 }
+
+#[test]
+fn an_index_past_a_private_array_is_reported_even_inside_the_work_items_memory() {
+    // `a[n]` with n = 5 lands in `b` (or whatever follows `a`): memory the work-item owns, but
+    // not the array's.
+    let src = r#"
+    typedef struct { int x[2]; float y; } pair_t;
+    __kernel void k(__global int *out, int n) {
+        int a[4] = {1, 2, 3, 4};
+        int b[4] = {5, 6, 7, 8};
+        pair_t p = {{9, 10}, 1.5f};
+        int i = get_global_id(0);
+        a[i] = b[i] + p.x[i % 2];
+        out[i] = a[n] + a[i] + (int)p.y;
+    }"#;
+    // a[-1] is below lane 0's private memory and in the previous lane's for the others.
+    for (n, expect, says) in [(2, 0, ""), (5, 1, "outside `a` (16 bytes"), (-1, 1, "")] {
+        let out = buf_i32("out", &[0; 4]);
+        let run = run_with(
+            src,
+            "k",
+            &[4],
+            &[4],
+            &[ArgValue::Buffer(out), int(n)],
+            &SimOptions { threads: 1, ..SimOptions::default() },
+        );
+        assert_eq!(run.reports.len(), expect, "n = {n}: {:#?}", run.reports);
+        if let Some(r) = run.reports.first() {
+            assert_eq!(r.kind, ReportKind::OutOfBounds);
+            assert_eq!(r.object.as_deref(), Some("a"));
+            assert_eq!(r.occurrences, 4);
+            assert!(r.message.contains(says), "{}", r.message);
+            assert!(r.access.is_some_and(|a| !a.store && a.size == 4));
+        }
+    }
+}
