@@ -273,3 +273,42 @@ fn a_program_that_never_reaches_the_platform_gets_a_note() {
     let used = exec(&[], &program, scratch.path());
     assert!(!used.stderr().contains("never asked the OpenCL loader"), "{}", used.describe());
 }
+
+#[test]
+fn image_and_sampler_launches_are_captured_and_replay_on_the_simulator_and_a_device() {
+    let scratch = Scratch::new("exec-images");
+    let Some(program) = compiled("image_filter", &scratch) else { return };
+    let capture = scratch.join("cap");
+    let run = exec(&["--capture", capture.to_str().unwrap()], &program, scratch.path());
+    run.assert_success();
+    assert!(run.stdout().contains("0 of 3072 values differ"), "{}", run.describe());
+    let log = std::fs::read_to_string(capture.join("capture.log")).unwrap_or_default();
+    assert!(!log.contains("not captured"), "{log}");
+
+    let blur = std::fs::read_to_string(capture.join("launch-0001-blur.toml")).unwrap();
+    assert!(blur.contains(r#"type = "image2d_t""#), "{blur}");
+    assert!(blur.contains(r#"order = "CL_RGBA""#) && blur.contains(r#"channel_type = "CL_FLOAT""#));
+    assert!(
+        blur.contains(
+            "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST"
+        ),
+        "{blur}"
+    );
+    // Both launches share the intermediate image: one segment, the image written by the first
+    // and read by the second.
+    let segment = capture.join("segment-01.toml");
+    let text = std::fs::read_to_string(&segment).unwrap();
+    assert_eq!(text.matches("[[launch]]").count(), 2, "{text}");
+    for workload in ["launch-0001-blur.toml", "launch-0002-edges.toml", "segment-01.toml"] {
+        let workload = capture.join(workload);
+        let expected = workload.with_extension("expected");
+        clmap(&["run", workload.to_str().unwrap(), "--expect", expected.to_str().unwrap()])
+            .assert_success();
+    }
+    if clmap_testkit::opencl_device_matching("cpu").is_some() {
+        let on_device =
+            clmap(&["compare", segment.to_str().unwrap(), "--devices", "sim,cpu", "--json"]);
+        on_device.assert_success();
+        assert_eq!(on_device.json()["agree"], true, "{}", on_device.describe());
+    }
+}

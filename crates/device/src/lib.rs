@@ -20,6 +20,7 @@ mod cl_codes;
 mod device;
 mod error;
 mod flush;
+mod image;
 mod info;
 mod launch;
 mod program;
@@ -30,6 +31,7 @@ mod timing;
 pub use cl_codes::{cl_error_explanation, cl_error_name};
 pub use device::{list_devices, listing_hint, select_device, Device};
 pub use error::{ClStatus, DeviceError};
+pub use image::ImageLayout;
 pub use info::{DeviceInfo, DeviceType, LocalMemoryKind};
 pub use launch::{KernelArg, LaunchSpec};
 pub use program::{

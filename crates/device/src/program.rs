@@ -6,12 +6,13 @@ use std::sync::Arc;
 use cl3::memory::{cl_mem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::Buffer;
+use opencl3::memory::{Buffer, ClMem, Image, Sampler};
 use opencl3::program::Program as ClProgram;
 use opencl3::types::CL_BLOCKING;
 
 use crate::device::DeviceContext;
 use crate::error::{ClResultExt, DeviceError};
+use crate::image::{create_image, create_sampler, read_image, ImageLayout};
 use crate::launch::{
     check_allocation, check_launch_shape, check_local_arguments, work_group_error, KernelArg,
     LaunchSpec,
@@ -72,6 +73,26 @@ pub enum SequenceArg {
     Scalar(Vec<u8>),
     /// A `__local` pointer parameter with this many bytes per work-group.
     Local(usize),
+    /// The table entry as an image of this layout: the entry's bytes are its packed texels.
+    /// Every launch that names the entry must name it as the same image.
+    SharedImage(usize, ImageLayout),
+    /// A sampler, as the value of the kernel language's `CLK_*` flags.
+    Sampler(u32),
+}
+
+/// A table entry on the device: a buffer, or an image where launches take it as one.
+enum DeviceMemory {
+    Buffer(Buffer<u8>),
+    Image(Image, ImageLayout),
+}
+
+impl DeviceMemory {
+    fn handle(&self) -> cl_mem {
+        match self {
+            DeviceMemory::Buffer(b) => b.get(),
+            DeviceMemory::Image(i, _) => i.get(),
+        }
+    }
 }
 
 /// One launch of a sequence.
@@ -116,6 +137,9 @@ pub struct SequenceOutcome {
 /// An argument resolved to what `clSetKernelArg` receives.
 pub(crate) enum ArgBinding<'a> {
     Buffer(&'a Buffer<u8>),
+    /// An image or another memory object, by handle (alive for the binding's lifetime).
+    Mem(cl_mem),
+    Sampler(&'a Sampler),
     Null,
     Scalar(&'a [u8]),
     Local(usize),
@@ -180,7 +204,7 @@ impl Program {
         for (launch_index, launch) in launches.iter().enumerate() {
             check_launch_shape(info, &launch.launch)?;
             let shared = launch.args.iter().filter_map(|arg| match arg {
-                SequenceArg::Shared(index) => Some(*index),
+                SequenceArg::Shared(index) | SequenceArg::SharedImage(index, _) => Some(*index),
                 _ => None,
             });
             for index in shared.chain(launch.writes_before.iter().map(|w| w.buffer)) {
@@ -212,22 +236,50 @@ impl Program {
                 }
             }
         }
+        let layouts = image_layouts(launches, table.buffers.len())?;
         let mut device_buffers = Vec::with_capacity(table.buffers.len());
-        for (index, shared) in table.buffers.iter().enumerate() {
-            device_buffers.push(self.create_buffer(&shared.bytes, format!("table entry {index}"))?);
+        for (index, (shared, layout)) in table.buffers.iter().zip(&layouts).enumerate() {
+            let what = format!("table entry {index}");
+            device_buffers.push(match layout {
+                Some(layout) => DeviceMemory::Image(
+                    create_image(&self.device.context, layout, &shared.bytes, &what)?,
+                    *layout,
+                ),
+                None => DeviceMemory::Buffer(self.create_buffer(&shared.bytes, what)?),
+            });
         }
         self.make_resident(&device_buffers)?;
+        let mut samplers: Vec<(u32, Sampler)> = Vec::new();
+        for launch in launches {
+            for arg in &launch.args {
+                if let SequenceArg::Sampler(bits) = arg {
+                    if !samplers.iter().any(|(b, _)| b == bits) {
+                        samplers.push((*bits, create_sampler(&self.device.context, *bits)?));
+                    }
+                }
+            }
+        }
         let mut events = Vec::with_capacity(launches.len());
         for launch in launches {
             for write in &launch.writes_before {
                 if write.bytes.is_empty() {
                     continue;
                 }
+                let DeviceMemory::Buffer(target) = &mut device_buffers[write.buffer] else {
+                    return Err(DeviceError::InvalidLaunch {
+                        kernel: launch.launch.kernel.clone(),
+                        reason: format!(
+                            "a host write into table entry {}, an image, between launches is \
+                             not supported on devices",
+                            write.buffer
+                        ),
+                    });
+                };
                 // SAFETY: the write is blocking, so `write.bytes` outlives the transfer; the
                 // range was checked against the buffer's size above.
                 unsafe {
                     self.device.queue.enqueue_write_buffer(
-                        &mut device_buffers[write.buffer],
+                        target,
                         CL_BLOCKING,
                         write.offset,
                         &write.bytes,
@@ -239,9 +291,16 @@ impl Program {
             let mut arg_bindings = Vec::with_capacity(launch.args.len());
             for arg in &launch.args {
                 arg_bindings.push(match arg {
-                    SequenceArg::Shared(index) => match device_buffers.get(*index) {
-                        Some(buffer) => ArgBinding::Buffer(buffer),
-                        None => return Err(DeviceError::cl("binding a shared buffer", -38)),
+                    SequenceArg::Shared(index) | SequenceArg::SharedImage(index, _) => {
+                        match device_buffers.get(*index) {
+                            Some(DeviceMemory::Buffer(buffer)) => ArgBinding::Buffer(buffer),
+                            Some(memory) => ArgBinding::Mem(memory.handle()),
+                            None => return Err(DeviceError::cl("binding a shared buffer", -38)),
+                        }
+                    }
+                    SequenceArg::Sampler(bits) => match samplers.iter().find(|(b, _)| b == bits) {
+                        Some((_, sampler)) => ArgBinding::Sampler(sampler),
+                        None => return Err(DeviceError::cl("binding a sampler", -41)),
                     },
                     SequenceArg::Null => ArgBinding::Null,
                     SequenceArg::Scalar(bytes) => ArgBinding::Scalar(bytes),
@@ -265,9 +324,14 @@ impl Program {
             }
             _ => None,
         };
-        for (shared, buffer) in table.buffers.iter_mut().zip(&device_buffers) {
+        for (shared, memory) in table.buffers.iter_mut().zip(&device_buffers) {
             if shared.read_back {
-                self.read_buffer(buffer, &mut shared.bytes)?;
+                match memory {
+                    DeviceMemory::Buffer(buffer) => self.read_buffer(buffer, &mut shared.bytes)?,
+                    DeviceMemory::Image(image, layout) => {
+                        read_image(&self.device.queue, image, layout, &mut shared.bytes)?
+                    }
+                }
             }
         }
         Ok(SequenceOutcome { kernel_ns, span_ns })
@@ -277,12 +341,11 @@ impl Program {
     /// data lazily, inside the first kernel that touches it; the kernels' profiled times
     /// would then include transfers, and a pipeline that touches fewer buffers (a fused one)
     /// would look faster for it.
-    fn make_resident(&self, buffers: &[Buffer<u8>]) -> Result<(), DeviceError> {
-        use opencl3::memory::ClMem;
+    fn make_resident(&self, buffers: &[DeviceMemory]) -> Result<(), DeviceError> {
         if buffers.is_empty() {
             return Ok(());
         }
-        let handles: Vec<_> = buffers.iter().map(|b| b.get()).collect();
+        let handles: Vec<_> = buffers.iter().map(DeviceMemory::handle).collect();
         // SAFETY: the handles are live buffers of this queue's context, borrowed for the
         // call; flags 0 migrate them to the queue's device.
         unsafe {
@@ -543,6 +606,21 @@ fn set_argument(kernel: &Kernel, index: usize, binding: &ArgBinding<'_>) -> Resu
                     (&handle as *const cl_mem).cast(),
                 )
             }
+            ArgBinding::Mem(handle) => cl3::kernel::set_kernel_arg(
+                kernel.get(),
+                index,
+                handle_size,
+                (handle as *const cl_mem).cast(),
+            ),
+            ArgBinding::Sampler(sampler) => {
+                let handle = sampler.get();
+                cl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    index,
+                    std::mem::size_of_val(&handle),
+                    (&handle as *const _ as *const c_void).cast(),
+                )
+            }
             ArgBinding::Null => {
                 cl3::kernel::set_kernel_arg(kernel.get(), index, handle_size, std::ptr::null())
             }
@@ -554,4 +632,38 @@ fn set_argument(kernel: &Kernel, index: usize, binding: &ArgBinding<'_>) -> Resu
             }
         }
     }
+}
+
+/// The image layout of each table entry that launches take as an image (`None`: a buffer);
+/// an entry taken as a buffer and as an image, or as two layouts, is refused.
+fn image_layouts(
+    launches: &[SequenceLaunch],
+    entries: usize,
+) -> Result<Vec<Option<ImageLayout>>, DeviceError> {
+    let mut layouts: Vec<Option<ImageLayout>> = vec![None; entries];
+    let mut as_buffer = vec![false; entries];
+    for launch in launches {
+        for arg in &launch.args {
+            let conflict = match arg {
+                SequenceArg::SharedImage(index, layout) if *index < entries => {
+                    let seen = layouts[*index].replace(*layout);
+                    as_buffer[*index] || seen.is_some_and(|s| s != *layout)
+                }
+                SequenceArg::Shared(index) if *index < entries => {
+                    as_buffer[*index] = true;
+                    layouts[*index].is_some()
+                }
+                _ => false,
+            };
+            if conflict {
+                return Err(DeviceError::InvalidLaunch {
+                    kernel: launch.launch.kernel.clone(),
+                    reason: "one table entry is used as a buffer and as an image (or as two \
+                             different images); devices keep the two apart"
+                        .to_string(),
+                });
+            }
+        }
+    }
+    Ok(layouts)
 }

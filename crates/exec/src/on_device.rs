@@ -2,10 +2,10 @@
 //! device buffers, outputs read back once at the end.
 
 use clmap_device::{
-    BufferTable, Device, DeviceError, KernelArg, LaunchSpec, Program, SequenceArg, SequenceLaunch,
-    SequenceWrite, Timing, TimingOptions,
+    BufferTable, Device, DeviceError, ImageLayout, KernelArg, LaunchSpec, Program, SequenceArg,
+    SequenceLaunch, SequenceWrite, Timing, TimingOptions,
 };
-use clmap_workload::{BufferSet, NdRange, StepArg, Workload, WorkloadError};
+use clmap_workload::{BufferSet, ImageSpec, LaunchArg, NdRange, StepArg, Workload, WorkloadError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
@@ -113,7 +113,14 @@ pub fn time_on_device(
     options: &TimingOptions,
 ) -> Result<Timing, ExecError> {
     let program = build(device, workload)?;
-    let single = workload.launch_count() == 1 && workload.launches[0].writes.is_empty();
+    // Images and samplers go through the sequence runner, which creates them.
+    let plain_args = workload.launches[0].args.iter().all(|a| match a {
+        LaunchArg::Sampler { .. } => false,
+        LaunchArg::Buffer { buffer } => workload.buffer(buffer).is_none_or(|b| b.image.is_none()),
+        _ => true,
+    });
+    let single =
+        workload.launch_count() == 1 && workload.launches[0].writes.is_empty() && plain_args;
     if single {
         let launch = &workload.launches[0];
         let initial = workload.initial_data(0)?;
@@ -133,6 +140,11 @@ pub fn time_on_device(
                 StepArg::Scalar { bytes } => KernelArg::Scalar(bytes),
                 StepArg::Local { bytes } => KernelArg::Local(to_usize(bytes)?),
                 StepArg::Null => KernelArg::Null,
+                StepArg::Image { .. } | StepArg::Sampler { .. } => {
+                    return Err(ExecError::Invalid(
+                        "an image argument reached the single-launch timer".to_string(),
+                    ))
+                }
             });
         }
         return Ok(program.time(
@@ -202,6 +214,24 @@ fn sequence_arg(arg: StepArg) -> Result<SequenceArg, ExecError> {
         StepArg::Scalar { bytes } => SequenceArg::Scalar(bytes),
         StepArg::Local { bytes } => SequenceArg::Local(to_usize(bytes)?),
         StepArg::Null => SequenceArg::Null,
+        StepArg::Image { slot, image } => SequenceArg::SharedImage(slot, image_layout(&image)?),
+        StepArg::Sampler { bits } => SequenceArg::Sampler(bits),
+    })
+}
+
+/// The device's description of a workload's image.
+fn image_layout(image: &ImageSpec) -> Result<ImageLayout, ExecError> {
+    let size = |v: u64| -> Result<usize, ExecError> {
+        usize::try_from(v).map_err(|_| ExecError::Invalid(format!("image size {v} is too large")))
+    };
+    Ok(ImageLayout {
+        mem_object_type: image.ty.mem_object_type(),
+        width: size(image.width)?,
+        height: size(image.height)?,
+        depth: size(image.depth)?,
+        array_size: size(image.array_size)?,
+        channel_order: image.channel_order,
+        channel_type: image.channel_type,
     })
 }
 

@@ -18,8 +18,9 @@
 //! scalars, so the segment reads as the host loop it came from.
 //!
 //! By-value arguments a workload cannot write as numbers (structs) are written as their raw
-//! bytes. What a workload cannot express is left out with a line in `capture.log` (images,
-//! samplers).
+//! bytes. Images are buffers with an `image = { … }` description (their texels packed, as the
+//! simulator stores them), samplers their `CLK_*` flags. What a workload cannot express is left
+//! out with a line in `capture.log`.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -27,8 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use clmap_workload::{
-    Access, Buffer, ElemType, Expr, Group, Init, Launch, LaunchArg, NdRange, Number, ScalarType,
-    Workload,
+    Access, Buffer, ElemType, Expr, Group, ImageSpec, ImageType, Init, Launch, LaunchArg, NdRange,
+    Number, ScalarType, Workload,
 };
 
 use crate::config::config;
@@ -46,6 +47,7 @@ pub struct Capture {
 struct SegmentBuffer {
     name: String,
     elem: ElemType,
+    image: Option<ImageSpec>,
     initial: Vec<u8>,
     last: Vec<u8>,
     written: bool,
@@ -106,6 +108,47 @@ fn elem_of(type_name: &str, bytes: usize) -> ElemType {
     }
 }
 
+/// A buffer or image argument of the launch being captured, as the segment records it.
+struct Current {
+    name: String,
+    elem: ElemType,
+    image: Option<ImageSpec>,
+    bytes: Vec<u8>,
+    may_write: bool,
+}
+
+/// The workload's description of an image memory object.
+fn image_spec(mem: &crate::memory::Mem) -> Option<ImageSpec> {
+    let crate::memory::MemKind::Image(meta) = &mem.kind else { return None };
+    let desc = meta.desc;
+    let spec = ImageSpec {
+        ty: ImageType::from_mem_object_type(meta.object_type)?,
+        width: desc.width.max(1),
+        height: desc.height.max(1),
+        depth: desc.depth.max(1),
+        array_size: desc.array_size.max(1),
+        channel_order: desc.channel_order,
+        channel_type: desc.channel_type,
+    };
+    (spec.byte_len() == Some(mem.size as u64)).then_some(spec)
+}
+
+/// The element type that holds one channel of an image of `channel_type`, so the captured
+/// texels compare channel by channel (packed formats: one element per texel).
+fn image_elem(channel_type: u32) -> ElemType {
+    let scalar = match clmap_workload::image::channel_type_name(channel_type) {
+        Some("CL_FLOAT") => ScalarType::Float,
+        Some("CL_SNORM_INT8" | "CL_SIGNED_INT8") => ScalarType::Char,
+        Some("CL_SNORM_INT16" | "CL_SIGNED_INT16") => ScalarType::Short,
+        Some("CL_UNORM_INT16" | "CL_UNSIGNED_INT16" | "CL_HALF_FLOAT") => ScalarType::UShort,
+        Some("CL_UNORM_SHORT_565" | "CL_UNORM_SHORT_555") => ScalarType::UShort,
+        Some("CL_SIGNED_INT32") => ScalarType::Int,
+        Some("CL_UNSIGNED_INT32" | "CL_UNORM_INT_101010") => ScalarType::UInt,
+        _ => ScalarType::UChar,
+    };
+    ElemType::scalar(scalar)
+}
+
 fn scalar_arg(name: &str, type_name: &str, bytes: &[u8]) -> Option<LaunchArg> {
     let ty = ElemType::parse(type_name)?;
     let size = ty.scalar.size() as usize;
@@ -163,18 +206,31 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
     let mut buffers = Vec::new();
     let mut launch_args = Vec::new();
     let mut written = Vec::new();
-    let mut current: Vec<(String, ElemType, Vec<u8>, bool)> = Vec::new();
+    let mut current: Vec<Current> = Vec::new();
     for (position, (arg, param)) in args.iter().zip(&kernel.params).enumerate() {
         let arg = match (arg, param.kind) {
-            (Arg::Mem(m), ParamKind::Buffer { constant }) => {
+            (Arg::Mem(m), ParamKind::Buffer { .. } | ParamKind::Image) => {
                 let mem = &Ptr(*m).obj().inner;
                 let name = buffer_name(&mem.label);
                 let bytes = mem.bytes();
-                let elem = elem_of(&param.type_name, bytes.len());
+                let (elem, image, may_write) = match param.kind {
+                    ParamKind::Buffer { constant } => (
+                        elem_of(&param.type_name, bytes.len()),
+                        None,
+                        !constant
+                            && param.type_qualifier & crate::cl::CL_KERNEL_ARG_TYPE_CONST == 0,
+                    ),
+                    _ => {
+                        let Some(image) = image_spec(mem) else {
+                            note(dir, &format!("{tag} ({}): argument `{}` is an image the workload format cannot describe; the launch is not captured", kernel.name, param.name));
+                            return None;
+                        };
+                        let writes = param.access != crate::cl::CL_KERNEL_ARG_ACCESS_READ_ONLY;
+                        (image_elem(image.channel_type), Some(image), writes)
+                    }
+                };
                 let file = dir.join(&tag).join(format!("{name}.bin"));
                 write_file(&file, &bytes);
-                let may_write =
-                    !constant && param.type_qualifier & crate::cl::CL_KERNEL_ARG_TYPE_CONST == 0;
                 if may_write {
                     written.push((position, name.clone()));
                 }
@@ -193,10 +249,20 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
                     output: may_write,
                     tolerance: None,
                     hex_dump: false,
+                    image,
                 });
-                current.push((name.clone(), elem, bytes, may_write));
+                current.push(Current { name: name.clone(), elem, image, bytes, may_write });
                 LaunchArg::Buffer { buffer: name }
             }
+            (Arg::Sampler(s), ParamKind::Sampler) => match crate::image::sampler_argument(*s) {
+                Some(clmap_sim::ArgValue::Sampler(bits)) => {
+                    LaunchArg::Sampler { name: param.name.clone(), bits }
+                }
+                _ => {
+                    note(dir, &format!("{tag} ({}): sampler argument `{}` is not a sampler; the launch is not captured", kernel.name, param.name));
+                    return None;
+                }
+            },
             (Arg::Null, _) => LaunchArg::Null { name: param.name.clone() },
             (Arg::Local(n), _) => {
                 let elem = elem_of(&param.type_name, *n);
@@ -206,7 +272,7 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
             (Arg::Bytes(b), _) => scalar_arg(&param.name, &param.type_name, b)
                 .unwrap_or_else(|| LaunchArg::Bytes { name: param.name.clone(), bytes: b.clone() }),
             _ => {
-                note(dir, &format!("{tag} ({}): argument `{}` (an image or sampler) cannot be written in a workload yet; the launch is not captured", kernel.name, param.name));
+                note(dir, &format!("{tag} ({}): argument `{}` does not match its parameter's kind; the launch is not captured", kernel.name, param.name));
                 return None;
             }
         };
@@ -240,18 +306,18 @@ fn extend_segment(
     kernel: &Kernel,
     source_file: &Path,
     launch: Launch,
-    current: Vec<(String, ElemType, Vec<u8>, bool)>,
+    current: Vec<Current>,
 ) {
     let program = Arc::as_ptr(&kernel.built) as usize;
     let breaks = match &state.segment {
         None => false,
         Some(segment) => {
             segment.program != program
-                || current.iter().any(|(name, elem, bytes, _)| {
-                    segment
-                        .buffers
-                        .iter()
-                        .any(|b| b.name == *name && (b.elem != *elem || b.last != *bytes))
+                || current.iter().any(|c| {
+                    segment.buffers.iter().any(|b| {
+                        b.name == c.name
+                            && (b.elem != c.elem || b.image != c.image || b.last != c.bytes)
+                    })
                 })
         }
     };
@@ -264,15 +330,16 @@ fn extend_segment(
         options: kernel.built.options.clone(),
         ..Segment::default()
     });
-    for (name, elem, bytes, may_write) in current {
-        match segment.buffers.iter_mut().find(|b| b.name == name) {
-            Some(b) => b.written |= may_write,
+    for c in current {
+        match segment.buffers.iter_mut().find(|b| b.name == c.name) {
+            Some(b) => b.written |= c.may_write,
             None => segment.buffers.push(SegmentBuffer {
-                name,
-                elem,
-                initial: bytes.clone(),
-                last: bytes,
-                written: may_write,
+                name: c.name,
+                elem: c.elem,
+                image: c.image,
+                initial: c.bytes.clone(),
+                last: c.bytes,
+                written: c.may_write,
             }),
         }
     }
@@ -314,7 +381,7 @@ fn fold_repetitions(
         buffers.iter().map(|b| (b.name.clone(), b.name.clone())).collect();
     let alike = |x: &str, y: &str| {
         let find = |n: &str| buffers.iter().find(|b| b.name == n);
-        matches!((find(x), find(y)), (Some(a), Some(b)) if a.elem == b.elem && a.initial.len() == b.initial.len())
+        matches!((find(x), find(y)), (Some(a), Some(b)) if a.elem == b.elem && a.image == b.image && a.initial.len() == b.initial.len())
     };
     let mut out: Vec<Launch> = Vec::new();
     for mut launch in launches {
@@ -536,6 +603,7 @@ fn flush_segment(dir: &Path, state: &mut State) {
             output: written,
             tolerance: None,
             hex_dump: false,
+            image: b.image,
         });
     }
     let source = std::fs::read_to_string(&segment.source_file).unwrap_or_default();

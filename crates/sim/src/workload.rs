@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 
 use clmap_lang::ir::Module;
-use clmap_workload::{BufferSet, StepArg, Workload};
+use clmap_workload::{BufferSet, ImageSpec, ImageType, StepArg, Workload};
 
 use crate::compile::compile_kernel;
 use crate::error::SimError;
+use crate::image::{ImageArg, ImageDesc, ImageKind};
 use crate::launch::{run_program, ArgValue, SimOptions};
 use crate::memory::{HostAccess, SharedBuffer};
 use crate::observer::{NoObserver, ObserverFactory};
@@ -135,6 +136,13 @@ pub fn run_workload_with<F: ObserverFactory>(
                 StepArg::Scalar { bytes } => ArgValue::Bytes(bytes.clone()),
                 StepArg::Local { bytes } => ArgValue::Local(*bytes),
                 StepArg::Null => ArgValue::Null,
+                StepArg::Image { slot, image } => ArgValue::Image(ImageArg {
+                    storage: storage.get(*slot).cloned().ok_or_else(|| SimError::BadArguments {
+                        message: format!("unknown storage slot {slot}"),
+                    })?,
+                    desc: image_desc(image),
+                }),
+                StepArg::Sampler { bits } => ArgValue::Sampler(*bits),
             });
         }
         let run = run_program(program, &launch.range, &args, options, observers)?;
@@ -155,4 +163,24 @@ pub fn run_workload_with<F: ObserverFactory>(
     }
     let buffers = workload.contents_by_final_name(after);
     Ok((WorkloadRun { buffers, reports, printf, launches }, observed))
+}
+
+/// The simulator's description of a workload's image.
+pub fn image_desc(image: &ImageSpec) -> ImageDesc {
+    ImageDesc {
+        kind: match image.ty {
+            ImageType::Image1d => ImageKind::Image1d,
+            ImageType::Image1dBuffer => ImageKind::Image1dBuffer,
+            ImageType::Image1dArray => ImageKind::Image1dArray,
+            ImageType::Image2d => ImageKind::Image2d,
+            ImageType::Image2dArray => ImageKind::Image2dArray,
+            ImageType::Image3d => ImageKind::Image3d,
+        },
+        width: image.width,
+        height: image.height,
+        depth: image.depth,
+        array_size: image.array_size,
+        channel_order: image.channel_order,
+        channel_type: image.channel_type,
+    }
 }

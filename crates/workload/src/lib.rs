@@ -10,6 +10,7 @@
 pub mod error;
 pub mod expr;
 pub mod formula;
+pub mod image;
 pub mod init;
 pub mod model;
 pub mod number;
@@ -29,6 +30,7 @@ use std::path::{Path, PathBuf};
 pub use error::{Location, WorkloadError};
 pub use expr::{Expr, ExprError};
 pub use formula::Formula;
+pub use image::{ImageSpec, ImageType};
 pub use init::Init;
 pub use model::{
     Access, ArgSpec, Buffer, BufferData, BufferSet, BufferWrite, Group, Launch, LaunchArg,

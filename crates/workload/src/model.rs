@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::error::{Location, WorkloadError};
 use crate::expr::Expr;
+use crate::image::ImageSpec;
 use crate::init::Init;
 use crate::number::Number;
 use crate::types::ElemType;
@@ -89,6 +90,8 @@ pub struct Buffer {
     pub tolerance: Option<Tolerance>,
     /// Oclgrind's `hex`: dump the values in hexadecimal.
     pub hex_dump: bool,
+    /// The image the buffer holds, passed to image parameters (see [`crate::image`]).
+    pub image: Option<ImageSpec>,
 }
 
 impl Buffer {
@@ -115,6 +118,8 @@ pub enum LaunchArg {
     /// A by-value argument given as the bytes `clSetKernelArg` receives, for types a workload
     /// cannot spell as numbers (structs); written as hexadecimal (`bytes = "0a000000…"`).
     Bytes { name: String, bytes: Vec<u8> },
+    /// A `sampler_t`: the value of its `CLK_*` flags (see [`crate::image::parse_sampler`]).
+    Sampler { name: String, bits: u32 },
 }
 
 impl LaunchArg {
@@ -126,6 +131,7 @@ impl LaunchArg {
             | LaunchArg::LoopScalar { name, .. }
             | LaunchArg::Local { name, .. }
             | LaunchArg::Bytes { name, .. }
+            | LaunchArg::Sampler { name, .. }
             | LaunchArg::Null { name } => name,
         }
     }
@@ -386,6 +392,7 @@ impl Workload {
                         output,
                         tolerance,
                         hex_dump: false,
+                        image: None,
                     });
                 }
                 ArgSpec::Scalar { name, ty, value } => {
@@ -443,6 +450,9 @@ impl Workload {
             b.init
                 .check(b.elem, b.len)
                 .map_err(|e| invalid(format!("buffer `{}`: {e}", b.name)))?;
+            if let Some(problem) = b.image.and_then(|image| image.problem(b.byte_len())) {
+                return Err(invalid(format!("buffer `{}`: {problem}", b.name)));
+            }
             if let Some(t) = b.tolerance {
                 if !(t.rel >= 0.0 && t.abs >= 0.0 && t.rel.is_finite() && t.abs.is_finite()) {
                     return Err(invalid(format!(
@@ -661,6 +671,11 @@ impl Workload {
             LaunchArg::Bytes { name, bytes } => {
                 if bytes.is_empty() {
                     return Err(format!("`bytes` of `{name}` are empty"));
+                }
+            }
+            LaunchArg::Sampler { name, bits } => {
+                if let Some(problem) = crate::image::sampler_problem(*bits) {
+                    return Err(format!("sampler `{name}`: {problem}"));
                 }
             }
             LaunchArg::LoopScalar { name, ty, value } => {

@@ -6,6 +6,7 @@
 //! a silent saturation) when a value does not fit.
 
 use crate::error::WorkloadError;
+use crate::image::ImageSpec;
 use crate::model::{invalid, BufferData, BufferSet, BufferWrite, LaunchArg, Workload};
 use crate::number::Number;
 
@@ -48,6 +49,10 @@ pub enum StepArg {
     Local { bytes: u64 },
     /// A NULL pointer.
     Null,
+    /// An image over the storage in `slot` (its bytes are the texels, see [`crate::image`]).
+    Image { slot: usize, image: ImageSpec },
+    /// A sampler, as the value of its `CLK_*` flags.
+    Sampler { bits: u32 },
 }
 
 /// The host writing bytes into a buffer's storage between launches.
@@ -215,12 +220,18 @@ impl Schedule<'_> {
 
     fn resolve(&self, arg: &LaunchArg) -> Result<StepArg, WorkloadError> {
         match arg {
-            LaunchArg::Buffer { buffer } => self
-                .workload
-                .buffer_index(buffer)
-                .and_then(|i| self.slots.get(i).copied())
-                .map(|slot| StepArg::Buffer { slot })
-                .ok_or_else(|| invalid(format!("argument names unknown buffer `{buffer}`"))),
+            LaunchArg::Buffer { buffer } => {
+                let index = self.workload.buffer_index(buffer);
+                let image = index.and_then(|i| self.workload.buffers[i].image);
+                index
+                    .and_then(|i| self.slots.get(i).copied())
+                    .map(|slot| match image {
+                        Some(image) => StepArg::Image { slot, image },
+                        None => StepArg::Buffer { slot },
+                    })
+                    .ok_or_else(|| invalid(format!("argument names unknown buffer `{buffer}`")))
+            }
+            LaunchArg::Sampler { bits, .. } => Ok(StepArg::Sampler { bits: *bits }),
             LaunchArg::Scalar { .. } | LaunchArg::Bytes { .. } => match arg.scalar_bytes() {
                 Some(bytes) => Ok(StepArg::Scalar { bytes: bytes? }),
                 None => Err(invalid(format!("argument `{}` is not a scalar", arg.name()))),

@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use crate::error::{Location, WorkloadError};
+use crate::image::ImageType;
 use crate::model::{LaunchArg, Workload};
 use crate::types::{ElemType, ScalarType};
 
@@ -48,6 +49,27 @@ impl KernelParam {
     /// types a workload cannot describe (structs, images).
     pub fn elem_type(&self) -> Option<ElemType> {
         ElemType::parse(&unqualified(&self.type_name))
+    }
+
+    /// The image type of an `image2d_t` … parameter.
+    pub fn image_type(&self) -> Option<ImageType> {
+        if self.space != ParamSpace::Private {
+            return None;
+        }
+        let text = unqualified(&self.type_name);
+        let text = text
+            .split_whitespace()
+            .filter(|w| {
+                !w.contains("read_only") && !w.contains("write_only") && !w.contains("read_write")
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        ImageType::parse(&text)
+    }
+
+    /// Whether the parameter is a `sampler_t`.
+    pub fn is_sampler(&self) -> bool {
+        self.space == ParamSpace::Private && unqualified(&self.type_name) == "sampler_t"
     }
 
     fn is_pointer(&self) -> bool {
@@ -191,21 +213,54 @@ pub fn check_kernel_params(
 }
 
 fn check_arg(workload: &Workload, arg: &LaunchArg, param: &KernelParam) -> Result<(), String> {
+    let image = match arg {
+        LaunchArg::Buffer { buffer } => workload.buffer(buffer).and_then(|b| b.image),
+        _ => None,
+    };
+    match (param.image_type(), image) {
+        (Some(wanted), Some(given)) if wanted == given.ty => return Ok(()),
+        (Some(wanted), Some(given)) => {
+            return Err(format!("is an {}, but the kernel expects an {wanted}", given.ty))
+        }
+        (Some(wanted), None) => {
+            return Err(format!(
+                "is not an image, but the kernel expects an {wanted} (a buffer with \
+                 `image = {{ type = \"{wanted}\", … }}`)"
+            ))
+        }
+        (None, Some(given)) => {
+            return Err(format!("is an {}, but the parameter is no image", given.ty))
+        }
+        (None, None) => {}
+    }
+    match (param.is_sampler(), arg) {
+        (true, LaunchArg::Sampler { .. }) => return Ok(()),
+        (true, _) => {
+            return Err("is not a sampler, but the kernel expects one (`{ sampler = \"CLK_…\" }`)"
+                .to_string())
+        }
+        (false, LaunchArg::Sampler { .. }) => {
+            return Err("is a sampler, but the parameter is no sampler_t".to_string())
+        }
+        _ => {}
+    }
     let (kind, elem) = match arg {
         LaunchArg::Buffer { buffer } => ("a buffer", workload.buffer(buffer).map(|b| b.elem)),
         LaunchArg::Null { .. } => ("NULL", None),
         LaunchArg::Local { elem, .. } => ("local memory", Some(*elem)),
         LaunchArg::Scalar { ty, .. } | LaunchArg::LoopScalar { ty, .. } => ("a scalar", Some(*ty)),
         LaunchArg::Bytes { .. } => ("raw bytes", None),
+        LaunchArg::Sampler { .. } => ("a sampler", None),
     };
     let kind_fits = match arg {
         LaunchArg::Buffer { .. } | LaunchArg::Null { .. } => {
             matches!(param.space, ParamSpace::Global | ParamSpace::Constant)
         }
         LaunchArg::Local { .. } => param.space == ParamSpace::Local,
-        LaunchArg::Scalar { .. } | LaunchArg::LoopScalar { .. } | LaunchArg::Bytes { .. } => {
-            param.space == ParamSpace::Private
-        }
+        LaunchArg::Scalar { .. }
+        | LaunchArg::LoopScalar { .. }
+        | LaunchArg::Bytes { .. }
+        | LaunchArg::Sampler { .. } => param.space == ParamSpace::Private,
     };
     if !kind_fits {
         let wanted = match param.space {

@@ -373,6 +373,7 @@ pub(crate) fn parse(
             output: h.dump,
             tolerance: None,
             hex_dump: h.hex,
+            image: None,
         });
         args.push(LaunchArg::Buffer { buffer: name });
     }

@@ -66,6 +66,11 @@ impl Workload {
                 LaunchArg::Local { elem, len, .. } => {
                     let _ = writeln!(text, "<size={}>", len.saturating_mul(elem.size()));
                 }
+                LaunchArg::Sampler { name, .. } => {
+                    return Err(refuse(format!(
+                        "argument `{name}` is a sampler, which .sim cannot express"
+                    )));
+                }
                 LaunchArg::Bytes { name, .. } => {
                     return Err(refuse(format!(
                         "argument `{name}` is raw bytes (a struct), which this export does not write"

@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use crate::error::{Location, WorkloadError};
 use crate::expr::{Expr, ExprError};
+use crate::image::{ImageSpec, ImageType};
 use crate::init::Init;
 use crate::model::{
     Access, Buffer, BufferWrite, Group, Launch, LaunchArg, LoadOptions, NdRange, Tolerance,
@@ -57,11 +58,13 @@ struct RawArg {
     local: Option<Spanned<String>>,
     null: Option<bool>,
     bytes: Option<Spanned<String>>,
+    sampler: Option<Spanned<toml::Value>>,
     len: Option<Spanned<toml::Value>>,
     init: Option<Spanned<toml::Value>>,
     output: Option<bool>,
     access: Option<Spanned<String>>,
     tolerance: Option<Spanned<RawTolerance>>,
+    image: Option<Spanned<RawImage>>,
     value: Option<Spanned<toml::Value>>,
 }
 
@@ -75,6 +78,22 @@ struct RawBuffer {
     output: Option<bool>,
     access: Option<Spanned<String>>,
     tolerance: Option<Spanned<RawTolerance>>,
+    image: Option<Spanned<RawImage>>,
+}
+
+/// `image = { type = "image2d_t", width = W, height = H, order = "CL_RGBA", channel_type =
+/// "CL_FLOAT" }` on a buffer (see [`crate::image`]).
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawImage {
+    #[serde(rename = "type")]
+    ty: String,
+    width: u64,
+    height: Option<u64>,
+    depth: Option<u64>,
+    array_size: Option<u64>,
+    order: String,
+    channel_type: String,
 }
 
 #[derive(Deserialize)]
@@ -132,6 +151,7 @@ struct RawInlineArg {
     len: Option<toml::Value>,
     null: Option<bool>,
     bytes: Option<String>,
+    sampler: Option<toml::Value>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -255,6 +275,72 @@ impl Ctx<'_> {
             ));
         }
         Ok(Some(Tolerance { rel, abs, norm }))
+    }
+
+    /// A buffer's `image = { … }`.
+    fn image(&self, raw: Option<&Spanned<RawImage>>) -> Result<Option<ImageSpec>, WorkloadError> {
+        let Some(raw) = raw else { return Ok(None) };
+        let span = raw.span();
+        let r = raw.get_ref();
+        let ty = ImageType::parse(&r.ty).ok_or_else(|| {
+            let names: Vec<&str> = ImageType::ALL.iter().map(|t| t.name()).collect();
+            self.invalid(
+                span.clone(),
+                format!("`{}` is not an image type (known: {})", r.ty, names.join(", ")),
+            )
+        })?;
+        let channel_order = crate::image::channel_order_code(&r.order).ok_or_else(|| {
+            self.invalid(
+                span.clone(),
+                format!("`{}` is not a channel order (CL_R … CL_BGRA)", r.order),
+            )
+        })?;
+        let channel_type = crate::image::channel_type_code(&r.channel_type).ok_or_else(|| {
+            self.invalid(
+                span.clone(),
+                format!("`{}` is not a channel type (CL_UNORM_INT8 … CL_FLOAT)", r.channel_type),
+            )
+        })?;
+        let uses = |present: bool, key: &str, types: &str| -> Result<(), WorkloadError> {
+            if present {
+                Err(self.invalid(span.clone(), format!("`{key}` is only for {types}, not {ty}")))
+            } else {
+                Ok(())
+            }
+        };
+        let two_d = matches!(ty, ImageType::Image2d | ImageType::Image2dArray | ImageType::Image3d);
+        let arrays = matches!(ty, ImageType::Image1dArray | ImageType::Image2dArray);
+        uses(r.height.is_some() && !two_d, "height", "2-D and 3-D images")?;
+        uses(r.depth.is_some() && ty != ImageType::Image3d, "depth", "image3d_t")?;
+        uses(r.array_size.is_some() && !arrays, "array_size", "image arrays")?;
+        let needs = |value: Option<u64>, key: &str, wanted: bool| -> Result<u64, WorkloadError> {
+            match (value, wanted) {
+                (Some(v), _) => Ok(v),
+                (None, false) => Ok(1),
+                (None, true) => Err(self.invalid(span.clone(), format!("a {ty} needs `{key}`"))),
+            }
+        };
+        Ok(Some(ImageSpec {
+            ty,
+            width: r.width,
+            height: needs(r.height, "height", two_d)?,
+            depth: needs(r.depth, "depth", ty == ImageType::Image3d)?,
+            array_size: needs(r.array_size, "array_size", arrays)?,
+            channel_order,
+            channel_type,
+        }))
+    }
+
+    /// A sampler argument: `CLK_…` flags joined by `|`, or their value as a number.
+    fn sampler(&self, value: &toml::Value, span: Range<usize>) -> Result<u32, WorkloadError> {
+        let parsed = match value {
+            toml::Value::String(text) => crate::image::parse_sampler(text),
+            toml::Value::Integer(n) => u32::try_from(*n)
+                .map_err(|_| format!("{n} is not a sampler value"))
+                .and_then(|bits| crate::image::sampler_problem(bits).map_or(Ok(bits), Err)),
+            _ => Err("a sampler is `CLK_…` flags joined by `|`, or a number".to_string()),
+        };
+        parsed.map_err(|m| self.invalid(span, format!("sampler: {m}")))
     }
 
     fn access(&self, access: Option<&Spanned<String>>) -> Result<Access, WorkloadError> {
@@ -624,12 +710,14 @@ fn single_launch(
             arg.local.is_some(),
             arg.null.is_some(),
             arg.bytes.is_some(),
+            arg.sampler.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(ctx.invalid(
                 span,
                 format!(
-                    "argument `{}` needs exactly one of `buffer`, `scalar`, `local`, `null` or `bytes`",
+                    "argument `{}` needs exactly one of `buffer`, `scalar`, `local`, `null`, `bytes` or \
+                     `sampler`",
                     arg.name
                 ),
             ));
@@ -662,6 +750,7 @@ fn single_launch(
                 output: arg.output.unwrap_or(false),
                 tolerance: ctx.tolerance(arg.tolerance.as_ref())?,
                 hex_dump: false,
+                image: ctx.image(arg.image.as_ref())?,
             });
             args.push(LaunchArg::Buffer { buffer: arg.name.clone() });
             continue;
@@ -671,6 +760,7 @@ fn single_launch(
             ("output", arg.output.is_some()),
             ("access", arg.access.is_some()),
             ("tolerance", arg.tolerance.is_some()),
+            ("image", arg.image.is_some()),
         ] {
             not_for(key, present, "non-buffer")?;
         }
@@ -685,6 +775,11 @@ fn single_launch(
                 value_span,
                 &indices,
             )?);
+        } else if let Some(sampler) = &arg.sampler {
+            not_for("value", arg.value.is_some(), "sampler")?;
+            not_for("len", arg.len.is_some(), "sampler")?;
+            let bits = ctx.sampler(sampler.get_ref(), sampler.span())?;
+            args.push(LaunchArg::Sampler { name: arg.name.clone(), bits });
         } else if let Some(hex) = &arg.bytes {
             not_for("value", arg.value.is_some(), "bytes")?;
             not_for("len", arg.len.is_some(), "bytes")?;
@@ -744,6 +839,7 @@ fn pipeline<'r>(
                 output: b.output.unwrap_or(false),
                 tolerance: ctx.tolerance(b.tolerance.as_ref())?,
                 hex_dump: false,
+                image: ctx.image(b.image.as_ref())?,
             });
             if len == 0 {
                 return Err(ctx.invalid(span, format!("buffer `{name}` has zero elements")));
@@ -988,6 +1084,28 @@ fn inline_arg(
     })?;
     let name = inline.name.clone().unwrap_or_else(|| format!("arg{position}"));
     let spanned = |s: &String| Spanned::new(span.clone(), s.clone());
+    if let Some(sampler) = &inline.sampler {
+        if inline.scalar.is_some()
+            || inline.local.is_some()
+            || inline.null.is_some()
+            || inline.value.is_some()
+            || inline.len.is_some()
+            || inline.bytes.is_some()
+        {
+            return Err(ctx.invalid(
+                span,
+                format!("argument {position}: `sampler` stands alone (with `name`)"),
+            ));
+        }
+        let bits = ctx.sampler(sampler, span.clone()).map_err(|e| match e {
+            WorkloadError::Invalid { location, message } => WorkloadError::Invalid {
+                location,
+                message: format!("argument {position}: {message}"),
+            },
+            other => other,
+        })?;
+        return Ok(LaunchArg::Sampler { name, bits });
+    }
     if let Some(hex) = &inline.bytes {
         if inline.scalar.is_some()
             || inline.local.is_some()
@@ -1033,7 +1151,8 @@ fn inline_arg(
             span,
             format!(
                 "argument {position}: expected a buffer name, {{ scalar = TYPE, value = V }}, \
-                 {{ local = TYPE, len = N }}, {{ null = true }} or {{ bytes = \"HEX\" }}"
+                 {{ local = TYPE, len = N }}, {{ null = true }}, {{ bytes = \"HEX\" }} or \
+                 {{ sampler = \"CLK_…\" }}"
             ),
         )),
     }

@@ -2,6 +2,7 @@
 //! pipelines) or read from `.sim` files can be saved in clmap's own format. The output loads
 //! back into an equal model (the `hex` dump setting of `.sim` files has no TOML form).
 
+use crate::image::{ImageSpec, ImageType};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -92,6 +93,10 @@ impl Workload {
                     let _ = writeln!(out, "scalar = {}", quote(&ty.to_string()));
                     let _ = writeln!(out, "value = {}", quote(&value.to_string()));
                 }
+                LaunchArg::Sampler { bits, .. } => {
+                    let _ =
+                        writeln!(out, "sampler = {}", quote(&crate::image::sampler_text(*bits)));
+                }
             }
         }
     }
@@ -152,6 +157,11 @@ impl Workload {
                         quote(name),
                         quote(&crate::model::bytes_to_hex(bytes))
                     ),
+                    LaunchArg::Sampler { name, bits } => format!(
+                        "{{ name = {}, sampler = {} }}",
+                        quote(name),
+                        quote(&crate::image::sampler_text(*bits))
+                    ),
                 })
                 .collect();
             let _ = writeln!(out, "args = [{}]", args.join(", "));
@@ -211,7 +221,31 @@ fn buffer_fields(b: &Buffer, base_dir: &Path) -> Vec<(&'static str, String)> {
         }
         fields.push(("tolerance", format!("{{ {parts} }}")));
     }
+    if let Some(image) = &b.image {
+        fields.push(("image", image_text(image)));
+    }
     fields
+}
+
+/// `{ type = "image2d_t", width = …, order = "CL_RGBA", channel_type = "CL_FLOAT" }`, with
+/// only the sizes the image's type uses.
+fn image_text(image: &ImageSpec) -> String {
+    let mut parts = vec![format!("type = {}", quote(image.ty.name()))];
+    parts.push(format!("width = {}", image.width));
+    let two_d =
+        matches!(image.ty, ImageType::Image2d | ImageType::Image2dArray | ImageType::Image3d);
+    if two_d {
+        parts.push(format!("height = {}", image.height));
+    }
+    if image.ty == ImageType::Image3d {
+        parts.push(format!("depth = {}", image.depth));
+    }
+    if matches!(image.ty, ImageType::Image1dArray | ImageType::Image2dArray) {
+        parts.push(format!("array_size = {}", image.array_size));
+    }
+    parts.push(format!("order = {}", quote(&image.order_name())));
+    parts.push(format!("channel_type = {}", quote(&image.type_name())));
+    format!("{{ {} }}", parts.join(", "))
 }
 
 fn init_text(init: &Init, base_dir: &Path) -> String {
