@@ -187,3 +187,11 @@ fn staged_kernels_agree_with_the_original_on_an_opencl_device() {
         assert_eq!(checked.seeds, 2, "{workload}");
     }
 }
+
+#[test]
+fn a_workload_without_a_work_group_size_gets_one_and_says_so() {
+    let v = stage("tests/stage/box5x5_runtime_local.toml", "box5x5", "in");
+    assert_eq!(v.chosen_local_size, Some([56, 4, 1]));
+    assert_eq!(v.workload.launches[0].range.local, Some([56, 4, 1]));
+    assert_eq!((v.footprint.rows, v.footprint.columns), (8, 60));
+}
