@@ -24,7 +24,7 @@ pub use producers::{
     VariantProducer, WorkGroupChoice, WorkGroupSizes,
 };
 pub use report::{AdvisorAnswer, Prediction, TuneReport, VariantResult};
-pub use session::{tune, validate, Budget, Progress, Step, TuneError, TuneOptions};
+pub use session::{tune, Budget, Progress, Step, TuneError, TuneOptions, Validator};
 pub use store::{Settled, TuneStore};
 pub use target::{simulator_identity, TuneTarget};
 pub use variant::{Construction, Layout, Produced, ProducerValidation, RefusedVariant, Variant};

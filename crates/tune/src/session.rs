@@ -3,11 +3,13 @@
 //! device, timed, and recorded at once (so an interrupted run loses at most the variant in
 //! hand).
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use clmap_db::DbError;
 use clmap_device::{Timing, TimingOptions};
-use clmap_exec::{differential, PreparedWorkload, Side, StopAt, Target};
+use clmap_exec::differential::compare_runs;
+use clmap_exec::{run_on, Differential, PreparedWorkload, Runner, Target, TargetRun};
 use clmap_sim::SimOptions;
 
 use crate::report::{
@@ -130,6 +132,7 @@ pub fn tune(
     progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<TuneReport, TuneError> {
     let started = Instant::now();
+    let validator = Validator::new(original);
     let total = produced.len();
     let mut results = Vec::with_capacity(total);
     let mut fresh = 0u32;
@@ -202,7 +205,7 @@ pub fn tune(
             continue;
         }
         fresh += 1;
-        let settled = settle(original, &variant, target, options, &mut |step| {
+        let settled = settle(original, &validator, &variant, target, options, &mut |step| {
             progress(&Progress { index, total, variant: &variant.name, step })
         });
         store.record(&Record {
@@ -256,6 +259,7 @@ pub fn tune(
 /// Validates, checks on the device and times one variant.
 fn settle(
     original: &PreparedWorkload,
+    validator: &Validator<'_>,
     variant: &Variant,
     target: &TuneTarget,
     options: &TuneOptions,
@@ -268,7 +272,7 @@ fn settle(
         (done.seeds, done.max_abs)
     } else {
         progress(Step::Validating { seeds: options.seeds });
-        match validate(original, &variant.prepared, options.seeds) {
+        match validator.validate(&variant.prepared, options.seeds) {
             Ok(v) => v,
             Err(why) => return Settled::Invalid(why),
         }
@@ -292,26 +296,57 @@ fn settle(
     }
 }
 
-/// The variant against the original on the simulator with `seeds` random input sets, the race
-/// and bounds checkers on for the variant: the differential answer every rewrite is validated
-/// with. Returns the input sets compared and the largest absolute difference.
-pub fn validate(
-    original: &PreparedWorkload,
-    variant: &PreparedWorkload,
-    seeds: u64,
-) -> Result<(u64, f64), String> {
-    let plain = Target::Simulator(SimOptions::default());
-    let checked = Target::Simulator(SimOptions { check_races: true, ..SimOptions::default() });
-    let answer = differential(
-        Side::new(original, &plain),
-        Side::new(variant, &checked),
-        seeds,
-        StopAt::FirstDisagreement,
-    )
-    .map_err(|e| format!("running on the simulator failed: {e}"))?;
-    match answer.first_disagreement() {
-        Some(d) => Err(d.to_string()),
-        None => Ok((answer.seed_count(), answer.max_abs())),
+/// Validates variants against one original on the simulator: `seeds` random input sets, the
+/// race and bounds checkers on for the variant, every output within the workload's tolerance.
+/// The comparison is the exec layer's differential answer, the one every rewrite is validated
+/// with; the original's run of each input set is made once and compared with every variant.
+pub struct Validator<'a> {
+    original: &'a PreparedWorkload,
+    plain: Target,
+    checked: Target,
+    /// The original's run of each input set so far, in seed order.
+    references: RefCell<Vec<TargetRun>>,
+}
+
+impl<'a> Validator<'a> {
+    pub fn new(original: &'a PreparedWorkload) -> Validator<'a> {
+        Validator {
+            original,
+            plain: Target::Simulator(SimOptions::default()),
+            checked: Target::Simulator(SimOptions { check_races: true, ..SimOptions::default() }),
+            references: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The input sets compared and the largest absolute difference, or the first
+    /// disagreement.
+    pub fn validate(&self, variant: &PreparedWorkload, seeds: u64) -> Result<(u64, f64), String> {
+        let failed = |e: clmap_exec::ExecError| format!("running on the simulator failed: {e}");
+        let actual = Runner::new(variant, &self.checked);
+        let mut compared = Vec::new();
+        for seed in 0..seeds.max(1) {
+            let mut references = self.references.borrow_mut();
+            while references.len() as u64 <= seed {
+                let next = references.len() as u64;
+                references.push(run_on(&self.plain, self.original, next).map_err(failed)?);
+            }
+            let run = actual.run(seed).map_err(failed)?;
+            let comparison = compare_runs(self.original, seed, &references[seed as usize], run);
+            let stop = !comparison.outputs_agree() || !comparison.findings.is_empty();
+            compared.push(comparison);
+            if stop {
+                break;
+            }
+        }
+        let answer = Differential {
+            expected_target: self.plain.name(),
+            actual_target: self.checked.name(),
+            seeds: compared,
+        };
+        match answer.first_disagreement() {
+            Some(d) => Err(d.to_string()),
+            None => Ok((answer.seed_count(), answer.max_abs())),
+        }
     }
 }
 
