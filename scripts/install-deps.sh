@@ -19,6 +19,8 @@ packages=(
   libclc-16-dev         # libclc's OpenCL C headers for that pipeline
   libclc-16             # libclc's NVPTX bitcode (nvptx64--nvidiacl.bc): the -dev package does not pull it in
   libisl-dev            # isl, the integer set library fusion's tiling reasons with (crates/isl links it)
+  slurm-wlm             # slurmctld, slurmd, sbatch: the test of campaigns split into Slurm jobs
+  munge                 # Slurm's authentication (scripts/slurm-localhost.sh starts both)
 )
 
 missing=()

@@ -14,11 +14,13 @@
 mod device;
 mod error;
 mod export;
+mod merge;
 mod schema;
 
 pub use device::{DeviceIdentity, DeviceRecord};
 pub use error::DbError;
 pub use export::{export_csv, export_json};
+pub use merge::{MergeSummary, TableMerge};
 pub use rusqlite;
 pub use schema::Schema;
 

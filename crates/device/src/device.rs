@@ -156,6 +156,13 @@ impl Device {
         Ok(Device { shared: Arc::new(shared) })
     }
 
+    /// The same device in a new context with a new queue. After a kernel failure that leaves
+    /// a context unusable (NVIDIA's `CL_OUT_OF_RESOURCES` from an illegal address), programs
+    /// built on the new context run again; those of the old one stay broken.
+    pub fn reopen(&self) -> Result<Device, DeviceError> {
+        Device::open(self.shared.info.clone(), self.shared.handle.id())
+    }
+
     /// What the device is and its limits.
     pub fn info(&self) -> &DeviceInfo {
         &self.shared.info

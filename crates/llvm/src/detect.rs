@@ -197,6 +197,17 @@ pub fn detect_pass_pool_with(
     Ok(pool)
 }
 
+/// The passes of `tc`'s `opt` that detection probes: every pass `opt --print-passes` lists,
+/// analyses, printers, instrumentation and the passes of other languages and runtimes left
+/// out, with the level the listing gives each. The pool is those that survive the probe.
+pub fn transformation_candidates(tc: &Toolchain) -> Result<Vec<(String, PassLevel)>, LlvmError> {
+    Ok(list_passes(tc)?
+        .into_iter()
+        .filter(|c| is_transformation(&c.name))
+        .map(|c| (c.name, c.level))
+        .collect())
+}
+
 /// A pass as `opt --print-passes` lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Candidate {

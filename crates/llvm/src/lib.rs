@@ -30,7 +30,9 @@ mod sequence;
 mod summary;
 mod toolchain;
 
-pub use detect::{detect_pass_pool, detect_pass_pool_with, PoolDetection};
+pub use detect::{
+    detect_pass_pool, detect_pass_pool_with, transformation_candidates, PoolDetection,
+};
 pub use error::{CompileError, FailureKind, LlvmError, Stage, INSTALL_HINT};
 pub use pipeline::{
     compile, compile_baseline, compile_many, compile_pipeline, effective_jobs, front_end, Bitcode,

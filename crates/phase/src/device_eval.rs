@@ -12,6 +12,7 @@ use clmap_device::{BufferTable, Device, Program, SequenceLaunch};
 use clmap_exec::on_device::{build, device_launches, run_program};
 use clmap_workload::{BufferSet, Workload};
 
+use crate::aliasing::AliasedLayout;
 use crate::compiler::CompiledPtx;
 use crate::evaluator::{Evaluator, EvaluatorError, Verdict};
 pub use crate::validation::compare;
@@ -30,6 +31,8 @@ pub struct DeviceEvaluator {
     full_launches: Vec<SequenceLaunch>,
     full_table: BufferTable,
     last_program: Option<(String, Program)>,
+    /// Layouts with two arguments on one buffer, for the final validation.
+    aliased: Vec<AliasedLayout>,
 }
 
 fn device_failure(error: impl std::fmt::Display) -> EvaluatorError {
@@ -71,7 +74,15 @@ impl DeviceEvaluator {
             full_launches,
             full_table,
             last_program: None,
+            aliased: Vec::new(),
         })
+    }
+
+    /// Also validates finalists on these aliased layouts of the small workload (see
+    /// [`crate::aliasing`]); their references are computed on first use.
+    pub fn with_aliased_layouts(mut self, layouts: Vec<AliasedLayout>) -> DeviceEvaluator {
+        self.aliased = layouts;
+        self
     }
 
     /// The device.
@@ -102,19 +113,47 @@ impl DeviceEvaluator {
     /// would then fail too and be stored as invalid, so the search stops instead.
     fn check_device_still_works(&mut self) -> Result<(), EvaluatorError> {
         let run = run_program(&self.source_program, &self.small, 0).map_err(|e| {
-            EvaluatorError(format!(
-                "the device stopped working after a kernel failed ({e}); rerun the same command \
-                 to resume in a fresh process"
-            ))
+            EvaluatorError(format!("the device stopped working after a kernel failed ({e})"))
         })?;
         match compare(&self.small, &self.small_reference, &run.buffers) {
             Verdict::Valid => Ok(()),
             other => Err(EvaluatorError(format!(
-                "the reference no longer reproduces its own outputs after a kernel failed ({}); \
-                 rerun the same command to resume in a fresh process",
+                "the reference no longer reproduces its own outputs after a kernel failed ({})",
                 other.reason()
             ))),
         }
+    }
+
+    /// A fresh context on the same device, the source rebuilt in it, and the small reference
+    /// run again: it must reproduce the outputs it gave at the start, or the device is not
+    /// trusted to judge anything more.
+    fn reopen(&mut self) -> Result<(), EvaluatorError> {
+        self.last_program = None;
+        let device = self
+            .device
+            .reopen()
+            .map_err(|e| EvaluatorError(format!("cannot open a new context on the device: {e}")))?;
+        let source_program = build(&device, &self.full).map_err(|e| {
+            EvaluatorError(format!("the source does not build in a new context: {e}"))
+        })?;
+        let run = run_program(&source_program, &self.small, 0).map_err(|e| {
+            EvaluatorError(format!("the reference does not run in a new context: {e}"))
+        })?;
+        match compare(&self.small, &self.small_reference, &run.buffers) {
+            Verdict::Valid => {}
+            other => {
+                return Err(EvaluatorError(format!(
+                    "the reference gives other outputs in a new context ({})",
+                    other.reason()
+                )))
+            }
+        }
+        for aliased in &mut self.aliased {
+            aliased.reference = None;
+        }
+        self.device = device;
+        self.source_program = source_program;
+        Ok(())
     }
 
     fn reference_for(&mut self, seed_shift: u64) -> Result<BufferSet, EvaluatorError> {
@@ -219,5 +258,46 @@ impl Evaluator for DeviceEvaluator {
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
         Self::time_program(&self.source_program, &self.full_launches, &mut self.full_table, reps)
             .map_err(EvaluatorError)
+    }
+
+    fn validate_aliased(
+        &mut self,
+        ptx: &CompiledPtx,
+    ) -> Result<Vec<(String, Verdict)>, EvaluatorError> {
+        let mut verdicts = Vec::with_capacity(self.aliased.len());
+        for index in 0..self.aliased.len() {
+            let Some(layout) = self.aliased.get(index) else { continue };
+            let (label, workload) = (layout.label(), layout.workload.clone());
+            let reference = match &layout.reference {
+                Some(reference) => reference.clone(),
+                None => {
+                    let run = run_program(&self.source_program, &workload, 0).map_err(|e| {
+                        EvaluatorError(format!("the reference does not run with {label}: {e}"))
+                    })?;
+                    if let Some(layout) = self.aliased.get_mut(index) {
+                        layout.reference = Some(run.buffers.clone());
+                    }
+                    run.buffers
+                }
+            };
+            let run = match self.program(ptx) {
+                Err(verdict) => return Ok(vec![(label, verdict)]),
+                Ok(program) => run_program(program, &workload, 0),
+            };
+            let verdict = match run {
+                Ok(run) => compare(&workload, &reference, &run.buffers),
+                Err(error) => {
+                    self.last_program = None;
+                    self.check_device_still_works()?;
+                    Verdict::Failed(format!("the kernel did not run: {error}"))
+                }
+            };
+            verdicts.push((label, verdict));
+        }
+        Ok(verdicts)
+    }
+
+    fn recover(&mut self) -> Result<(), EvaluatorError> {
+        self.reopen()
     }
 }

@@ -66,6 +66,23 @@ pub trait Evaluator {
 
     /// The same for the vendor's own compilation of the source (the "from source" baseline).
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError>;
+
+    /// Checks `ptx` on inputs where two pointer arguments share one buffer, as far as the
+    /// workload allows it (see [`crate::aliasing`]): one verdict per aliased layout, labelled
+    /// (`y=tmp`). None by default.
+    fn validate_aliased(
+        &mut self,
+        _ptx: &CompiledPtx,
+    ) -> Result<Vec<(String, Verdict)>, EvaluatorError> {
+        Ok(Vec::new())
+    }
+
+    /// Makes the device usable again after an [`EvaluatorError`] (a kernel that broke the
+    /// context): a fresh context, the reference rebuilt and checked against its own outputs.
+    /// `Err` when that is not possible; the search then stops. The default cannot recover.
+    fn recover(&mut self) -> Result<(), EvaluatorError> {
+        Err(EvaluatorError("this evaluator cannot recover from a device failure".to_string()))
+    }
 }
 
 /// The median of samples (mean of the middle two for an even count); `None` when empty.

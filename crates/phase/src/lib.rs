@@ -8,6 +8,8 @@
 //! results stored in clmap's database ([`store`]) so a search resumes, a smarter strategy than
 //! sampling ([`strategy`]), and minimisation of the best sequence ([`minimise`]).
 
+pub mod aliasing;
+pub mod comparison;
 pub mod compiler;
 pub mod device_eval;
 pub mod evaluator;
@@ -22,6 +24,7 @@ pub mod store;
 pub mod strategy;
 pub mod validation;
 
+pub use comparison::{compare_strategies, StrategyComparison};
 pub use compiler::{
     BaselineLevel, CompileFailure, CompileFailureKind, CompileOutcome, CompiledPtx,
     SequenceCompiler,

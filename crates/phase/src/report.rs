@@ -36,6 +36,11 @@ pub struct FinalValidation {
     pub random_inputs: u32,
     /// How many of them passed.
     pub random_passed: u32,
+    /// Aliased layouts of the small inputs tried (`y=tmp`: the argument that named `y`
+    /// names `tmp`), see [`crate::aliasing`].
+    pub aliased_inputs: Vec<String>,
+    /// How many of them passed.
+    pub aliased_passed: u32,
     /// The first failure, when there was one.
     pub first_failure: Option<String>,
 }
@@ -43,7 +48,9 @@ pub struct FinalValidation {
 impl FinalValidation {
     /// Passed everything.
     pub fn passed(&self) -> bool {
-        self.full_inputs.is_valid() && self.random_passed == self.random_inputs
+        self.full_inputs.is_valid()
+            && self.random_passed == self.random_inputs
+            && self.aliased_passed as usize == self.aliased_inputs.len()
     }
 }
 
@@ -184,7 +191,8 @@ impl PhaseReport {
         let _ = writeln!(
             out,
             "  sequences   {} considered ({} from the database): {} compiled, {} crashed, {} timed \
-             out, {} failed to compile; {} duplicate PTX; {} invalid; {} timed",
+             out, {} failed to compile; {} duplicate PTX; {} invalid ({} broke the device); {} \
+             timed",
             c.sequences,
             c.resumed,
             c.compiled,
@@ -193,6 +201,7 @@ impl PhaseReport {
             c.compile_failed,
             c.duplicate_ptx,
             c.invalid,
+            c.broke_device,
             c.timed
         );
         let _ = writeln!(
@@ -241,9 +250,19 @@ impl PhaseReport {
                     s.best_ox.as_deref().unwrap_or("-OX")
                 );
                 let v = &best.validation;
+                let aliased = if v.aliased_inputs.is_empty() {
+                    "none allowed".to_string()
+                } else {
+                    format!(
+                        "{}/{} ({})",
+                        v.aliased_passed,
+                        v.aliased_inputs.len(),
+                        v.aliased_inputs.join(", ")
+                    )
+                };
                 let _ = writeln!(
                     out,
-                    "  validated   full inputs {}, random inputs {}/{}",
+                    "  validated   full inputs {}, random inputs {}/{}, aliased inputs {aliased}",
                     if v.full_inputs.is_valid() { "ok" } else { v.full_inputs.reason() },
                     v.random_passed,
                     v.random_inputs

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
-use crate::evaluator::{median, relative_iqr, Evaluator, Verdict};
+use crate::evaluator::{median, relative_iqr, Evaluator, EvaluatorError, Verdict};
 use crate::minimise::{minimise, Minimised};
 use crate::progress::Progress;
 use crate::report::{
@@ -369,7 +369,9 @@ fn time_interleaved(
             let measured = match item {
                 Timed::Source => Ok(evaluator.time_source(this_round)?),
                 Timed::Ptx(ptx) => {
-                    evaluator.time_ptx(ptx, this_round)?.map_err(|v| v.reason().to_string())
+                    let result = evaluator.time_ptx(ptx, this_round);
+                    survive(evaluator, result, |reason| Err(Verdict::Failed(reason)))?
+                        .map_err(|v| v.reason().to_string())
                 }
             };
             match measured {
@@ -381,27 +383,67 @@ fn time_interleaved(
     Ok(results)
 }
 
-/// Seed 003's final check: the full inputs, then `random_inputs` other inputs.
+/// A device failure during the final round fails the PTX that caused it when the evaluator
+/// can reopen the device; otherwise it stops the run.
+fn survive<T>(
+    evaluator: &mut dyn Evaluator,
+    result: Result<T, EvaluatorError>,
+    failed: impl FnOnce(String) -> T,
+) -> Result<T, SearchError> {
+    match result {
+        Ok(value) => Ok(value),
+        Err(broken) => match evaluator.recover() {
+            Ok(()) => Ok(failed(format!("the kernel broke the device: {broken}"))),
+            Err(unrecovered) => Err(SearchError::Device(EvaluatorError(format!(
+                "{broken}; the device could not be reopened ({unrecovered})"
+            )))),
+        },
+    }
+}
+
+/// Seed 003's final check: the full inputs, then `random_inputs` other inputs, then the
+/// aliased layouts the workload allows.
 fn validate_finally(
     evaluator: &mut dyn Evaluator,
     ptx: &CompiledPtx,
     random_inputs: u32,
 ) -> Result<FinalValidation, SearchError> {
-    let full_inputs = evaluator.validate_full(ptx, 0)?;
-    let mut validation =
-        FinalValidation { full_inputs, random_inputs, random_passed: 0, first_failure: None };
+    let full = evaluator.validate_full(ptx, 0);
+    let full_inputs = survive(evaluator, full, Verdict::Failed)?;
+    let mut validation = FinalValidation {
+        full_inputs,
+        random_inputs,
+        random_passed: 0,
+        aliased_inputs: Vec::new(),
+        aliased_passed: 0,
+        first_failure: None,
+    };
     if !validation.full_inputs.is_valid() {
         validation.first_failure =
             Some(format!("full inputs: {}", validation.full_inputs.reason()));
         return Ok(validation);
     }
     for shift in 1..=u64::from(random_inputs) {
-        let verdict = evaluator.validate_full(ptx, shift)?;
+        let result = evaluator.validate_full(ptx, shift);
+        let verdict = survive(evaluator, result, Verdict::Failed)?;
         if verdict.is_valid() {
             validation.random_passed += 1;
         } else {
             validation.first_failure = Some(format!("random input {shift}: {}", verdict.reason()));
-            break;
+            return Ok(validation);
+        }
+    }
+    let result = evaluator.validate_aliased(ptx);
+    let aliased = survive(evaluator, result, |reason| {
+        vec![("aliased".to_string(), Verdict::Failed(reason))]
+    })?;
+    for (label, verdict) in aliased {
+        validation.aliased_inputs.push(label.clone());
+        if verdict.is_valid() {
+            validation.aliased_passed += 1;
+        } else if validation.first_failure.is_none() {
+            validation.first_failure =
+                Some(format!("aliased inputs {label}: {}", verdict.reason()));
         }
     }
     Ok(validation)

@@ -52,6 +52,9 @@ pub struct Counts {
     pub invalid: u64,
     /// Distinct valid PTX timed on the full workload.
     pub timed: u64,
+    /// Distinct PTX whose run left the device unusable; each is stored as failed, the device
+    /// is reopened and the search goes on (these are also counted as invalid).
+    pub broke_device: u64,
 }
 
 /// What happened to one sequence.
@@ -98,6 +101,10 @@ pub struct SearchOptions {
     pub reps: u32,
     /// Random sequences that open an evolutionary search.
     pub evolve_after: u64,
+    /// `(I, N)`: evaluate only the random strategy's sequences whose index is I modulo N, so
+    /// that N processes (Slurm jobs) share one search of `budget` sequences, each writing its
+    /// own database; merged, they hold what one process would have.
+    pub shard: Option<(u64, u64)>,
 }
 
 impl SearchOptions {
@@ -260,7 +267,7 @@ impl<'a> Engine<'a> {
                     if !first_time {
                         counts.duplicate_ptx += 1;
                     }
-                    let result = self.judge(&ptx_hash)?;
+                    let result = self.judge(&ptx_hash, counts)?;
                     if first_time {
                         match (&result.verdict, result.samples.is_empty()) {
                             (Verdict::Valid, false) => counts.timed += 1,
@@ -292,7 +299,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The verdict and samples of a PTX: from the store, or measured now and stored.
-    fn judge(&mut self, ptx_hash: &str) -> Result<StoredPtx, SearchError> {
+    fn judge(&mut self, ptx_hash: &str, counts: &mut Counts) -> Result<StoredPtx, SearchError> {
         if let Some(known) = self.store.ptx(ptx_hash)? {
             return Ok(known);
         }
@@ -307,13 +314,13 @@ impl<'a> Engine<'a> {
         };
         let verdict = match self.evaluator.validate_small(&ptx) {
             Ok(verdict) => verdict,
-            Err(broken) => return Err(self.blame(ptx_hash, broken)),
+            Err(broken) => return self.blame(ptx_hash, broken, counts),
         };
         let stored = if verdict.is_valid() {
             match self.evaluator.time_ptx(&ptx, self.reps) {
                 Ok(Ok(samples)) => StoredPtx { verdict, samples },
                 Ok(Err(failure)) => StoredPtx { verdict: failure, samples: Vec::new() },
-                Err(broken) => return Err(self.blame(ptx_hash, broken)),
+                Err(broken) => return self.blame(ptx_hash, broken, counts),
             }
         } else {
             StoredPtx { verdict, samples: Vec::new() }
@@ -322,17 +329,31 @@ impl<'a> Engine<'a> {
         Ok(stored)
     }
 
-    /// Stores a PTX whose run left the device unusable as failed before the search stops, so
-    /// the resumed search (a fresh process, a fresh context) never runs it again, even when a
-    /// new sequence compiles to the same PTX.
-    fn blame(&mut self, ptx_hash: &str, broken: EvaluatorError) -> SearchError {
+    /// A PTX whose run left the device unusable is stored as failed at once, so that no run
+    /// (this one after recovering, or a resumed one) ever runs it again, even when another
+    /// sequence compiles to the same PTX. Then the evaluator reopens the device and checks the
+    /// reference; the search goes on with the PTX judged failed, or stops when the device
+    /// cannot be trusted any more.
+    fn blame(
+        &mut self,
+        ptx_hash: &str,
+        broken: EvaluatorError,
+        counts: &mut Counts,
+    ) -> Result<StoredPtx, SearchError> {
         let stored = StoredPtx {
             verdict: Verdict::Failed(format!("the kernel broke the device: {broken}")),
             samples: Vec::new(),
         };
-        match self.store.record_ptx(ptx_hash, &stored) {
-            Ok(()) => SearchError::Device(broken),
-            Err(db) => db.into(),
+        self.store.record_ptx(ptx_hash, &stored)?;
+        match self.evaluator.recover() {
+            Ok(()) => {
+                counts.broke_device += 1;
+                Ok(stored)
+            }
+            Err(unrecovered) => Err(SearchError::Device(EvaluatorError(format!(
+                "{broken}; the device could not be reopened ({unrecovered}); rerun the same \
+                 command to resume in a fresh process"
+            )))),
         }
     }
 
@@ -352,6 +373,24 @@ impl<'a> Engine<'a> {
             options.length,
             options.random_phase(),
         );
+        let mut options = options.clone();
+        if let Some((index, count)) = options.shard {
+            if options.strategy != Strategy::Random {
+                return Err(SearchError::Invalid(
+                    "a search is split into shards by its random sequences (--strategy random); \
+                     the evolutionary strategy depends on every result before it, so shard its \
+                     campaigns by kernel instead"
+                        .to_string(),
+                ));
+            }
+            if count == 0 || index >= count {
+                return Err(SearchError::Invalid(format!("shard {index}/{count} does not exist")));
+            }
+            state = state.sharded(index, count);
+            // This shard's part of the budget: the indices below it that are I modulo N.
+            options.budget = options.budget.saturating_sub(index).div_ceil(count);
+        }
+        let options = &options;
         let mut counts = Counts::default();
         let mut evaluations: Vec<Evaluation> = Vec::new();
         let mut stopped_by_deadline = false;

@@ -66,6 +66,9 @@ pub struct StrategyState {
     length: usize,
     random_phase: u64,
     next_random: u64,
+    /// Random sequence `k` of this state is the stream's sequence `k * stride + offset`.
+    offset: u64,
+    stride: u64,
     generation: u64,
     proposed: HashSet<String>,
 }
@@ -80,9 +83,19 @@ impl StrategyState {
             length: length.max(1),
             random_phase,
             next_random: 0,
+            offset: 0,
+            stride: 1,
             generation: 0,
             proposed: HashSet::new(),
         }
+    }
+
+    /// The same strategy proposing only the random sequences whose index is `index` modulo
+    /// `count` (one shard of a search split over `count` processes).
+    pub fn sharded(mut self, index: u64, count: u64) -> StrategyState {
+        self.offset = index;
+        self.stride = count.max(1);
+        self
     }
 
     /// Up to `wanted` new proposals, given every evaluation so far (in proposal order).
@@ -113,7 +126,7 @@ impl StrategyState {
     fn random_batch(&mut self, pool: &[String], count: usize) -> Vec<Proposal> {
         let mut batch = Vec::with_capacity(count);
         for _ in 0..count {
-            let index = self.next_random;
+            let index = self.next_random * self.stride + self.offset;
             self.next_random += 1;
             let passes = random_sequence(pool, self.seed, index, self.length);
             self.proposed.insert(sequence_hash(&passes));

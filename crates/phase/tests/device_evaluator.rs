@@ -143,6 +143,7 @@ fn a_whole_search_on_the_device() {
             batch: 3,
             reps: 2,
             evolve_after: 3,
+            shard: None,
         },
         final_reps: 3,
         random_inputs: 2,
@@ -169,4 +170,64 @@ fn a_whole_search_on_the_device() {
     assert_eq!(best.samples_ns.len(), 3);
     assert!(best.speedups.vs_source.is_some() && best.speedups.vs_best_ox.is_some());
     assert!(report.baselines.iter().all(|b| b.median_ns.is_some()), "{:?}", report.baselines);
+}
+
+#[test]
+fn a_reopened_device_validates_again() {
+    let Some(device) = opencl_device() else { return };
+    let workload = corpus("pb_gemm.toml");
+    let correct = binary_of(&device, &workload, "correct");
+    let mut evaluator =
+        DeviceEvaluator::new(device, workload.clone(), workload.clone()).expect("reference runs");
+    evaluator.recover().expect("a new context runs the reference as before");
+    // The binary was built for the old context: it is loaded again into the new one.
+    assert_eq!(evaluator.validate_small(&correct).expect("device works"), Verdict::Valid);
+    assert_eq!(evaluator.time_ptx(&correct, 2).expect("device works").expect("runs").len(), 2);
+}
+
+#[test]
+fn aliased_inputs_reject_code_that_assumes_tmp_and_y_apart() {
+    let Some(device) = opencl_device() else { return };
+    let small = corpus("pbo_gesummv.toml");
+    let prepared = clmap_exec::PreparedWorkload::new(small.clone()).expect("compiles");
+    let layouts = clmap_phase::aliasing::aliased_layouts(&prepared, 4).allowed;
+    assert_eq!(layouts.first().map(|l| l.label()).as_deref(), Some("tmp=y"));
+    let correct = binary_of(&device, &small, "correct");
+    // What LICM after a loop-versioning check would make of the loop, without the check:
+    // tmp[i] and y[i] kept in registers. Right when tmp and y are apart, wrong when they share.
+    let mut registers = small.clone();
+    registers.source = registers.source.replace(
+        "        tmp[i] = 0;
+        y[i] = 0;
+        for (int j = 0; j < n; j++) {
+            tmp[i] = a[i * n + j] * x[j] + tmp[i];
+            y[i] = b[i * n + j] * x[j] + y[i];
+        }
+        y[i] = alpha * tmp[i] + beta * y[i];",
+        "        DATA_TYPE t = 0, u = 0;
+        for (int j = 0; j < n; j++) {
+            t = a[i * n + j] * x[j] + t;
+            u = b[i * n + j] * x[j] + u;
+        }
+        tmp[i] = t;
+        y[i] = alpha * t + beta * u;",
+    );
+    assert_ne!(registers.source, small.source, "the kernel changed; update the test");
+    let promoted = binary_of(&device, &registers, "registers");
+
+    let mut evaluator = DeviceEvaluator::new(device, small.clone(), small.clone())
+        .expect("reference runs")
+        .with_aliased_layouts(layouts.clone());
+    // On the workload's own layout both are right.
+    assert_eq!(evaluator.validate_small(&promoted).expect("device works"), Verdict::Valid);
+    assert_eq!(evaluator.validate_full(&promoted, 0).expect("device works"), Verdict::Valid);
+    let verdicts = evaluator.validate_aliased(&correct).expect("device works");
+    assert_eq!(verdicts.len(), layouts.len());
+    assert!(verdicts.iter().all(|(_, v)| v.is_valid()), "{verdicts:?}");
+    let verdicts = evaluator.validate_aliased(&promoted).expect("device works");
+    let (label, verdict) = &verdicts[0];
+    assert_eq!(label, "tmp=y");
+    assert!(matches!(verdict, Verdict::Wrong(_)), "{verdict:?}");
+    // Where only read pointers share a buffer, the promoted code is right too.
+    assert!(verdicts[1..].iter().all(|(_, v)| v.is_valid()), "{verdicts:?}");
 }

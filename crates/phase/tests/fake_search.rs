@@ -110,6 +110,11 @@ struct FakeEvaluator {
     /// The validation (counted from 1) whose run leaves the fake device unusable, as an
     /// illegal address does on a GPU.
     breaks_device_at: Option<usize>,
+    /// Whether [`Evaluator::recover`] gives a working device back (a new context).
+    recoverable: bool,
+    /// Set by the breaking validation: every call fails until the device is recovered.
+    broken: bool,
+    recoveries: AtomicUsize,
     validations: Mutex<Vec<String>>,
     timings: AtomicUsize,
     full_validations: AtomicUsize,
@@ -138,10 +143,14 @@ impl Evaluator for FakeEvaluator {
         "fake gpu".into()
     }
     fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
+        if self.broken {
+            return Err(EvaluatorError("CL_OUT_OF_RESOURCES".into()));
+        }
         let code = code_in(ptx);
         let mut validations = self.validations.lock().unwrap();
         validations.push(code.clone());
         if self.breaks_device_at == Some(validations.len()) {
+            self.broken = true;
             return Err(EvaluatorError("the device stopped working".into()));
         }
         Ok(if code.contains("bad-pass") {
@@ -151,6 +160,9 @@ impl Evaluator for FakeEvaluator {
         })
     }
     fn validate_full(&mut self, ptx: &CompiledPtx, shift: u64) -> Result<Verdict, EvaluatorError> {
+        if self.broken {
+            return Err(EvaluatorError("CL_OUT_OF_RESOURCES".into()));
+        }
         self.full_validations.fetch_add(1, Ordering::SeqCst);
         let code = code_in(ptx);
         Ok(if code.contains("fragile-pass") && shift == 7 {
@@ -164,12 +176,26 @@ impl Evaluator for FakeEvaluator {
         ptx: &CompiledPtx,
         reps: u32,
     ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        if self.broken {
+            return Err(EvaluatorError("CL_OUT_OF_RESOURCES".into()));
+        }
         self.timings.fetch_add(1, Ordering::SeqCst);
         let t = Self::time_of(&code_in(ptx));
         Ok(Ok((0..reps).map(|i| t + u64::from(i % 2)).collect()))
     }
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
+        if self.broken {
+            return Err(EvaluatorError("CL_OUT_OF_RESOURCES".into()));
+        }
         Ok(vec![1000; reps as usize])
+    }
+    fn recover(&mut self) -> Result<(), EvaluatorError> {
+        self.recoveries.fetch_add(1, Ordering::SeqCst);
+        if !self.recoverable {
+            return Err(EvaluatorError("no new context".into()));
+        }
+        self.broken = false;
+        Ok(())
     }
 }
 
@@ -195,6 +221,7 @@ fn options(strategy: Strategy, budget: u64) -> SearchOptions {
         batch: 4,
         reps: 3,
         evolve_after: 6,
+        shard: None,
     }
 }
 
@@ -275,8 +302,12 @@ fn a_ptx_that_breaks_the_device_stops_the_search_and_is_never_run_again() {
     assert!(!stored.verdict.is_valid());
     assert!(stored.verdict.reason().contains("broke the device"), "{:?}", stored.verdict);
 
+    assert!(error.to_string().contains("could not be reopened"), "{error}");
+    assert_eq!(evaluator.recoveries.load(Ordering::SeqCst), 1);
+
     // The resumed search (a fresh device) runs to its budget without running the culprit again.
     evaluator.breaks_device_at = None;
+    evaluator.broken = false;
     let result = explore(&store, &compiler, &mut evaluator, &opts);
     assert_eq!(result.counts.sequences, 40);
     let runs_of_culprit =
@@ -346,4 +377,184 @@ fn a_whole_run_minimises_and_skips_a_finalist_that_fails_on_random_inputs() {
         .unwrap();
     assert!(stored.contains("\"speedups\""));
     assert!(report.to_text().contains("best sequence"));
+}
+
+#[test]
+fn a_ptx_that_breaks_the_device_is_failed_and_the_search_goes_on() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator =
+        FakeEvaluator { breaks_device_at: Some(3), recoverable: true, ..FakeEvaluator::default() };
+    let opts = options(Strategy::Random, 40);
+    let result = explore(&store, &compiler, &mut evaluator, &opts);
+    // The search reached its budget in this run, with the device reopened once.
+    assert_eq!(result.counts.sequences, 40);
+    assert_eq!(result.counts.broke_device, 1, "{:?}", result.counts);
+    assert_eq!(evaluator.recoveries.load(Ordering::SeqCst), 1);
+    let validations = evaluator.validations.lock().unwrap().clone();
+    assert!(validations.len() > 3, "nothing was validated after the failure: {validations:?}");
+    // The culprit is stored as failed, counted invalid, and its sequences carry that verdict.
+    let breaking = validations[2].clone();
+    let stored = store.ptx(&text_hash(&breaking)).unwrap().expect("the culprit is stored");
+    assert!(stored.verdict.reason().contains("broke the device"), "{:?}", stored.verdict);
+    let culprit_sequences: Vec<_> = result
+        .evaluations
+        .iter()
+        .filter(|e| e.ptx_hash.as_deref() == Ok(text_hash(&breaking).as_str()))
+        .collect();
+    assert!(!culprit_sequences.is_empty());
+    assert!(culprit_sequences.iter().all(|e| matches!(e.verdict, Some(Verdict::Failed(_)))));
+    assert_eq!(validations.iter().filter(|code| **code == breaking).count(), 1);
+    // Later PTX were judged normally: valid ones were timed after the failure.
+    assert!(result.counts.timed > 0);
+    assert_eq!(
+        result.counts.compiled - result.counts.duplicate_ptx,
+        result.counts.invalid + result.counts.timed
+    );
+    // A rerun finds every answer in the store and runs nothing.
+    let before = evaluator.validations.lock().unwrap().len();
+    let again = explore(&store, &compiler, &mut evaluator, &opts);
+    assert_eq!(again.counts.resumed, 40);
+    assert_eq!(evaluator.validations.lock().unwrap().len(), before);
+}
+
+#[test]
+fn a_finalist_that_breaks_the_device_in_the_final_round_is_skipped() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    // The fragile code is the fastest; here its run on the full inputs breaks the device.
+    let mut evaluator =
+        BreaksOnFullInputs { inner: FakeEvaluator::default(), victim: "fragile-pass".into() };
+    let run = RunOptions {
+        search: options(Strategy::Random, 60),
+        final_reps: 3,
+        random_inputs: 2,
+        finalists: 4,
+        minimise: false,
+        minimise_time: None,
+        noise_floor: 0.02,
+        workload_label: "gemm.toml".into(),
+        small_label: "gemm-small.toml".into(),
+    };
+    let report = run_phase(&compiler, &mut evaluator, &store, &NoProgress, &run).expect("run");
+    let best = report.best.as_ref().expect("another finalist wins");
+    assert_eq!(best.ptx_hash, text_hash("licm+gvn"));
+    let failed = report.finalists.first().expect("finalists");
+    assert_ne!(failed.ptx_hash, best.ptx_hash, "the fastest finalist breaks the device");
+    assert_eq!(failed.validated, Some(false));
+    assert!(failed.failure.as_deref().unwrap_or("").contains("broke the device"), "{failed:?}");
+}
+
+/// Runs like [`FakeEvaluator`] except that one code breaks the device on the full inputs.
+struct BreaksOnFullInputs {
+    inner: FakeEvaluator,
+    victim: String,
+}
+
+impl Evaluator for BreaksOnFullInputs {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
+        self.inner.validate_small(ptx)
+    }
+    fn validate_full(&mut self, ptx: &CompiledPtx, shift: u64) -> Result<Verdict, EvaluatorError> {
+        if code_in(ptx).contains(&self.victim) {
+            self.inner.broken = true;
+            return Err(EvaluatorError("CL_OUT_OF_RESOURCES".into()));
+        }
+        self.inner.validate_full(ptx, shift)
+    }
+    fn time_ptx(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        self.inner.time_ptx(ptx, reps)
+    }
+    fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
+        self.inner.time_source(reps)
+    }
+    fn recover(&mut self) -> Result<(), EvaluatorError> {
+        self.inner.recoverable = true;
+        self.inner.recover()
+    }
+}
+
+#[test]
+fn strategies_compared_at_the_same_budget() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let opts = options(Strategy::Random, 60);
+    let comparison = clmap_phase::compare_strategies(
+        &compiler,
+        &mut evaluator,
+        &store,
+        &NoProgress,
+        &opts,
+        &[Strategy::Random, Strategy::Evolve],
+    )
+    .expect("comparison runs");
+    assert_eq!(comparison.source_ns, Some(1000.0));
+    assert_eq!(comparison.strategies.len(), 2);
+    for curve in &comparison.strategies {
+        // Every strategy spends exactly the budget, and the curve is read at the same places.
+        assert_eq!(curve.counts.sequences, 60, "{}", curve.strategy);
+        let at: Vec<u64> = curve.points.iter().map(|p| p.sequences).collect();
+        assert_eq!(at, [10, 25, 50, 60], "{}", curve.strategy);
+        // The best so far never gets worse.
+        let speedups: Vec<f64> = curve.points.iter().map(|p| p.speedup.unwrap_or(0.0)).collect();
+        assert!(speedups.windows(2).all(|w| w[0] <= w[1]), "{speedups:?}");
+        // Its best sequence really runs at the last point's time.
+        let best = curve.best_passes.as_ref().expect("a valid sequence");
+        let ptx = compiler.compile_many(std::slice::from_ref(best)).remove(0).expect("compiles");
+        let last = curve.points.last().and_then(|p| p.best_ns).expect("timed");
+        assert_eq!(FakeEvaluator::time_of(&code_in(&ptx)) as f64, last);
+    }
+    // The evolutionary strategy opens with the random one's sequences (at least the six of
+    // its random phase), answered from the database the second time.
+    let resumed = comparison.strategies[1].counts.resumed;
+    assert!((6..60).contains(&resumed), "{resumed}");
+    assert_eq!(comparison.strategies[0].counts.resumed, 0);
+    let table = comparison.to_markdown();
+    assert!(table.contains("| sequences | random | evolve |"), "{table}");
+    assert!(table.contains("| 60 |"), "{table}");
+}
+
+#[test]
+fn shards_of_a_random_search_hold_together_what_one_search_holds() {
+    let compiler = FakeCompiler::default();
+    let single = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let whole =
+        explore(&single, &compiler, &mut FakeEvaluator::default(), &options(Strategy::Random, 30));
+    let mut from_shards = Vec::new();
+    for index in 0..4 {
+        let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+        let mut opts = options(Strategy::Random, 30);
+        opts.shard = Some((index, 4));
+        let part = explore(&store, &compiler, &mut FakeEvaluator::default(), &opts);
+        // 30 sequences over 4 shards: 8, 8, 7, 7.
+        assert_eq!(part.counts.sequences, if index < 2 { 8 } else { 7 });
+        for evaluation in part.evaluations {
+            let index: u64 = evaluation.origin.trim_start_matches("random:").parse().unwrap();
+            assert_eq!(index % 4, index_of_shard(index), "{}", evaluation.origin);
+            from_shards.push(evaluation);
+        }
+    }
+    from_shards.sort_by_key(|e| e.origin.trim_start_matches("random:").parse::<u64>().unwrap());
+    assert_eq!(from_shards, whole.evaluations);
+
+    let mut opts = options(Strategy::Evolve, 30);
+    opts.shard = Some((0, 2));
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let refused = Engine::new(&compiler, &mut FakeEvaluator::default(), &store, &NoProgress, 3)
+        .explore(&opts, &pool())
+        .err()
+        .expect("evolve cannot be split by sequences");
+    assert!(refused.to_string().contains("shard"), "{refused}");
+}
+
+fn index_of_shard(index: u64) -> u64 {
+    index % 4
 }

@@ -118,6 +118,7 @@ fn a_few_sequences_of_a_corpus_kernel_compile_deduplicate_and_resume() {
         batch: 3,
         reps: 1,
         evolve_after: 3,
+        shard: None,
     };
     let mut evaluator = SizeEvaluator;
     let pool = counting.pool();

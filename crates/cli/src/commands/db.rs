@@ -25,6 +25,28 @@ pub enum DbCommand {
     Export(ExportArgs),
     Maps(MapsArgs),
     Compose(ComposeArgs),
+    Merge(MergeArgs),
+}
+
+/// Merge databases (the shards of a campaign) into a new one, without duplicates.
+///
+/// Devices, phase-search contexts and every other keyed row are matched by what identifies
+/// them, not by their ids, so a device numbered differently in two shards becomes one; a row
+/// already present is a duplicate when it agrees and a conflict (the first database's row is
+/// kept) when it does not.
+///
+/// Example: clmap db merge shard-0.db shard-1.db -o campaign.db
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The databases, merged in this order.
+    #[arg(required = true, num_args = 1..)]
+    pub inputs: Vec<PathBuf>,
+    /// The merged database (must not exist yet).
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Print what was merged as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Load the 2014 Aristotle database (CSV) as historical platforms; importing twice is harmless.
@@ -129,7 +151,57 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         DbCommand::Export(a) => export(a),
         DbCommand::Maps(a) => maps(a),
         DbCommand::Compose(a) => compose(a),
+        DbCommand::Merge(a) => merge(a),
     }
+}
+
+fn merge(args: MergeArgs) -> Result<Status, CliError> {
+    if args.out.exists() {
+        return Err(CliError::BadInput(format!(
+            "{} exists already: merge into a new file",
+            args.out.display()
+        )));
+    }
+    for input in &args.inputs {
+        if !input.is_file() {
+            return Err(CliError::BadInput(format!("{} is not a file", input.display())));
+        }
+    }
+    let mut db = clmap_db::Database::open(&args.out).map_err(db_error)?;
+    let mut report = Vec::new();
+    for input in &args.inputs {
+        let summary = db.merge_from(input).map_err(db_error)?;
+        let tables: serde_json::Map<String, serde_json::Value> = summary
+            .tables
+            .iter()
+            .map(|(name, t)| {
+                let counts = serde_json::json!({
+                    "inserted": t.inserted, "duplicates": t.duplicates, "conflicts": t.conflicts
+                });
+                (name.clone(), counts)
+            })
+            .collect();
+        if !args.json {
+            let inserted: u64 = summary.tables.values().map(|t| t.inserted).sum();
+            let duplicates: u64 = summary.tables.values().map(|t| t.duplicates).sum();
+            let conflicts: u64 = summary.tables.values().map(|t| t.conflicts).sum();
+            println!(
+                "{}: {inserted} rows added, {duplicates} already there, {conflicts} conflicting \
+                 (kept the earlier)",
+                input.display()
+            );
+            for (name, t) in summary.tables.iter().filter(|(_, t)| t.conflicts > 0) {
+                println!("  {name}: {} conflicting rows", t.conflicts);
+            }
+        }
+        report.push(serde_json::json!({ "input": input.display().to_string(), "tables": tables }));
+    }
+    if args.json {
+        println!("{:#}", serde_json::Value::Array(report));
+    } else {
+        println!("merged into {}", args.out.display());
+    }
+    Ok(Status::Success)
 }
 
 fn import(args: ImportArgs) -> Result<Status, CliError> {

@@ -8,11 +8,12 @@ use crate::exit::{CliError, Status};
 use crate::workload_args;
 use clmap_db::Database;
 use clmap_llvm::ToolchainConfig;
+use clmap_phase::aliasing::aliased_layouts;
 use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
 use clmap_phase::{
-    run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchOptions, SequenceCompiler,
-    Strategy, TerminalProgress,
+    compare_strategies, run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchOptions,
+    SequenceCompiler, Strategy, TerminalProgress,
 };
 
 /// Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
@@ -52,6 +53,17 @@ pub struct Args {
     /// sequences, then generations bred from the fastest valid ones).
     #[arg(long, default_value = "evolve", value_parser = parse_strategy)]
     pub strategy: Strategy,
+    /// Compare strategies instead of running one search: each (`random,evolve`) explores
+    /// `--budget` sequences from the same seed, and the report is the best speedup over
+    /// NVIDIA's compilation after n sequences, per strategy (no final round).
+    #[arg(long, value_delimiter = ',', value_parser = parse_strategy, conflicts_with = "strategy")]
+    pub strategies: Vec<Strategy>,
+    /// Run one shard `I/N` (0-based) of a random search: the sequences whose index is I
+    /// modulo N, of `--budget` in all. Each shard writes its own `--db`; `clmap db merge`
+    /// combines them, and the same command without `--shard` on the merged database then finds
+    /// every answer there and only runs the final round (see bench/phase/slurm-campaign.sh).
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
     /// Seed of every random choice; the same seed replays (and resumes) the same search.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -90,6 +102,10 @@ pub struct Args {
     /// Random sequences before the evolutionary strategy starts breeding.
     #[arg(long, default_value_t = 100)]
     pub evolve_after: u64,
+    /// Aliased layouts of the small workload (two pointer arguments on one buffer, where the
+    /// kernel's result stays defined) the chosen sequence must also pass; 0: none.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub aliased_inputs: u32,
     /// Do not minimise the best sequence.
     #[arg(long)]
     pub no_minimise: bool,
@@ -122,6 +138,18 @@ pub struct Args {
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
     Strategy::parse(text).ok_or_else(|| format!("unknown strategy `{text}` (random, evolve)"))
+}
+
+/// `I/N` with I < N.
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("`{text}` is not a shard (I/N with 0 <= I < N, e.g. 0/4)");
+    let (index, count) = text.split_once('/').ok_or_else(bad)?;
+    let index: u64 = index.trim().parse().map_err(|_| bad())?;
+    let count: u64 = count.trim().parse().map_err(|_| bad())?;
+    if index >= count {
+        return Err(bad());
+    }
+    Ok((index, count))
 }
 
 /// `90`, `90s`, `20m`, `1.5h`.
@@ -186,8 +214,26 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             other => CliError::BadInput(other.to_string()),
         })?;
 
+    // Which arguments may share a buffer is decided on the simulator, before the device work.
+    let aliased = if args.aliased_inputs == 0 {
+        Vec::new()
+    } else {
+        let prepared = clmap_exec::PreparedWorkload::new(small.clone())
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        let analysis = aliased_layouts(&prepared, args.aliased_inputs as usize);
+        if !args.json {
+            let labels: Vec<String> = analysis.allowed.iter().map(|l| l.label()).collect();
+            eprintln!(
+                "aliased inputs: {} ({} pairs refused)",
+                if labels.is_empty() { "none allowed".to_string() } else { labels.join(", ") },
+                analysis.refused.len()
+            );
+        }
+        analysis.allowed
+    };
     let mut evaluator = DeviceEvaluator::new(device, workload.clone(), small.clone())
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
+        .map_err(|e| CliError::BadInput(e.to_string()))?
+        .with_aliased_layouts(aliased);
 
     let db_path = args.db.clone().unwrap_or_else(clmap_db::default_path);
     let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
@@ -214,6 +260,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             batch: (2 * jobs).max(4),
             reps: args.reps,
             evolve_after: args.evolve_after,
+            shard: args.shard,
         },
         final_reps: args.final_reps,
         random_inputs: args.random_inputs,
@@ -227,6 +274,25 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     };
     let terminal = TerminalProgress::new();
     let progress: &dyn Progress = &terminal;
+    if !args.strategies.is_empty() {
+        let comparison = compare_strategies(
+            &compiler,
+            &mut evaluator,
+            &store,
+            progress,
+            &options.search,
+            &args.strategies,
+        )
+        .map_err(|e| CliError::Environment(e.to_string()))?;
+        if args.json {
+            let text = serde_json::to_string_pretty(&comparison)
+                .map_err(|e| CliError::Environment(format!("cannot write the report: {e}")))?;
+            println!("{text}");
+        } else {
+            print!("{}", comparison.to_markdown());
+        }
+        return Ok(Status::Success);
+    }
     let report = run_phase(&compiler, &mut evaluator, &store, progress, &options)
         .map_err(|e| CliError::Environment(e.to_string()))?;
     if args.json {
@@ -253,5 +319,14 @@ mod tests {
         assert!(parse_duration("abc").is_err());
         assert!(parse_duration("5 weeks").is_err());
         assert!(parse_duration("-3s").is_err());
+    }
+
+    #[test]
+    fn shards_read_as_index_over_count() {
+        assert_eq!(parse_shard("0/4"), Ok((0, 4)));
+        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
+        assert!(parse_shard("4/4").is_err());
+        assert!(parse_shard("1").is_err());
+        assert!(parse_shard("a/b").is_err());
     }
 }
