@@ -12,8 +12,8 @@ use clmap_phase::aliasing::aliased_layouts;
 use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
 use clmap_phase::{
-    compare_strategies, run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchOptions,
-    SequenceCompiler, Strategy, TerminalProgress,
+    compare_strategies, run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchError,
+    SearchOptions, SequenceCompiler, Strategy, TerminalProgress,
 };
 
 /// Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
@@ -106,6 +106,11 @@ pub struct Args {
     /// kernel's result stays defined) the chosen sequence must also pass; 0: none.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=64))]
     pub aliased_inputs: u32,
+    /// How many times the search starts again in a fresh process, resuming from the database,
+    /// after a candidate broke the device (an illegal address leaves NVIDIA's OpenCL unusable
+    /// in the process that hit it); 0: run in this process and stop there.
+    #[arg(long, default_value_t = 20)]
+    pub restarts: u32,
     /// Do not minimise the best sequence.
     #[arg(long)]
     pub no_minimise: bool,
@@ -175,8 +180,88 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Set in the environment of the process that runs the search under a supervising `clmap
+/// phase`: the time the supervisor started (milliseconds since the Unix epoch).
+const WORKER_STARTED: &str = "CLMAP_PHASE_WORKER_STARTED_MS";
+
+/// The worker's exit status when a candidate broke the device beyond reopening (EX_TEMPFAIL):
+/// the culprit is stored, and a fresh process resumes the search.
+const DEVICE_BROKEN: i32 = 75;
+
 pub fn run(args: Args) -> Result<Status, CliError> {
-    let started = Instant::now();
+    match std::env::var(WORKER_STARTED).ok().and_then(|ms| ms.parse::<u64>().ok()) {
+        None if args.restarts > 0 => supervise(args.restarts),
+        started_ms => search(args, started_at(started_ms)),
+    }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// When the supervisor started, as an instant of this process (now, without a supervisor),
+/// so that `--time` counts the whole search and not only the last worker's part.
+fn started_at(started_ms: Option<u64>) -> Instant {
+    let now = Instant::now();
+    let Some(started_ms) = started_ms else { return now };
+    now.checked_sub(Duration::from_millis(unix_ms().saturating_sub(started_ms))).unwrap_or(now)
+}
+
+/// Runs the search in a child process and starts it again, resuming from the database, each
+/// time a candidate breaks the device: NVIDIA's OpenCL cannot make a new context in a process
+/// whose kernel hit an illegal address (`clCreateContext` then fails too), so only a fresh
+/// process gets a working device back.
+fn supervise(restarts: u32) -> Result<Status, CliError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Environment(format!("cannot find clmap's own binary: {e}")))?;
+    let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let started_ms = unix_ms();
+    for attempt in 0..=restarts {
+        let status = std::process::Command::new(&exe)
+            .args(&arguments)
+            .env(WORKER_STARTED, started_ms.to_string())
+            .status()
+            .map_err(|e| CliError::Environment(format!("cannot start the search: {e}")))?;
+        match status.code() {
+            Some(DEVICE_BROKEN) if attempt < restarts => {
+                eprintln!(
+                    "a candidate broke the device; resuming in a fresh process ({} of {restarts})",
+                    attempt + 1
+                );
+            }
+            Some(0) => return Ok(Status::Success),
+            Some(1) => return Ok(Status::BadInput),
+            Some(2) => return Ok(Status::KernelFault),
+            Some(DEVICE_BROKEN) => {
+                return Err(CliError::Environment(format!(
+                    "candidates broke the device {} times; rerun the same command to resume",
+                    restarts + 1
+                )))
+            }
+            Some(_) => return Ok(Status::Environment),
+            None => {
+                return Err(CliError::Environment(format!(
+                    "the search died ({status}); rerun the same command to resume"
+                )))
+            }
+        }
+    }
+    Ok(Status::Environment)
+}
+
+/// A search error; one that left the device unusable ends a worker with [`DEVICE_BROKEN`].
+fn search_failed(error: SearchError, worker: bool) -> CliError {
+    if worker && matches!(error, SearchError::Device(_)) {
+        eprintln!("error: {error}");
+        std::process::exit(DEVICE_BROKEN);
+    }
+    CliError::Environment(error.to_string())
+}
+
+fn search(args: Args, started: Instant) -> Result<Status, CliError> {
+    let worker = std::env::var_os(WORKER_STARTED).is_some();
     let workload = workload_args::load(&args.workload)?;
     let small_path = args.small.clone().unwrap_or_else(|| args.workload.clone());
     let small = workload_args::load(&small_path)?;
@@ -283,7 +368,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             &options.search,
             &args.strategies,
         )
-        .map_err(|e| CliError::Environment(e.to_string()))?;
+        .map_err(|e| search_failed(e, worker))?;
         if args.json {
             let text = serde_json::to_string_pretty(&comparison)
                 .map_err(|e| CliError::Environment(format!("cannot write the report: {e}")))?;
@@ -294,7 +379,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         return Ok(Status::Success);
     }
     let report = run_phase(&compiler, &mut evaluator, &store, progress, &options)
-        .map_err(|e| CliError::Environment(e.to_string()))?;
+        .map_err(|e| search_failed(e, worker))?;
     if args.json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| CliError::Environment(format!("cannot write the report: {e}")))?;
