@@ -58,7 +58,7 @@ impl Default for StageLimits {
 }
 
 /// The work-group footprint a staging copies, as a box of a matrix view of the buffer.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Footprint {
     /// The MAP `clmap maps detect` gives the buffer (`MAP-205`), if it finds one.
     pub map: Option<String>,
@@ -165,6 +165,8 @@ struct Plan {
     footprint: Footprint,
     chosen_local_size: Option<[u64; 3]>,
     local_bytes: u64,
+    tile: TileBox,
+    element_bytes: u64,
 }
 
 /// What the launches of the kernel fix: sizes, scalar values, the buffer's length.
@@ -183,7 +185,6 @@ fn plan(
     limits: &StageLimits,
 ) -> Result<Plan, Refusal> {
     let module = original.module();
-    let compiled = original.compiled();
     let Some(function) = module.kernel_by_name(kernel) else {
         let known: Vec<&str> = module.kernels().map(|(_, f)| f.name.as_str()).collect();
         return Err(Refusal::unlocated(format!(
@@ -193,16 +194,52 @@ fn plan(
     };
     let f = &module.functions[function];
     let param = buffer_param(module, f, buffer)?;
-    let view = launch_view(module, original.workload(), f, param)?;
+    let views = launch_views(module, original.workload(), f, param)?;
     uses::check(module, f, param)?;
+    // One text serves every launch of the kernel: launches whose arguments differ (a host
+    // loop's time step, say) must give the same staging of this buffer.
+    let mut first: Option<(Plan, usize)> = None;
+    for (view, launch) in &views {
+        let plan = plan_for_launch(original, function, param, view, limits)?;
+        match &first {
+            None => first = Some((plan, *launch)),
+            Some((p, at)) if p.text != plan.text => {
+                return Err(Refusal::unlocated(format!(
+                    "kernel `{kernel}` reads another footprint of `{buffer}` at launch {} than at \
+                     launch {} (its sizes or arguments differ): one staged text cannot serve both",
+                    launch + 1,
+                    at + 1
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    let (mut plan, _) = first.ok_or_else(|| {
+        Refusal::unlocated(format!("the workload never launches kernel `{kernel}`"))
+    })?;
+    plan.footprint = footprint(original, kernel, buffer, &plan.tile, plan.element_bytes);
+    Ok(plan)
+}
 
+/// The staging of the buffer for one launch's sizes and arguments.
+fn plan_for_launch(
+    original: &PreparedWorkload,
+    function: Handle<Function>,
+    param: u32,
+    view: &LaunchView,
+    limits: &StageLimits,
+) -> Result<Plan, Refusal> {
+    let module = original.module();
+    let compiled = original.compiled();
+    let f = &module.functions[function];
+    let buffer = f.params[param as usize].name.as_str();
     let reads: Vec<_> = global_reads(module, function, &view.facts)
         .into_iter()
         .filter(|r| r.param == param)
         .collect();
     if reads.is_empty() {
         return Err(Refusal::new(
-            format!("kernel `{kernel}` never reads `{buffer}`: there is nothing to stage"),
+            format!("kernel `{}` never reads `{buffer}`: there is nothing to stage", f.name),
             f.params[param as usize].span,
         ));
     }
@@ -263,15 +300,15 @@ fn plan(
         tile: &tile,
         reads: &reads,
     })?;
-
-    let footprint = footprint(original, kernel, buffer, &tile, element_bytes);
     Ok(Plan {
         original_text,
         text: emitted.text,
         tile_name: emitted.tile_name,
-        footprint,
+        footprint: Footprint::default(),
         chosen_local_size: view.chosen_local_size,
         local_bytes,
+        tile,
+        element_bytes,
     })
 }
 
@@ -329,15 +366,14 @@ fn declared_local_bytes(module: &Module, f: &Function) -> u64 {
         .sum()
 }
 
-/// The kernel's launches: every launch of it must give the same sizes, scalar arguments and
-/// buffer length, since the staged text is written for those values.
-fn launch_view(
+/// The distinct sizes and arguments the kernel is launched with, each with its first launch.
+fn launch_views(
     module: &Module,
     workload: &Workload,
     f: &Function,
     param: u32,
-) -> Result<LaunchView, Refusal> {
-    let mut first: Option<(LaunchView, usize)> = None;
+) -> Result<Vec<(LaunchView, usize)>, Refusal> {
+    let mut views: Vec<(LaunchView, usize)> = Vec::new();
     for step in workload.schedule() {
         let step = step.map_err(|e| Refusal::unlocated(format!("the workload's schedule: {e}")))?;
         let launch = &workload.launches[step.launch];
@@ -399,29 +435,19 @@ fn launch_view(
             chosen_local_size: chosen,
             local_arg_bytes,
         };
-        match &first {
-            None => first = Some((view, step.launch)),
-            Some((v, at)) => {
-                let same = v.facts.global == view.facts.global
-                    && v.facts.local == view.facts.local
-                    && v.facts.offset == view.facts.offset
-                    && v.facts.scalars == view.facts.scalars
-                    && v.buffer_len == view.buffer_len;
-                if !same {
-                    return Err(Refusal::unlocated(format!(
-                        "kernel `{}` is launched with other sizes or arguments at launch {} than at \
-                         launch {}: one staged text is written for one of them",
-                        f.name,
-                        step.launch + 1,
-                        at + 1
-                    )));
-                }
-            }
+        let seen = views.iter().any(|(v, _)| {
+            v.facts.global == view.facts.global
+                && v.facts.local == view.facts.local
+                && v.facts.offset == view.facts.offset
+                && v.facts.scalars == view.facts.scalars
+                && v.buffer_len == view.buffer_len
+                && v.local_arg_bytes == view.local_arg_bytes
+        });
+        if !seen {
+            views.push((view, step.launch));
         }
     }
-    first.map(|(v, _)| v).ok_or_else(|| {
-        Refusal::unlocated(format!("the workload never launches kernel `{}`", f.name))
-    })
+    Ok(views)
 }
 
 /// The values of the by-value integer arguments of a launch, by parameter index.

@@ -195,3 +195,13 @@ fn a_workload_without_a_work_group_size_gets_one_and_says_so() {
     assert_eq!(v.workload.launches[0].range.local, Some([56, 4, 1]));
     assert_eq!((v.footprint.rows, v.footprint.columns), (8, 60));
 }
+
+#[test]
+fn launches_with_other_arguments_share_the_staging_when_the_footprint_is_the_same() {
+    // FDTD's host loop passes the time step `t`: `hz` is read the same way at every step,
+    // `fict[t]` moves with it.
+    let v = stage("tests/corpus/pb_fdtd2d.toml", "fdtd_kernel1", "hz");
+    assert_eq!((v.footprint.rows, v.footprint.columns), (9, 32));
+    let r = refusal("tests/corpus/pb_fdtd2d.toml", "fdtd_kernel1", "fict", &StageLimits::default());
+    assert!(r.contains("another footprint of `fict` at launch"), "{r}");
+}
