@@ -26,8 +26,10 @@ for app in "${apps[@]}"; do
       --device "$device" --seeds 0 --device-seeds 1 --candidates "$candidates" --json 2>"$scratch/err")
   status=$?
   millis=$(( ($(date +%s%N) - start) / 1000000 ))
-  if [ $status -ne 0 ] || [ -z "$report" ]; then
-    report="{\"fused\": false, \"error\": $(tail -n 3 "$scratch/err" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}"
+  # A refusal is a JSON report too (exit status 1 or 2, "fused": false with the reason);
+  # only a run that printed nothing is described by its error output.
+  if [ -z "$report" ]; then
+    report="{\"fused\": false, \"status\": $status, \"error\": $(tail -n 3 "$scratch/err" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}"
   fi
   python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r["app"]=sys.argv[2]; r["bench_seconds"]=int(sys.argv[3])/1000; print(json.dumps(r))' \
     "$report" "$app" "$millis"
