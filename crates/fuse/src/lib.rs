@@ -940,3 +940,38 @@ pub fn validate(
         Err(Rejected::Differs { detail })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proposed_work_groups_stay_within_what_fused_kernels_launch_with() {
+        for tile in [vec![4096], vec![256, 64], vec![32, 16, 8]] {
+            let groups = candidate_groups(&tile, 1024);
+            assert!(!groups.is_empty());
+            for g in groups {
+                assert!(g.iter().product::<u64>() <= LARGEST_FUSED_GROUP, "{g:?} for {tile:?}");
+                assert!(g.iter().zip(&tile).all(|(g, t)| g <= t), "{g:?} for {tile:?}");
+            }
+        }
+        // A device that allows less still bounds them.
+        assert!(candidate_groups(&[256, 64], 64).iter().all(|g| g.iter().product::<u64>() <= 64));
+    }
+
+    #[test]
+    fn the_estimate_prefers_fewer_launches_where_launches_dominate() {
+        // A 512-point line, 64 steps: one launch of 63 fused steps beats 21 of 3.
+        let boxes = |k: usize| tiling::Boxes {
+            tile: vec![128],
+            reach: (0..k)
+                .map(|s| vec![(-(k as i64 - 1 - s as i64), 127 + (k - 1 - s) as i64)])
+                .collect(),
+        };
+        let shape = Shape { tile: vec![128], group: vec![128] };
+        let limits = Limits::default();
+        let deep = estimated_cost(&boxes(63), 63, 64, &[512], &shape, 4096, &limits);
+        let shallow = estimated_cost(&boxes(3), 3, 64, &[512], &shape, 1024, &limits);
+        assert!(deep < shallow, "{deep} vs {shallow}");
+    }
+}

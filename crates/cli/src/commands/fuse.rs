@@ -26,8 +26,9 @@ const EXAMPLES: &str = "Examples:
 /// each work-group computes K steps of its tile in __local memory, recomputing the halo that
 /// neighbouring tiles would otherwise have to supply (redundant computation, no global
 /// synchronisation). Consecutive different kernels over the same index space that hand
-/// buffers on (an image filter chain) are fused in space the same way. Buffers that are only
-/// intermediate stay on chip; buffers the host reads afterwards are still written.
+/// buffers on (an image filter chain) are fused in space the same way, and the repetitions of
+/// a host loop ([[group]]) whose body is such a chain are fused into each other. Buffers that
+/// are only intermediate stay on chip; buffers the host reads afterwards are still written.
 ///
 /// Every access is derived from the kernels' code as integer relations (isl); a tile of the
 /// last stage is pulled back through them to size every stage's tile and halo. What cannot be
