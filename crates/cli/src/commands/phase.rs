@@ -218,10 +218,21 @@ fn supervise(restarts: u32) -> Result<Status, CliError> {
         .map_err(|e| CliError::Environment(format!("cannot find clmap's own binary: {e}")))?;
     let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let started_ms = unix_ms();
+    run_workers(restarts, || {
+        let mut command = std::process::Command::new(&exe);
+        command.args(&arguments).env(WORKER_STARTED, started_ms.to_string());
+        command
+    })
+}
+
+/// Runs `worker()` until it exits with something other than [`DEVICE_BROKEN`], at most
+/// `restarts + 1` times, and turns its exit status into the command's.
+fn run_workers(
+    restarts: u32,
+    worker: impl Fn() -> std::process::Command,
+) -> Result<Status, CliError> {
     for attempt in 0..=restarts {
-        let status = std::process::Command::new(&exe)
-            .args(&arguments)
-            .env(WORKER_STARTED, started_ms.to_string())
+        let status = worker()
             .status()
             .map_err(|e| CliError::Environment(format!("cannot start the search: {e}")))?;
         match status.code() {
@@ -404,6 +415,43 @@ mod tests {
         assert!(parse_duration("abc").is_err());
         assert!(parse_duration("5 weeks").is_err());
         assert!(parse_duration("-3s").is_err());
+    }
+
+    /// A worker that exits with 75 until it has run `breaks + 1` times, counting its runs in
+    /// a file, as a search does whose candidates keep breaking the device.
+    fn flaky_worker(counter: &std::path::Path, breaks: u32) -> std::process::Command {
+        let mut command = std::process::Command::new("sh");
+        command.arg("-c").arg(format!(
+            "n=$(($(cat {0} 2>/dev/null || echo 0) + 1)); echo $n > {0}; \
+             [ $n -gt {breaks} ] || exit {DEVICE_BROKEN}",
+            counter.display()
+        ));
+        command
+    }
+
+    #[test]
+    fn a_broken_device_restarts_the_worker_until_it_finishes() {
+        let dir = clmap_testkit::Scratch::new("phase-restarts");
+        let counter = dir.join("runs");
+        let status = run_workers(20, || flaky_worker(&counter, 2)).expect("finishes");
+        assert_eq!(status, Status::Success);
+        assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "3");
+
+        // Out of restarts: an error that says how to resume, after 1 + restarts runs.
+        let counter = dir.join("runs-again");
+        let error = run_workers(1, || flaky_worker(&counter, 5)).expect_err("gives up");
+        assert!(error.to_string().contains("rerun the same command"), "{error}");
+        assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "2");
+
+        // Any other exit is final and keeps its meaning.
+        let counter = dir.join("runs-bad-input");
+        let bad_input = || {
+            let mut command = std::process::Command::new("sh");
+            command.arg("-c").arg(format!("echo 1 > {}; exit 1", counter.display()));
+            command
+        };
+        assert_eq!(run_workers(20, bad_input).expect("ran"), Status::BadInput);
+        assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "1");
     }
 
     #[test]
