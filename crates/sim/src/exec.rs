@@ -1054,7 +1054,22 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             if let Some((base, storage)) = fast.filter(|(_, s)| s.len() >= u64::from(size)) {
                 let limit = storage.len() - u64::from(size);
                 let mut missed = false;
-                if size == 4 {
+                let dst_at = d + c * lanes;
+                if size == 4 && mask.is_full() && dst_at != a {
+                    // Every lane of a word load: the addresses and the destination are two
+                    // different slots, so each is one slice and the loop is a plain gather.
+                    missed = gather_words(
+                        regs,
+                        a,
+                        dst_at,
+                        lanes,
+                        offset,
+                        base,
+                        limit,
+                        storage,
+                        scalar == Scalar::Int,
+                    );
+                } else if size == 4 {
                     // The common case on its own: an aligned word, read as one load.
                     for_active!(mask, lane => {
                         let within = regs[a + lane].wrapping_add(offset).wrapping_sub(base);
@@ -1737,4 +1752,50 @@ fn int_range(s: Scalar) -> (i128, i128) {
 /// float4)` works on four components though it returns one).
 fn call_width(call: &crate::program::BuiltinCall) -> u32 {
     call.args.iter().map(|a| a.width).fold(call.width, u32::max).max(1)
+}
+
+/// Loads one aligned 32-bit word per lane from `storage` into slot range `dst..dst + lanes`,
+/// addressed by slot range `src..src + lanes` (two different slots) minus `base` plus `offset`;
+/// `signed` sign-extends (`int`), otherwise the word is zero-extended (`uint`, `float`).
+/// Returns whether a lane was outside the buffer or misaligned: the caller then takes the
+/// general path for every lane, which also reports them.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn gather_words(
+    regs: &mut [u64],
+    src: usize,
+    dst: usize,
+    lanes: usize,
+    offset: u64,
+    base: u64,
+    limit: u64,
+    storage: &memory::BufferStorage,
+    signed: bool,
+) -> bool {
+    let (addresses, out) = if src < dst {
+        let (low, high) = regs.split_at_mut(dst);
+        (&low[src..src + lanes], &mut high[..lanes])
+    } else {
+        let (low, high) = regs.split_at_mut(src);
+        (&high[..lanes], &mut low[dst..dst + lanes])
+    };
+    let words = storage.words();
+    let mut missed = false;
+    let mut gather = |extend: fn(u32) -> u64| {
+        for (address, value) in addresses.iter().zip(out.iter_mut()) {
+            let within = address.wrapping_add(offset).wrapping_sub(base);
+            match words.get((within >> 2) as usize) {
+                Some(word) if within <= limit && within & 3 == 0 => {
+                    *value = extend(word.load(std::sync::atomic::Ordering::Relaxed))
+                }
+                _ => missed = true,
+            }
+        }
+    };
+    if signed {
+        gather(|w| w as i32 as i64 as u64);
+    } else {
+        gather(u64::from);
+    }
+    missed
 }

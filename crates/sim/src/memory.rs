@@ -229,6 +229,12 @@ impl BufferStorage {
         offset.checked_add(size).is_some_and(|end| end <= self.len)
     }
 
+    /// The buffer's 4-byte words, for loops that read many of them.
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[AtomicU32] {
+        &self.words
+    }
+
     /// The 4-byte word at word `index` (byte `4 * index`), 0 past the end.
     #[inline(always)]
     pub fn word_at(&self, index: u64) -> u32 {
