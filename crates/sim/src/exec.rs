@@ -1055,19 +1055,17 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 let limit = storage.len() - u64::from(size);
                 let mut missed = false;
                 let dst_at = d + c * lanes;
-                if size == 4 && mask.is_full() && dst_at != a {
-                    // Every lane of a word load: the addresses and the destination are two
-                    // different slots, so each is one slice and the loop is a plain gather.
+                // Most lanes active (loops of different lengths leave a few behind): one
+                // gather over every lane that writes only the active ones.
+                let mostly = mask.is_full() || 4 * mask.count() as usize >= 3 * lanes;
+                if size == 4 && mostly && dst_at != a {
                     missed = gather_words(
                         regs,
-                        a,
-                        dst_at,
-                        lanes,
-                        offset,
-                        base,
-                        limit,
+                        (a, dst_at, lanes),
+                        (offset, base, limit),
                         storage,
                         scalar == Scalar::Int,
+                        mask,
                     );
                 } else if size == 4 {
                     // The common case on its own: an aligned word, read as one load.
@@ -1754,23 +1752,19 @@ fn call_width(call: &crate::program::BuiltinCall) -> u32 {
     call.args.iter().map(|a| a.width).fold(call.width, u32::max).max(1)
 }
 
-/// Loads one aligned 32-bit word per lane from `storage` into slot range `dst..dst + lanes`,
-/// addressed by slot range `src..src + lanes` (two different slots) minus `base` plus `offset`;
-/// `signed` sign-extends (`int`), otherwise the word is zero-extended (`uint`, `float`).
-/// Returns whether a lane was outside the buffer or misaligned: the caller then takes the
-/// general path for every lane, which also reports them.
-#[allow(clippy::too_many_arguments)]
+/// Loads one aligned 32-bit word per active lane of `mask` from `storage`: slots `(src, dst,
+/// lanes)` are the address slot and the destination (two different slots), `(offset, base,
+/// limit)` place each address in the buffer. `signed` sign-extends (`int`), otherwise the word
+/// is zero-extended (`uint`, `float`). Returns whether an active lane was outside the buffer or
+/// misaligned: the caller then takes the general path for every lane, which also reports them.
 #[inline(always)]
 fn gather_words(
     regs: &mut [u64],
-    src: usize,
-    dst: usize,
-    lanes: usize,
-    offset: u64,
-    base: u64,
-    limit: u64,
+    (src, dst, lanes): (usize, usize, usize),
+    (offset, base, limit): (u64, u64, u64),
     storage: &memory::BufferStorage,
     signed: bool,
+    mask: &Mask,
 ) -> bool {
     let (addresses, out) = if src < dst {
         let (low, high) = regs.split_at_mut(dst);
@@ -1781,8 +1775,13 @@ fn gather_words(
     };
     let words = storage.words();
     let mut missed = false;
+    let full = mask.is_full();
+    let active = mask.words();
     let mut gather = |extend: fn(u32) -> u64| {
-        for (address, value) in addresses.iter().zip(out.iter_mut()) {
+        for (lane, (address, value)) in addresses.iter().zip(out.iter_mut()).enumerate() {
+            if !full && active.get(lane / 64).is_none_or(|w| w & (1 << (lane % 64)) == 0) {
+                continue;
+            }
             let within = address.wrapping_add(offset).wrapping_sub(base);
             match words.get((within >> 2) as usize) {
                 Some(word) if within <= limit && within & 3 == 0 => {
