@@ -205,3 +205,30 @@ fn launches_with_other_arguments_share_the_staging_when_the_footprint_is_the_sam
     let r = refusal("tests/corpus/pb_fdtd2d.toml", "fdtd_kernel1", "fict", &StageLimits::default());
     assert!(r.contains("another footprint of `fict` at launch"), "{r}");
 }
+
+#[test]
+fn reads_that_move_apart_with_the_work_group_are_refused() {
+    // syr2k reads a[i][k] and a[j][k]: one follows the group's rows, the other its columns.
+    let r = refusal("tests/corpus/pb_syr2k.toml", "syr2k", "a", &StageLimits::default());
+    assert!(r.contains("one tile cannot follow both"), "{r}");
+    assert!(r.contains("pb_syr2k.cl:17:"), "{r}");
+}
+
+#[test]
+fn pointers_passed_on_or_offset_are_refused_at_the_use() {
+    let r = refusal(
+        "tests/corpus/map_row_global.toml",
+        "map_row_global",
+        "in",
+        &StageLimits::default(),
+    );
+    assert!(r.contains("used other than by indexing"), "{r}");
+    assert!(r.contains("const __global float *row = in + ty * width;"), "{r}");
+    let r = refusal(
+        "tests/corpus/map_block_global.toml",
+        "map_block_global",
+        "in",
+        &StageLimits::default(),
+    );
+    assert!(r.contains("passed to helper `read_clamped`"), "{r}");
+}
