@@ -53,10 +53,10 @@ pub struct Args {
     /// Print a JSON object (the footprint, the validation and the diff) instead of the diff.
     #[arg(long)]
     pub json: bool,
-    /// Bytes of local memory a work-group may use, tile included (a device's
-    /// CL_DEVICE_LOCAL_MEM_SIZE).
-    #[arg(long, value_name = "BYTES", default_value_t = StageLimits::default().max_local_bytes)]
-    pub max_local_bytes: u64,
+    /// Bytes of local memory a work-group may use, tile included (default: the smallest
+    /// CL_DEVICE_LOCAL_MEM_SIZE of the --validate-on devices, else 48 KiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_local_bytes: Option<u64>,
     /// Random input sets the simulator validation uses.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub seeds: u64,
@@ -76,14 +76,20 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             .map(|l| l.kernel.clone())
             .ok_or_else(|| CliError::BadInput("the workload launches no kernel".into()))?,
     };
-    let limits = StageLimits { max_local_bytes: args.max_local_bytes, seeds: args.seeds };
+    let mut targets = Vec::new();
+    for selector in &args.validate_on {
+        targets.push(select_device(selector).map_err(environment_error)?);
+    }
+    let device_limit = targets.iter().map(|d| d.info().local_mem_bytes).min();
+    let max_local_bytes =
+        args.max_local_bytes.or(device_limit).unwrap_or(StageLimits::default().max_local_bytes);
+    let limits = StageLimits { max_local_bytes, seeds: args.seeds };
     let staged = match stage_buffer(&original, &kernel, &args.buffer, &limits) {
         Ok(v) => v,
         Err(refusal) => return Ok(refuse(&args, &original, &kernel, &refusal)),
     };
     let mut devices = Vec::new();
-    for selector in &args.validate_on {
-        let device = select_device(selector).map_err(environment_error)?;
+    for device in targets {
         let target = Target::Device(device);
         if let Err(refusal) = validate_on(&original, &staged.prepared, args.seeds, &target) {
             return Ok(refuse(&args, &original, &kernel, &refusal));
