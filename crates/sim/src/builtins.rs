@@ -12,6 +12,7 @@ use crate::exec::GroupExec;
 use crate::mask::Mask;
 use crate::observer::{AccessKind, Observer};
 use crate::program::*;
+use crate::report::ReportKind;
 use crate::value::{from_f64, from_memory, normalise, to_f64, to_memory};
 
 impl Compiler<'_> {
@@ -167,6 +168,7 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
             // The copies completed when they were issued; waiting synchronises the group
             // over both spaces, since a copy moves data between them.
             let span = ex.site_span(call.site);
+            wait_group_events(ex, call, mask);
             ex.observer_barrier(span, FenceFlags { local: true, global: true }, mask);
         }
         Builtin::Prefetch => {}
@@ -832,11 +834,92 @@ fn async_copy<O: Observer>(
         ex.notify_addresses(&dst_addrs, elem as u32, call.site, &single, AccessKind::Store);
     }
     ex.finish_accesses(call.site, elem as u32, true);
-    // The event: pass through the one given, or a fresh non-zero handle.
-    let event = call.args.last().map_or(0, |e| ex.get(e.slot, 0, lane));
+    // The event: pass through the one given (the copy joins it), or a fresh handle.
+    let given = call.args.last().map_or(0, |e| ex.get(e.slot, 0, lane));
+    let event = if given == 0 { ex.async_events.fresh() } else { given };
+    let span = ex.site_span(call.site);
+    ex.async_events.pending.push(PendingCopy { event, span, lane });
     for l in for_lanes(mask) {
-        ex.set(call.dst, 0, l, if event == 0 { 1 } else { event });
+        ex.set(call.dst, 0, l, event);
     }
+}
+
+/// The async copies of a work-group and the events they return. Copies complete when they are
+/// issued; what is followed is whether the kernel waits for them, as it must.
+#[derive(Debug, Default)]
+pub(crate) struct AsyncEvents {
+    /// The last fresh event handle given out (handles start at 1; 0 is "no event").
+    last: u64,
+    pending: Vec<PendingCopy>,
+}
+
+#[derive(Debug)]
+struct PendingCopy {
+    event: u64,
+    span: Span,
+    lane: usize,
+}
+
+impl AsyncEvents {
+    fn fresh(&mut self) -> u64 {
+        self.last += 1;
+        self.last
+    }
+}
+
+/// `wait_group_events(n, list)`: every event must be one a copy of the group returned and
+/// that no wait has consumed yet ("Invalid wait event", Oclgrind says).
+fn wait_group_events<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, mask: &Mask) {
+    let Some(lane) = mask.first() else { return };
+    let count = arg(ex, call, 0, 0, lane).min(1 << 16);
+    let list = arg(ex, call, 1, 0, lane);
+    let mut invalid = None;
+    for i in 0..count {
+        let Some(event) = ex.read_mem(lane, list.wrapping_add(8 * i), 8) else { break };
+        let before = ex.async_events.pending.len();
+        ex.async_events.pending.retain(|c| c.event != event);
+        if ex.async_events.pending.len() == before && invalid.is_none() {
+            invalid = Some(event);
+        }
+    }
+    ex.finish_accesses(call.site, 8, false);
+    if let Some(event) = invalid {
+        let (span, object) = ex.site_span_and_object(call.site);
+        ex.report(
+            ReportKind::AsyncCopy,
+            span,
+            lane,
+            format!(
+                "wait for event {event}, which no async copy of this work-group returned or \
+                 which was waited for already"
+            ),
+            object,
+        );
+    }
+}
+
+/// At the end of a work-group: copies no `wait_group_events` waited for ("Work-item finished
+/// without waiting for events", Oclgrind says). Their data arrived here, but on a device the
+/// kernel may end, or read the destination, before it does.
+pub(crate) fn copies_never_waited_for<O: Observer>(ex: &mut GroupExec<'_, O>) {
+    let pending = std::mem::take(&mut ex.async_events.pending);
+    let Some(first) = pending.first() else { return };
+    let more = pending.len() - 1;
+    ex.report(
+        ReportKind::AsyncCopy,
+        first.span,
+        first.lane,
+        format!(
+            "async copy never waited for: the work-group finished without wait_group_events \
+             on its event{}",
+            if more > 0 {
+                format!(" ({more} more copies not waited for either)")
+            } else {
+                String::new()
+            }
+        ),
+        None,
+    );
 }
 
 fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: AtomicOp, mask: &Mask) {

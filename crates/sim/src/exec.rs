@@ -97,6 +97,8 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     scratch: Vec<u64>,
     addr_scratch: Vec<u64>,
     oob: Vec<(usize, u64)>,
+    /// The group's async copies not yet waited for.
+    pub(crate) async_events: crate::builtins::AsyncEvents,
 }
 
 /// Splits the register file into a destination range and source ranges that do not overlap it
@@ -248,6 +250,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             scratch: Vec::new(),
             addr_scratch: vec![0; lanes],
             oob: Vec::new(),
+            async_events: Default::default(),
         }
     }
 
@@ -293,9 +296,13 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.time = 0;
         self.steps = 0;
         self.printf_seq = 0;
+        self.async_events = Default::default();
         self.observer.group_start(&self.group);
         let mut mask = Mask::all(lanes);
         let result = self.exec(&plan.program.nodes, &mut mask);
+        if result.is_ok() {
+            crate::builtins::copies_never_waited_for(self);
+        }
         self.observer.group_end(&self.group);
         match result {
             Ok(()) => Ok(()),

@@ -124,6 +124,10 @@ fn oclgrind_headline(rep: &Report) -> String {
             "Invalid write to read-only buffer".to_string()
         }
         (ReportKind::ForbiddenAccess, _) => "Invalid read from write-only buffer".to_string(),
+        (ReportKind::AsyncCopy, _) if rep.message.starts_with("wait") => {
+            "Invalid wait event".to_string()
+        }
+        (ReportKind::AsyncCopy, _) => "Work-item finished without waiting for events".to_string(),
         _ => capitalise(&rep.message),
     }
 }

@@ -31,6 +31,8 @@ pub enum ReportKind {
     /// A store to a buffer the host created read-only, or a load from one it created
     /// write-only (`CL_MEM_READ_ONLY`, `CL_MEM_WRITE_ONLY`; Oclgrind's `ro`, `wo`).
     ForbiddenAccess,
+    /// An `async_work_group_copy` never waited for, or a wait for an event no copy returned.
+    AsyncCopy,
 }
 
 impl ReportKind {
@@ -52,6 +54,7 @@ impl ReportKind {
             ReportKind::InvalidAtomic => "invalid atomic",
             ReportKind::Misaligned => "misaligned access",
             ReportKind::ForbiddenAccess => "access the buffer's flags forbid",
+            ReportKind::AsyncCopy => "async copy",
         }
     }
 }

@@ -301,3 +301,51 @@ fn reads_of_private_arrays_and_struct_members_never_written_are_uninitialised() 
         Some(clmap_sim::memory::Target::Private { .. })
     ));
 }
+
+#[test]
+fn async_copies_must_be_waited_for_with_their_own_events_and_stay_in_bounds() {
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out, int mode, int from) {
+        __local int tile[8];
+        event_t e = async_work_group_copy(tile, in + from, 8, 0);
+        if (mode == 0) {
+            wait_group_events(1, &e);
+        } else if (mode == 2) {
+            event_t wrong = 0;
+            wait_group_events(1, &wrong);
+            wait_group_events(1, &e);
+        } else if (mode == 3) {
+            wait_group_events(1, &e);
+            wait_group_events(1, &e);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = tile[get_local_id(0)];
+    }"#;
+    let run_it = |mode: i32, from: i32| {
+        let input = buf_i32("in", &(0..16).collect::<Vec<_>>());
+        let out = buf_i32("out", &[0; 8]);
+        let args = [ArgValue::Buffer(input), ArgValue::Buffer(out.clone()), int(mode), int(from)];
+        let run = run_with(src, "k", &[8], &[8], &args, &races(1));
+        (run.reports, i32s(&out))
+    };
+    let (clean, out) = run_it(0, 4);
+    assert!(clean.is_empty(), "{clean:#?}");
+    assert_eq!(out, (4..12).collect::<Vec<_>>());
+
+    let (never, _) = run_it(1, 0);
+    let found = of_kind(&never, ReportKind::AsyncCopy);
+    assert_eq!(found.len(), 1, "{never:#?}");
+    assert!(found[0].message.starts_with("async copy never waited for"), "{}", found[0].message);
+
+    for mode in [2, 3] {
+        let (invalid, _) = run_it(mode, 0);
+        let found = of_kind(&invalid, ReportKind::AsyncCopy);
+        assert_eq!(found.len(), 1, "mode {mode}: {invalid:#?}");
+        assert!(found[0].message.starts_with("wait for event"), "{}", found[0].message);
+    }
+
+    let (outside, _) = run_it(0, 12);
+    let found = of_kind(&outside, ReportKind::OutOfBounds);
+    assert_eq!(found.len(), 1, "{outside:#?}");
+    assert_eq!(found[0].object.as_deref(), Some("in"));
+}
