@@ -100,9 +100,25 @@ fn default_search_fuses_every_application() {
         "cell3d_small.toml",
         "image_small.toml",
         "pathfinder_small.toml",
+        "image_loop_small.toml",
     ] {
         fused_agrees(name, &Options::default());
     }
+}
+
+#[test]
+fn an_image_filter_loop_fuses_its_repetitions() {
+    // denoise -> sharpen, 8 times: 7 repetitions (14 stages) in one launch, then the loop's
+    // last repetition.
+    let fused = fused_agrees(
+        "image_loop_small.toml",
+        &Options { steps: Some(7), tile: Some(vec![32, 8]), ..Options::default() },
+    );
+    let s = &fused.segments[0];
+    assert_eq!(s.stages.len(), 14);
+    assert_eq!((fused.launches_before, fused.launches_after), (16, 3));
+    // Each of denoise and sharpen reads one pixel around: 13 stages before the last.
+    assert_eq!(s.reach[0], vec![(-13, 44), (-13, 20)]);
 }
 
 #[test]
