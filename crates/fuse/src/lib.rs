@@ -751,7 +751,7 @@ fn estimated_cost(
     let points: f64 = global.iter().product::<u64>() as f64;
     let tiles: u64 =
         global.iter().zip(&shape.tile).map(|(g, t)| g.div_ceil(*t)).product::<u64>().max(1);
-    let warp_wide = shape.group[0] % WARP == 0;
+    let warp_wide = shape.group[0].is_multiple_of(WARP);
     let group_items: u64 = shape.group.iter().product::<u64>().max(1);
     let stage_lanes: Vec<u64> = (0..boxes.reach.len())
         .map(|k| {
@@ -773,11 +773,9 @@ fn estimated_cost(
     let iterations: u64 = stage_lanes.iter().map(|l| l.div_ceil(group_items)).sum();
     let cus = limits.compute_units.max(1);
     let busy = (tiles as f64 / cus as f64).min(1.0);
-    let by_local = if local_bytes == 0 {
-        u64::MAX
-    } else {
-        (limits.local_bytes * LOCAL_PER_CU_FACTOR / local_bytes).max(1)
-    };
+    let by_local = (limits.local_bytes * LOCAL_PER_CU_FACTOR)
+        .checked_div(local_bytes)
+        .map_or(u64::MAX, |n| n.max(1));
     let resident = by_local.min(MAX_ITEMS_PER_CU / group_items).max(1);
     let waves = tiles.div_ceil(cus * resident);
     let throughput = tiles as f64 * lanes as f64 * NS_PER_LANE / busy;
