@@ -843,7 +843,11 @@ impl MemCheck {
     #[inline]
     fn memory_access(&mut self, batch: &AccessBatch<'_>) {
         if batch.align > 1 {
-            let low = u64::from(batch.align - 1);
+            // `__local` pointer arguments are placed 16-byte aligned, as OpenCL runtimes
+            // place them (the wider alignment of a 16-component vector is not promised).
+            let align =
+                if batch.space == AddressSpace::Local { batch.align.min(16) } else { batch.align };
+            let low = u64::from(align - 1);
             let bits = if batch.mask.is_full() {
                 batch.addresses.iter().fold(0, |acc, a| acc | a)
             } else {
@@ -886,7 +890,8 @@ impl MemCheck {
             format!(
                 "{what} of {} bytes at {place}, which is not a multiple of the {}-byte \
                  alignment of the pointed-to type",
-                batch.size, batch.align
+                batch.size,
+                low + 1
             ),
             batch.object.map(str::to_string),
         );

@@ -349,3 +349,23 @@ fn async_copies_must_be_waited_for_with_their_own_events_and_stay_in_bounds() {
     assert_eq!(found.len(), 1, "{outside:#?}");
     assert_eq!(found[0].object.as_deref(), Some("in"));
 }
+
+#[test]
+fn wide_vectors_in_local_pointer_arguments_are_not_misaligned() {
+    // The runtime places `__local` arguments 16-byte aligned (here after a static local), so
+    // a float16 through one is as aligned as it is promised to be.
+    let src = r#"
+    __kernel void k(__global float *out, __local float16 *wide) {
+        __local int count;
+        count = 1;
+        wide[0] = (float16)(2.0f);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_local_id(0)] = wide[0].s3 + count;
+    }"#;
+    let out = buf_f32("out", &[0.0]);
+    let args = [ArgValue::Buffer(out.clone()), ArgValue::Local(64)];
+    let run =
+        run_with(src, "k", &[1], &[1], &args, &SimOptions { threads: 1, ..SimOptions::default() });
+    assert!(run.reports.is_empty(), "{:#?}", run.reports);
+    assert_eq!(f32s(&out), vec![3.0]);
+}
