@@ -21,6 +21,7 @@ packages=(
   libisl-dev            # isl, the integer set library fusion's tiling reasons with (crates/isl links it)
   slurm-wlm             # slurmctld, slurmd, sbatch: the test of campaigns split into Slurm jobs
   munge                 # Slurm's authentication (scripts/slurm-localhost.sh starts both)
+  python3               # bench/advise_accuracy.py builds the advisor's accuracy table (tested)
 )
 
 missing=()
