@@ -1292,6 +1292,20 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 u64::from(cs.iter().copied().max().unwrap_or(0)) + 1
             });
         let a = addr as usize * self.lanes;
+        let Some(addresses) = self.regs.get(a..a + self.lanes) else { return };
+        // The common answer first, in one branch-free pass a compiler can vectorise: every
+        // lane's offset lies in the variable (one unsigned comparison per lane). Lanes it
+        // doubts are decoded in full below.
+        let limit = len.saturating_sub(bytes);
+        let maybe_outside = |x: u64| (x & memory::OFFSET_MASK).wrapping_sub(start) > limit;
+        let any = if mask.is_full() {
+            addresses.iter().fold(false, |acc, &x| acc | maybe_outside(x))
+        } else {
+            mask.iter().any(|l| addresses.get(l).is_some_and(|&x| maybe_outside(x)))
+        };
+        if !any && bytes <= len {
+            return;
+        }
         let frame = self.frame;
         // Accesses past the whole private memory were reported already (`flush_oob`).
         let outside = |address: u64| match decode(address) {
