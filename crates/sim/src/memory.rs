@@ -138,35 +138,37 @@ const LOCK_STRIPES: usize = 64;
 
 impl BufferStorage {
     pub fn from_bytes(bytes: &[u8]) -> BufferStorage {
-        let mut words = vec![0u32; bytes.len().div_ceil(4)];
+        let storage = BufferStorage::zeroed(bytes.len() as u64);
         // A word holds its four bytes in little-endian order (see `read`): on a little-endian
         // host that is the bytes' own layout, so buffers of any size load with one copy.
         if cfg!(target_endian = "little") {
+            // SAFETY: the words were just allocated for at least `bytes.len()` bytes and no
+            // other thread can see them yet; `AtomicU32` has the layout of `u32`.
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     bytes.as_ptr(),
-                    words.as_mut_ptr().cast::<u8>(),
+                    storage.words.as_ptr().cast::<u8>().cast_mut(),
                     bytes.len(),
                 )
             };
         } else {
-            for (w, c) in words.iter_mut().zip(bytes.chunks(4)) {
+            for (w, c) in storage.words.iter().zip(bytes.chunks(4)) {
                 let mut b = [0u8; 4];
                 b[..c.len()].copy_from_slice(c);
-                *w = u32::from_le_bytes(b);
+                w.store(u32::from_le_bytes(b), Ordering::Relaxed);
             }
         }
-        BufferStorage::from_words(words, bytes.len() as u64)
+        storage
     }
 
-    /// A buffer of `len` zero bytes.
+    /// A buffer of `len` zero bytes. The words come from a zeroed allocation and are not
+    /// touched here: a large buffer costs no page faults until the kernel or the host uses it
+    /// (and each page then faults once, on its first write, rather than on a read and again on
+    /// a write).
     pub fn zeroed(len: u64) -> BufferStorage {
-        BufferStorage::from_words(vec![0u32; (len as usize).div_ceil(4)], len)
-    }
-
-    fn from_words(words: Vec<u32>, len: u64) -> BufferStorage {
-        // Same size and alignment: the collection reuses the allocation.
-        let words = words.into_iter().map(AtomicU32::new).collect();
+        let count = (len as usize).div_ceil(4);
+        // SAFETY: all-zero bits are a valid `AtomicU32` (zero).
+        let words = unsafe { Box::<[AtomicU32]>::new_zeroed_slice(count).assume_init() };
         let locks = (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect();
         BufferStorage { words, len, locks }
     }
