@@ -134,7 +134,12 @@ def rows_from_runs(runs_dir, tie):
         if not report or not report.get("devices"):
             err = read_text(base + ".err") or ""
             last = [line for line in err.splitlines() if line.strip()][-1:] or ["no output"]
-            why = "timed out" if rc in ("124", "137") else f"exit {rc}: {last[0].strip()}"
+            if rc in ("124", "137"):
+                why = "timed out"
+            elif rc == "skipped":
+                why = "not started: the run's TOTAL time was spent"
+            else:
+                why = f"exit {rc}: {last[0].strip()}"
             rows.append(
                 {"name": name, "group": group, "workload": None, "kernel": None,
                  "judged": False, "agree": None, "ratio": None, "within_tie": None,

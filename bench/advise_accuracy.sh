@@ -23,7 +23,7 @@
 #   SEEDS         random input sets per variant on the simulator (default 2)
 #   LIMIT         seconds per workload: tune's --budget, and a hard stop a little later (20)
 #   TOTAL         seconds for the whole run: workloads not started by then are listed as
-#                 skipped (default 230, so that a GPU run ends in about four minutes)
+#                 skipped (default 200: with LIMIT, a GPU run ends within four minutes)
 #   MAP_SIZE      N of the MAP microbenchmarks (default 256); MAPS: MAP numbers, `all` or
 #                 `none` (default all); MAP_VARIANTS (default nolocal)
 #   WORKLOADS     corpus workload names to run instead of the list below (space-separated)
@@ -39,7 +39,7 @@ clmap=${CLMAP:-target/release/clmap}
 reps=${REPS:-21}
 seeds=${SEEDS:-2}
 limit=${LIMIT:-20}
-total=${TOTAL:-230}
+total=${TOTAL:-200}
 map_size=${MAP_SIZE:-256}
 maps=${MAPS:-all}
 map_variants=${MAP_VARIANTS:-nolocal}
