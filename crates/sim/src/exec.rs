@@ -1203,10 +1203,18 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         // `typed`: a load or store of a typed value (with, for stores, the values stored);
         // `None` for copies of whole objects.
         let stored = typed.flatten();
-        let packed = self.plan.program.sites.get(site as usize).is_some_and(|s| s.packed);
+        // Members of packed structs may sit anywhere, and an element of a private variable is
+        // aligned by construction (the variable is, and so is its layout): neither needs the
+        // alignment check, so they say 1 (0 would say "a copy of a whole object").
+        let unchecked = self
+            .plan
+            .program
+            .sites
+            .get(site as usize)
+            .is_some_and(|s| s.packed || s.private_bounds.is_some());
         let align = match (typed, comps) {
             (None, _) => 0,
-            (Some(_), _) if packed => 0,
+            (Some(_), _) if unchecked => 1,
             (Some(_), None) => (size * if width == 3 { 4 } else { width }).next_power_of_two(),
             (Some(_), Some(_)) => size,
         };

@@ -104,8 +104,9 @@ pub struct AccessBatch<'a> {
     /// `None` where the simulator does not pass them (copies, built-ins).
     pub stored: Option<StoredValues<'a>>,
     /// The alignment the pointed-to type requires (a power of two), for loads and stores of
-    /// a typed value; 0 where there is none to check (copies, built-ins such as `vload4`
-    /// that need only element alignment).
+    /// a typed value (1 where it needs no check: packed members, elements of private
+    /// variables); 0 for copies of whole objects and built-ins such as `vload4` that need
+    /// only element alignment.
     pub align: u32,
 }
 
