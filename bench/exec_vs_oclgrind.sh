@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p clmap -p clmap-opencl
-clmap=$(pwd)/$CARGO_TARGET_DIR/release/clmap
+clmap=$(realpath "$CARGO_TARGET_DIR/release/clmap")
 make -s -C bench/hosts >/dev/null
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
