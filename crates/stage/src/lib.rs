@@ -26,10 +26,8 @@ mod tile;
 mod uses;
 mod validate;
 
-use std::collections::HashMap;
-
 use clmap_aristotle::detect::index_forms::{global_reads, LaunchFacts};
-use clmap_aristotle::detect::{detect, Outcome as DetectOutcome};
+use clmap_aristotle::detect::{detect, scalar_values, Outcome as DetectOutcome};
 use clmap_exec::PreparedWorkload;
 use clmap_lang::edit::unified_diff;
 use clmap_lang::ir::{AddressSpace, Function, Handle, Module, TypeInner};
@@ -448,32 +446,6 @@ fn launch_views(
         }
     }
     Ok(views)
-}
-
-/// The values of the by-value integer arguments of a launch, by parameter index.
-fn scalar_values(module: &Module, f: &Function, args: &[StepArg]) -> HashMap<u32, i64> {
-    let mut values = HashMap::new();
-    for (k, (param, arg)) in f.params.iter().zip(args).enumerate() {
-        let (TypeInner::Scalar(s), StepArg::Scalar { bytes }) = (&module.types[param.ty], arg)
-        else {
-            continue;
-        };
-        let size = s.size() as usize;
-        if !s.is_integer() || bytes.len() < size || size > 8 {
-            continue;
-        }
-        let mut raw = [0u8; 8];
-        raw[..size].copy_from_slice(&bytes[..size]);
-        let unsigned = u64::from_le_bytes(raw);
-        let value = if s.is_signed() && size < 8 {
-            let shift = 64 - 8 * size as u32;
-            ((unsigned << shift) as i64) >> shift
-        } else {
-            unsigned as i64
-        };
-        values.insert(k as u32, value);
-    }
-    values
 }
 
 /// The tile as a footprint, with the MAP detection gives the buffer.

@@ -374,8 +374,9 @@ fn run_trace(
     observers.pop().ok_or_else(|| "the workload ran no launch".to_string())
 }
 
-/// The values of the by-value integer arguments of a launch.
-fn scalar_values(module: &Module, f: &Function, args: &[StepArg]) -> HashMap<u32, i64> {
+/// The values of the by-value integer arguments of a launch, by parameter index (what an index
+/// form may fold in as a constant).
+pub fn scalar_values(module: &Module, f: &Function, args: &[StepArg]) -> HashMap<u32, i64> {
     let mut values = HashMap::new();
     for (k, (param, arg)) in f.params.iter().zip(args).enumerate() {
         let (TypeInner::Scalar(s), StepArg::Scalar { bytes }) = (&module.types[param.ty], arg)
