@@ -1007,23 +1007,30 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             );
             if count > 1 {
                 // Count every lane that went out of bounds.
-                self.reports.push(Report {
-                    kind: ReportKind::OutOfBounds,
-                    message: String::new(),
-                    span,
-                    global_id: [0; 3],
-                    local_id: [0; 3],
-                    group_id: [0; 3],
-                    object: self.object_name(addr, fallback),
-                    occurrences: count - 1,
-                    group_index: u64::MAX,
-                    lane: u32::MAX,
-                    access: None,
-                });
+                let object = self.object_name(addr, fallback);
+                self.report_more_lanes(span, object, count - 1);
             }
         }
         self.oob = oob;
         self.oob.clear();
+    }
+
+    /// The other lanes of an out-of-bounds access already reported for its first lane: one
+    /// record that only counts them, so a report says how many work-items went astray.
+    fn report_more_lanes(&mut self, span: Span, object: Option<String>, more: u64) {
+        self.reports.push(Report {
+            kind: ReportKind::OutOfBounds,
+            message: String::new(),
+            span,
+            global_id: [0; 3],
+            local_id: [0; 3],
+            group_id: [0; 3],
+            object,
+            occurrences: more,
+            group_index: u64::MAX,
+            lane: u32::MAX,
+            access: None,
+        });
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1342,19 +1349,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let object = object.map(str::to_string);
         self.report_with_access(ReportKind::OutOfBounds, span, lane, message, object, Some(access));
         if count > 1 {
-            self.reports.push(Report {
-                kind: ReportKind::OutOfBounds,
-                message: String::new(),
-                span,
-                global_id: [0; 3],
-                local_id: [0; 3],
-                group_id: [0; 3],
-                object: self.site(site).1.map(str::to_string),
-                occurrences: count - 1,
-                group_index: u64::MAX,
-                lane: u32::MAX,
-                access: None,
-            });
+            let object = self.site(site).1.map(str::to_string);
+            self.report_more_lanes(span, object, count - 1);
         }
     }
 
