@@ -452,27 +452,15 @@ pub unsafe extern "C" fn enqueue_read_buffer(
     events: *const cl_event,
     event: *mut cl_event,
 ) -> i32 {
-    let m = try_cl!(queue_buffer(queue, buffer));
-    if ptr.is_null() || size == 0 || !in_range(offset, size, m.inner.size) {
-        return CL_INVALID_VALUE;
-    }
-    // One row: a linear transfer is the rectangle of one row.
-    let region = [size, 1, 1];
-    let b = try_cl!(Rect::new([offset, 0, 0], region, 0, 0));
-    let h = try_cl!(Rect::new([0, 0, 0], region, 0, 0));
-    let how = Enqueue::new(CL_COMMAND_READ_BUFFER).blocking(blocking);
-    transfer(
+    linear_transfer(
         queue,
         buffer,
-        how,
-        b,
-        h,
-        region,
-        HostPtr(ptr as usize),
+        blocking,
+        offset,
+        size,
+        ptr as usize,
         true,
-        num_events,
-        events,
-        event,
+        (num_events, events, event),
     )
 }
 
@@ -487,28 +475,40 @@ pub unsafe extern "C" fn enqueue_write_buffer(
     events: *const cl_event,
     event: *mut cl_event,
 ) -> i32 {
+    linear_transfer(
+        queue,
+        buffer,
+        blocking,
+        offset,
+        size,
+        ptr as usize,
+        false,
+        (num_events, events, event),
+    )
+}
+
+/// `clEnqueueReadBuffer` (`read`) and `clEnqueueWriteBuffer`: the rectangle of one row.
+#[allow(clippy::too_many_arguments)]
+unsafe fn linear_transfer(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: u32,
+    offset: usize,
+    size: usize,
+    ptr: usize,
+    read: bool,
+    (num_events, events, event): (u32, *const cl_event, *mut cl_event),
+) -> i32 {
     let m = try_cl!(queue_buffer(queue, buffer));
-    if ptr.is_null() || size == 0 || !in_range(offset, size, m.inner.size) {
+    if ptr == 0 || size == 0 || !in_range(offset, size, m.inner.size) {
         return CL_INVALID_VALUE;
     }
-    // One row: a linear transfer is the rectangle of one row.
     let region = [size, 1, 1];
     let b = try_cl!(Rect::new([offset, 0, 0], region, 0, 0));
     let h = try_cl!(Rect::new([0, 0, 0], region, 0, 0));
-    let how = Enqueue::new(CL_COMMAND_WRITE_BUFFER).blocking(blocking);
-    transfer(
-        queue,
-        buffer,
-        how,
-        b,
-        h,
-        region,
-        HostPtr(ptr as usize),
-        false,
-        num_events,
-        events,
-        event,
-    )
+    let command = if read { CL_COMMAND_READ_BUFFER } else { CL_COMMAND_WRITE_BUFFER };
+    let how = Enqueue::new(command).blocking(blocking);
+    transfer(queue, buffer, how, b, h, region, HostPtr(ptr), read, num_events, events, event)
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer(
