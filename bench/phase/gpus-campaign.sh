@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The phase-order campaign spread over every GPU of one machine, side by side and without
+# Slurm: the kernels are dealt out to the GPUs (most expensive first, each to the GPU with the
+# least work so far), and each GPU runs bench/phase/campaign.sh on its own kernels with its own
+# database in OUTDIR/gpuI, seeing only its GPU (CUDA_VISIBLE_DEVICES). When all have returned,
+# the finished reports are gathered in OUTDIR, the databases merged into OUTDIR/phase.db
+# (`clmap db merge`), and the summary and chart made from the reports.
+#
+# Usage: bench/phase/gpus-campaign.sh OUTDIR [BUDGET]
+#
+# Resumable like campaign.sh: run the same command again until it prints "campaign complete".
+# Environment: as campaign.sh (CLMAP, KERNELS, KERNEL_SET, PHASE_ARGS, CAMPAIGN_SECONDS, …) and
+# GPUS (how many GPUs to use; default: the number `nvidia-smi -L` lists).
+set -u
+OUT=${1:?usage: bench/phase/gpus-campaign.sh OUTDIR [BUDGET]}
+BUDGET=${2:-1000}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CLMAP=${CLMAP:-$ROOT/target/release/clmap}
+KERNELS=${KERNELS:-"2dconv 2mm 3dconv 3mm atax bicg corr covar fdtd2d gemm gesummv gramschm mvt syr2k syrk"}
+if [ -z "${GPUS:-}" ]; then
+    GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+fi
+if ! [ "${GPUS:-0}" -ge 1 ] 2>/dev/null; then
+    echo "no GPU found (set GPUS)" >&2
+    exit 3
+fi
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+# Relative cost of one kernel's search: the time of one launch dominates (every new PTX is
+# validated and timed on the full inputs), so the reductions over large matrices come first.
+cost() {
+    case "$1" in
+        corr | covar | syr2k | gramschm) echo 8 ;;
+        2mm | 3mm | syrk | atax | bicg | mvt | gesummv) echo 4 ;;
+        *) echo 2 ;;
+    esac
+}
+
+# Deal the kernels out: longest first, each to the least loaded GPU.
+declare -a load share
+for ((g = 0; g < GPUS; g++)); do load[g]=0; share[g]=""; done
+for k in $(for k in $KERNELS; do echo "$(cost "$k") $k"; done | sort -rn | cut -d' ' -f2); do
+    best=0
+    for ((g = 1; g < GPUS; g++)); do
+        [ "${load[g]}" -lt "${load[best]}" ] && best=$g
+    done
+    load[best]=$((load[best] + $(cost "$k")))
+    share[best]="${share[best]} $k"
+done
+
+pids=()
+for ((g = 0; g < GPUS; g++)); do
+    [ -n "${share[g]}" ] || continue
+    echo "GPU $g:${share[g]}"
+    mkdir -p "$OUT/gpu$g"
+    CUDA_VISIBLE_DEVICES=$g KERNELS="${share[g]}" CLMAP=$CLMAP \
+        bash "$ROOT/bench/phase/campaign.sh" "$OUT/gpu$g" "$BUDGET" > "$OUT/gpu$g/campaign.log" 2>&1 &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+
+pending=0
+for ((g = 0; g < GPUS; g++)); do
+    [ -n "${share[g]}" ] || continue
+    sed "s/^/[gpu$g] /" "$OUT/gpu$g/campaign.log"
+    grep -q "campaign complete" "$OUT/gpu$g/campaign.log" || pending=1
+done
+for k in $KERNELS; do
+    for ((g = 0; g < GPUS; g++)); do
+        [ -s "$OUT/gpu$g/$k.json" ] && cp "$OUT/gpu$g/$k.json" "$OUT/$k.json"
+    done
+done
+dbs=()
+for ((g = 0; g < GPUS; g++)); do
+    [ -s "$OUT/gpu$g/phase.db" ] && dbs+=("$OUT/gpu$g/phase.db")
+done
+if [ "${#dbs[@]}" -gt 0 ]; then
+    rm -f "$OUT/phase.db"
+    "$CLMAP" db merge "${dbs[@]}" --out "$OUT/phase.db" || echo "merging the databases failed" >&2
+fi
+python3 "$ROOT/bench/phase/chart.py" "$OUT" || true
+if [ "$pending" -eq 0 ]; then
+    echo "campaign complete: $OUT/summary.csv, $OUT/summary.json, $OUT/speedups.svg"
+else
+    echo "campaign incomplete: run the same command again to continue"
+fi
