@@ -51,7 +51,7 @@ fn uninitialised_reads_and_divergent_barriers_are_worded_as_oclgrind_words_them(
         &["--uninitialized"],
     );
     assert!(
-        err.contains("\nUninitialized value read from local memory address 0x1000000000000\n"),
+        err.contains("\nUninitialized value written to global memory address 0x1000000000000\n"),
         "{err}"
     );
     assert!(err.contains("\nWork-group divergence detected (barrier)\n"), "{err}");

@@ -1,6 +1,7 @@
 //! The optional checkers, built on the observer interface: data races within a barrier
-//! interval (local and global memory, inside one work-group) and reads of uninitialised local
-//! memory. Out-of-bounds accesses and barrier divergence are checked by the executor itself.
+//! interval (local and global memory, inside one work-group) and between work-groups.
+//! Out-of-bounds accesses, barrier divergence and undefined values (see [`crate::uninit`]) are
+//! checked by the executor itself.
 
 use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
@@ -21,7 +22,6 @@ use crate::Mask;
 #[derive(Debug, Default)]
 pub(crate) struct Checkers {
     race: Option<RaceChecker>,
-    uninit: Option<UninitChecker>,
     info: Option<LaunchInfo>,
     mem: MemCheck,
 }
@@ -52,7 +52,6 @@ impl Checkers {
                 let sizes: Vec<u64> = plan.buffers.iter().map(|b| b.len()).collect();
                 RaceChecker::new(plan.local_size_bytes, &sizes)
             }),
-            uninit: options.check_uninitialised.then(|| UninitChecker::new(plan)),
             info: options.check_races.then(|| LaunchInfo {
                 names: plan.buffers.iter().map(|b| b.name.to_string()).collect(),
                 template: plan.group_info(0),
@@ -66,11 +65,6 @@ impl Checkers {
         match (&mut self.race, other.race) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.race = Some(b),
-            _ => {}
-        }
-        match (&mut self.uninit, other.uninit) {
-            (Some(a), Some(b)) => a.reports.merge(b.reports),
-            (None, Some(b)) => self.uninit = Some(b),
             _ => {}
         }
         self.mem.reports.merge(other.mem.reports);
@@ -92,18 +86,12 @@ impl Observer for Checkers {
         if let Some(r) = &mut self.race {
             r.group_start(group);
         }
-        if let Some(u) = &mut self.uninit {
-            u.group_start(group);
-        }
     }
     #[inline]
     fn memory_access(&mut self, batch: &AccessBatch<'_>) {
         self.mem.memory_access(batch);
         if let Some(r) = &mut self.race {
             r.memory_access(batch);
-        }
-        if let Some(u) = &mut self.uninit {
-            u.memory_access(batch);
         }
     }
     #[inline]
@@ -124,15 +112,13 @@ impl Observer for Checkers {
         if let Some(r) = &mut self.race {
             out.extend(std::mem::take(&mut r.reports).into_sorted());
         }
-        if let Some(u) = &mut self.uninit {
-            out.extend(std::mem::take(&mut u.reports).into_sorted());
-        }
         out
     }
 }
 
 fn report_for(
     group: &GroupInfo,
+    time: u64,
     kind: ReportKind,
     span: Span,
     lane: usize,
@@ -150,6 +136,7 @@ fn report_for(
         occurrences: 1,
         group_index: group.group_index,
         lane: lane as u32,
+        time,
         access: None,
     }
 }
@@ -407,6 +394,7 @@ impl RaceChecker {
             };
             let mut report = report_for(
                 &info.group(u64::from(group)),
+                0,
                 kind,
                 span,
                 lane,
@@ -666,6 +654,7 @@ impl RaceChecker {
             };
             let mut report = report_for(
                 batch.group,
+                batch.time,
                 kind,
                 batch.span,
                 lane,
@@ -680,142 +669,6 @@ impl RaceChecker {
             });
             self.reports.push(report);
         }
-    }
-}
-
-/// Detects reads of `__local` bytes that no work-item of the group has written, and reads of
-/// private memory (arrays, structs, variables whose address is taken) that the work-item has
-/// not written. Private variables held in registers are not followed, nor is what a copy of
-/// a whole private object carries (it copies padding too, which is no use of a value).
-#[derive(Debug)]
-struct UninitChecker {
-    written: Vec<bool>,
-    objects: Vec<crate::program::LocalObject>,
-    /// Per lane, `frame` bytes: which private bytes the work-item has written.
-    private_written: Vec<bool>,
-    frame: u64,
-    /// Private bytes that hold by-value arguments: written before the kernel starts.
-    arguments: Vec<(u64, u64)>,
-    reports: ReportSink,
-}
-
-/// Most private bytes (all lanes together) followed; larger frames are not checked.
-const MAX_PRIVATE_SHADOW: u64 = 1 << 28;
-
-impl UninitChecker {
-    fn new(plan: &LaunchPlan<'_>) -> Self {
-        let program = plan.program;
-        let frame = program.private_size;
-        let private_bytes = frame.saturating_mul(plan.lanes() as u64);
-        let arguments = program
-            .params
-            .iter()
-            .filter_map(|p| match p.slot {
-                crate::program::ParamSlot::Private { offset, size } => Some((offset, size)),
-                _ => None,
-            })
-            .collect();
-        UninitChecker {
-            written: vec![false; plan.local_size_bytes.min(1 << 28) as usize],
-            objects: program.local_objects.clone(),
-            private_written: if private_bytes <= MAX_PRIVATE_SHADOW {
-                vec![false; private_bytes as usize]
-            } else {
-                Vec::new()
-            },
-            frame,
-            arguments,
-            reports: ReportSink::default(),
-        }
-    }
-
-    fn group_start(&mut self, _group: &GroupInfo) {
-        self.written.fill(false);
-        self.private_written.fill(false);
-        if self.frame == 0 || self.private_written.is_empty() {
-            return;
-        }
-        for lane_bytes in self.private_written.chunks_mut(self.frame as usize) {
-            for &(offset, size) in &self.arguments {
-                let end = offset.saturating_add(size).min(self.frame);
-                if let Some(bytes) = lane_bytes.get_mut(offset as usize..end as usize) {
-                    bytes.fill(true);
-                }
-            }
-        }
-    }
-
-    fn memory_access(&mut self, batch: &AccessBatch<'_>) {
-        let followed = match batch.space {
-            AddressSpace::Local => true,
-            AddressSpace::Private => !self.private_written.is_empty(),
-            // Pointers to local and private memory always have their space in their type.
-            _ => batch.kind != AccessKind::Load,
-        };
-        if !followed {
-            return;
-        }
-        let mut found = None;
-        for lane in batch.mask.iter() {
-            let Some(&addr) = batch.addresses.get(lane) else { continue };
-            let target = decode(addr);
-            let (shadow, start) = match target {
-                Target::Local { offset } => (&mut self.written, offset),
-                // A copy of a whole object (align 0) reads its padding too: not a use.
-                Target::Private { .. } if batch.kind == AccessKind::Load && batch.align == 0 => {
-                    continue
-                }
-                Target::Private { lane: owner, offset } if offset < self.frame => {
-                    let at = (owner as u64).saturating_mul(self.frame).saturating_add(offset);
-                    (&mut self.private_written, at)
-                }
-                _ => continue,
-            };
-            let start = start as usize;
-            let end = start.saturating_add(batch.size as usize).min(shadow.len());
-            let Some(bytes) = shadow.get_mut(start..end) else { continue };
-            match batch.kind {
-                AccessKind::Store | AccessKind::Atomic => bytes.fill(true),
-                AccessKind::Load => {
-                    if found.is_none() && bytes.iter().any(|w| !w) {
-                        found = Some((lane, target));
-                    }
-                }
-            }
-        }
-        let Some((lane, target)) = found else { return };
-        let (object, message) = match target {
-            Target::Local { offset } => (
-                self.objects
-                    .iter()
-                    .find(|o| offset >= o.offset && offset < o.offset + o.size)
-                    .map(|o| o.name.clone())
-                    .or(batch.object.map(str::to_string)),
-                format!(
-                    "read of local memory at byte offset {offset} that no work-item of the group \
-                     has written"
-                ),
-            ),
-            Target::Private { offset, .. } => (
-                batch.object.map(str::to_string),
-                format!(
-                    "read of private memory at byte offset {offset} that this work-item has not \
-                     written"
-                ),
-            ),
-            _ => return,
-        };
-        let mut report = report_for(
-            batch.group,
-            ReportKind::UninitialisedRead,
-            batch.span,
-            lane,
-            message,
-            object,
-        );
-        report.access =
-            Some(crate::report::InvalidAccess { store: false, size: batch.size, target });
-        self.reports.push(report);
     }
 }
 
@@ -884,6 +737,7 @@ impl MemCheck {
         };
         let mut report = report_for(
             batch.group,
+            batch.time,
             ReportKind::Misaligned,
             batch.span,
             lane,
@@ -926,6 +780,7 @@ impl MemCheck {
         };
         let mut report = report_for(
             batch.group,
+            batch.time,
             ReportKind::ForbiddenAccess,
             batch.span,
             lane,

@@ -41,6 +41,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         expr_depth: 0,
         globals: HashMap::new(),
         global_images: Vec::new(),
+        undefined_slots: Vec::new(),
     };
     let mut nodes = Vec::new();
     let mut ctx = FnCtx::new(function);
@@ -82,6 +83,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         params,
         sites: c.sites,
         globals: c.global_images,
+        undefined_slots: c.undefined_slots,
         reqd_work_group_size: reqd,
     })
 }
@@ -207,6 +209,7 @@ pub(crate) struct Compiler<'m> {
     expr_depth: u32,
     globals: HashMap<Handle<clmap_lang::ir::GlobalVariable>, u32>,
     global_images: Vec<GlobalImage>,
+    undefined_slots: Vec<(Slot, u32)>,
 }
 
 fn align_up(x: u64, align: u64) -> u64 {
@@ -370,7 +373,13 @@ impl<'m> Compiler<'m> {
                 let var = VariableRef::Local(*variable);
                 let loc = match ctx.vars.get(&var) {
                     Some(loc) => *loc,
-                    None => self.declare_var(ctx, out, var, local.ty, Some(local))?,
+                    None => {
+                        let loc = self.declare_var(ctx, out, var, local.ty, Some(local))?;
+                        if let (None, VarLoc::Reg { slot, width, .. }) = (init, loc) {
+                            self.undefined_slots.push((slot, width));
+                        }
+                        loc
+                    }
                 };
                 if let Some(init) = init {
                     let value = self.expr(ctx, *init, out)?;

@@ -31,6 +31,8 @@ pub(crate) struct LaunchPlan<'a> {
     pub num_groups: [u64; 3],
     pub dims: u32,
     pub max_steps: u64,
+    /// Follow undefined values (`--uninit`): see [`crate::uninit`].
+    pub check_uninitialised: bool,
 }
 
 pub(crate) enum ParamValue {
@@ -99,6 +101,8 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     oob: Vec<(usize, u64)>,
     /// The group's async copies not yet waited for.
     pub(crate) async_events: crate::builtins::AsyncEvents,
+    /// Which values are undefined, under `--uninit`.
+    uninit: Option<Box<crate::uninit::UninitValues>>,
 }
 
 /// Splits the register file into a destination range and source ranges that do not overlap it
@@ -251,6 +255,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             addr_scratch: vec![0; lanes],
             oob: Vec::new(),
             async_events: Default::default(),
+            uninit: plan
+                .check_uninitialised
+                .then(|| Box::new(crate::uninit::UninitValues::new(plan))),
         }
     }
 
@@ -297,6 +304,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.steps = 0;
         self.printf_seq = 0;
         self.async_events = Default::default();
+        if let Some(u) = &mut self.uninit {
+            u.group_start(plan.program);
+        }
         self.observer.group_start(&self.group);
         let mut mask = Mask::all(lanes);
         let result = self.exec(&plan.program.nodes, &mut mask);
@@ -355,6 +365,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             occurrences: 1,
             group_index: self.group.group_index,
             lane: lane as u32,
+            time: self.time,
             access,
         });
     }
@@ -372,6 +383,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             match node {
                 Node::Op(op) => self.op(op, cur),
                 Node::If { cond, then_, else_, span } => {
+                    self.check_condition(*cond, cur, *span);
                     let c = self.slot(*cond);
                     let mut taken = cur.filter(|l| c.get(l).is_some_and(|v| *v != 0));
                     self.observer.branch(*span, &taken, cur, self.time);
@@ -513,6 +525,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let Some(cond) = cond else { return Ok(!run.is_empty()) };
         let mut eval_mask = run.clone();
         self.exec(cond_nodes, &mut eval_mask)?;
+        self.check_condition(cond, run, span);
         let c = self.slot(cond);
         let staying = run.filter(|l| c.get(l).is_some_and(|v| *v != 0));
         self.observer.branch(span, &staying, run, self.time);
@@ -530,6 +543,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         span: Span,
         cur: &mut Mask,
     ) -> Result<(), Stop> {
+        self.check_condition(selector, cur, span);
         let sel = self.slot(selector).to_vec();
         let default = cases.iter().position(|c| c.value.is_none());
         // The case each lane starts at.
@@ -583,7 +597,58 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.observer.instruction(&batch);
     }
 
+    /// Reports a branch of the lanes of `mask` on an undefined value in `cond` (`--uninit`).
+    #[inline]
+    fn check_condition(&mut self, cond: Slot, mask: &Mask, span: Span) {
+        let Some(lane) = self.uninit.as_ref().and_then(|u| u.undefined_lane(cond, mask)) else {
+            return;
+        };
+        self.report(
+            ReportKind::UninitialisedRead,
+            span,
+            lane,
+            "branch on an undefined value: the condition depends on memory or a variable \
+             nothing wrote, or on a read out of bounds"
+                .to_string(),
+            None,
+        );
+    }
+
+    /// Follows which values `op` leaves undefined (`--uninit`), before it runs.
+    #[inline(never)]
+    fn follow_undefined(&mut self, op: &Op, mask: &Mask) {
+        let Some(u) = self.uninit.as_deref_mut() else { return };
+        let plan = self.plan;
+        u.before(op, mask, &self.regs, &plan.buffers, &plan.program.sites);
+        self.report_undefined_uses();
+    }
+
+    fn report_undefined_uses(&mut self) {
+        let Some(mut u) = self.uninit.take() else { return };
+        for found in u.take_found() {
+            let (span, object) = match found.site {
+                Some(site) => {
+                    let (span, object, _) = self.site(site);
+                    (span, object.map(str::to_string))
+                }
+                None => (found.span, None),
+            };
+            self.report_with_access(
+                ReportKind::UninitialisedRead,
+                span,
+                found.lane,
+                found.message,
+                object,
+                found.access,
+            );
+        }
+        self.uninit = Some(u);
+    }
+
     fn op(&mut self, op: &'a Op, mask: &Mask) {
+        if self.uninit.is_some() {
+            self.follow_undefined(op, mask);
+        }
         let lanes = self.lanes;
         let at = |s: Slot| s as usize * lanes;
         match op {
@@ -843,6 +908,10 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             Op::Builtin(call) => {
                 self.note_op(OpClass::Builtin, mask, call_width(call));
                 crate::builtins::run_builtin(self, call, mask);
+                if let Some(u) = &mut self.uninit {
+                    u.end_call(call, mask);
+                    self.report_undefined_uses();
+                }
             }
         }
     }
@@ -1029,6 +1098,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             occurrences: more,
             group_index: u64::MAX,
             lane: u32::MAX,
+            time: 0,
             access: None,
         });
     }
@@ -1514,6 +1584,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     }
 
     pub(crate) fn read_mem(&mut self, lane: usize, addr: u64, size: u32) -> Option<u64> {
+        if let Some(u) = &mut self.uninit {
+            u.call_read(&self.plan.buffers, lane, addr, size);
+        }
         let r = mem_read(&self.plan.buffers, &self.local, &self.private, self.frame, addr, size);
         if r.is_none() {
             self.oob.push((lane, addr));
@@ -1533,6 +1606,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         );
         if !ok {
             self.oob.push((lane, addr));
+        }
+        if let Some(u) = &mut self.uninit {
+            u.call_write(&self.plan.buffers, lane, addr, size);
         }
         ok
     }

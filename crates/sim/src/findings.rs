@@ -74,8 +74,9 @@ pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String 
 /// Oclgrind's first line for a finding, in its words and address layout (global buffer n,
 /// counted from 1 in argument order, at `n << 48`; local and private memory at `1 << 48`):
 /// `Invalid write of size 4 at global memory address …`, `Read-write data race at local
-/// memory address …`, `Uninitialized value read from …`, `Work-group divergence detected
-/// (barrier)`. Other findings keep our message.
+/// memory address …`, `Uninitialized value written to …`, `Controlflow depends on
+/// uninitialized value`, `Work-group divergence detected (barrier)`. Other findings keep our
+/// message.
 fn oclgrind_headline(rep: &Report) -> String {
     use crate::report::ReportKind;
     let place = |access: &crate::report::InvalidAccess| {
@@ -105,11 +106,18 @@ fn oclgrind_headline(rep: &Report) -> String {
                 None => format!("{kind} data race"),
             }
         }
+        (ReportKind::UninitialisedRead, Some(access)) if rep.message.starts_with("address") => {
+            let what = if access.store { "write to" } else { "read from" };
+            let (space, address) = place(&access);
+            format!("Uninitialized address used to {what} {space} memory address {address:#x}")
+        }
         (ReportKind::UninitialisedRead, Some(access)) => {
             let (space, address) = place(&access);
-            format!("Uninitialized value read from {space} memory address {address:#x}")
+            format!("Uninitialized value written to {space} memory address {address:#x}")
         }
-        (ReportKind::UninitialisedRead, None) => "Uninitialized value read".to_string(),
+        (ReportKind::UninitialisedRead, None) => {
+            "Controlflow depends on uninitialized value".to_string()
+        }
         (ReportKind::BarrierDivergence, _) => {
             "Work-group divergence detected (barrier)".to_string()
         }

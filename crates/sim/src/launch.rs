@@ -33,7 +33,8 @@ pub struct SimOptions {
     pub max_memory_bytes: u64,
     /// Report data races on local and global memory.
     pub check_races: bool,
-    /// Report reads of uninitialised local memory.
+    /// Report uses of undefined values: stores to global or local memory, branches and
+    /// addresses that depend on memory or variables nothing wrote, or on reads out of bounds.
     pub check_uninitialised: bool,
     /// Run only the first and the last work-group of each launch (Oclgrind's `--quick`): a
     /// fast look at a large launch, whose outputs are then incomplete.
@@ -288,6 +289,7 @@ pub fn run_program<F: ObserverFactory>(
         num_groups,
         dims: u32::from(range.dims),
         max_steps: options.max_steps,
+        check_uninitialised: options.check_uninitialised,
     };
     let groups = plan.group_count();
     // Under `quick`, the first and the last group: indices 0 and 1 of the run stand for them.

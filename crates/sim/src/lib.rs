@@ -58,6 +58,7 @@ mod program;
 pub mod report;
 mod rounding;
 mod shadow;
+mod uninit;
 mod value;
 mod workload;
 

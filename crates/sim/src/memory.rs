@@ -17,7 +17,7 @@
 //! word with a compare-and-swap; 64-bit atomics take a striped lock (every 64-bit atomic on the
 //! same address takes the same lock, so they are atomic with respect to each other).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Bits of the byte offset inside a region.
@@ -64,6 +64,42 @@ pub struct SharedBuffer {
     pub name: Arc<str>,
     pub storage: Arc<BufferStorage>,
     pub access: HostAccess,
+    /// For a buffer whose contents the host never gave (`noinit`): which bytes no kernel or
+    /// host write has defined yet, for the uninitialised-value check.
+    pub(crate) undefined: Option<Arc<UndefinedBytes>>,
+}
+
+/// One flag per byte of a buffer: not defined yet. Shared, like the buffer, by every thread.
+#[derive(Debug)]
+pub(crate) struct UndefinedBytes {
+    flags: Box<[AtomicBool]>,
+}
+
+impl UndefinedBytes {
+    /// Whether any of `size` bytes at `offset` is undefined (bytes past the end count as
+    /// undefined).
+    #[inline]
+    pub(crate) fn any(&self, offset: u64, size: u64) -> bool {
+        let (Ok(start), Ok(size)) = (usize::try_from(offset), usize::try_from(size)) else {
+            return true;
+        };
+        match self.flags.get(start..start.saturating_add(size)) {
+            Some(flags) => flags.iter().any(|f| f.load(Ordering::Relaxed)),
+            None => true,
+        }
+    }
+
+    /// Marks `size` bytes at `offset` defined (or undefined again).
+    #[inline]
+    pub(crate) fn set(&self, offset: u64, size: u64, undefined: bool) {
+        let (Ok(start), Ok(size)) = (usize::try_from(offset), usize::try_from(size)) else {
+            return;
+        };
+        let end = start.saturating_add(size).min(self.flags.len());
+        if let Some(flags) = self.flags.get(start..end) {
+            flags.iter().for_each(|f| f.store(undefined, Ordering::Relaxed));
+        }
+    }
 }
 
 impl SharedBuffer {
@@ -73,6 +109,7 @@ impl SharedBuffer {
             name: Arc::from(name),
             storage: Arc::new(BufferStorage::from_bytes(bytes)),
             access: HostAccess::ReadWrite,
+            undefined: None,
         }
     }
 
@@ -82,12 +119,21 @@ impl SharedBuffer {
             name: Arc::from(name),
             storage: Arc::new(BufferStorage::zeroed(len)),
             access: HostAccess::ReadWrite,
+            undefined: None,
         }
     }
 
     /// The same storage, with kernels allowed `access` to it.
     pub fn with_access(self, access: HostAccess) -> SharedBuffer {
         SharedBuffer { access, ..self }
+    }
+
+    /// The same storage, with contents the host never defined (`noinit`): under the
+    /// uninitialised-value check, a value read from a byte before anything wrote it is
+    /// undefined.
+    pub fn with_undefined_contents(self) -> SharedBuffer {
+        let flags = (0..self.storage.len).map(|_| AtomicBool::new(true)).collect();
+        SharedBuffer { undefined: Some(Arc::new(UndefinedBytes { flags })), ..self }
     }
 
     /// The current contents.
@@ -115,6 +161,9 @@ impl SharedBuffer {
             ));
         }
         self.storage.write_range(offset, bytes);
+        if let Some(undefined) = &self.undefined {
+            undefined.set(offset, bytes.len() as u64, false);
+        }
         Ok(())
     }
 

@@ -339,6 +339,9 @@ pub struct Program {
     pub(crate) params: Vec<ParamInfo>,
     pub(crate) sites: Vec<Site>,
     pub(crate) globals: Vec<GlobalImage>,
+    /// Register variables declared without an initialiser (slot, components): their value is
+    /// undefined until assigned, which the uninitialised-value check follows.
+    pub(crate) undefined_slots: Vec<(Slot, u32)>,
     pub(crate) reqd_work_group_size: Option<[u32; 3]>,
 }
 

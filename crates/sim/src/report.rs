@@ -1,4 +1,4 @@
-//! Findings of a run: out-of-bounds accesses, races, uninitialised reads, barrier divergence.
+//! Findings of a run: out-of-bounds accesses, races, uninitialised values, barrier divergence.
 
 use clmap_lang::Span;
 use std::fmt;
@@ -14,7 +14,9 @@ pub enum ReportKind {
     /// value: no data is lost whichever store lands last. A warning (Oclgrind does not report
     /// these at all), so that a flag set by every work-item is told apart from a real race.
     SameValueRace,
-    /// A read of `__local` memory no work-item of the group has written.
+    /// A use of an undefined value (`--uninit`): stored to global or local memory, branched
+    /// on, or used as an address, where it comes from memory or a variable nothing wrote, or
+    /// from a read out of bounds.
     UninitialisedRead,
     /// A barrier reached by some but not all live work-items of a group.
     BarrierDivergence,
@@ -47,7 +49,7 @@ impl ReportKind {
             ReportKind::OutOfBounds => "out-of-bounds access",
             ReportKind::DataRace => "data race",
             ReportKind::SameValueRace => "same-value data race",
-            ReportKind::UninitialisedRead => "uninitialised read",
+            ReportKind::UninitialisedRead => "uninitialised value",
             ReportKind::BarrierDivergence => "barrier divergence",
             ReportKind::DivisionByZero => "division by zero",
             ReportKind::ConstantWrite => "write to constant memory",
@@ -76,6 +78,9 @@ pub struct Report {
     pub group_index: u64,
     /// Lane (linear local id) of the work-item, for ordering.
     pub lane: u32,
+    /// When, in the work-group's instruction count, so that a work-item's findings come in
+    /// the order it ran into them (0 for findings made when the launch ends).
+    pub time: u64,
     /// For an out-of-bounds access: what was accessed, so tools can describe it in their own
     /// terms (Oclgrind's layout, for one).
     pub access: Option<InvalidAccess>,
@@ -91,9 +96,10 @@ pub struct InvalidAccess {
 }
 
 impl Report {
-    /// The ordering key that makes reports independent of the number of threads.
-    pub(crate) fn order_key(&self) -> (u64, u32, u32, u32, ReportKind) {
-        (self.group_index, self.lane, self.span.start, self.span.file.0, self.kind)
+    /// The ordering key that makes reports independent of the number of threads: by work-group,
+    /// work-item, then time.
+    pub(crate) fn order_key(&self) -> (u64, u32, u64, u32, u32, ReportKind) {
+        (self.group_index, self.lane, self.time, self.span.start, self.span.file.0, self.kind)
     }
 
     /// The identity used to merge repeated findings.

@@ -99,7 +99,12 @@ pub fn run_workload_with<F: ObserverFactory>(
                 Some(clmap_workload::Access::WriteOnly) => HostAccess::WriteOnly,
                 _ => HostAccess::ReadWrite,
             };
-            SharedBuffer::from_bytes(&b.name, &b.bytes).with_access(access)
+            let buffer = SharedBuffer::from_bytes(&b.name, &b.bytes).with_access(access);
+            if b.uninitialised && options.check_uninitialised {
+                buffer.with_undefined_contents()
+            } else {
+                buffer
+            }
         })
         .collect();
     let mut programs: HashMap<String, Program> = HashMap::new();

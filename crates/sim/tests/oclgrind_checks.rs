@@ -263,7 +263,7 @@ fn an_index_past_a_private_array_is_reported_even_inside_the_work_items_memory()
 }
 
 #[test]
-fn reads_of_private_arrays_and_struct_members_never_written_are_uninitialised() {
+fn values_of_private_arrays_and_struct_members_never_written_are_undefined_where_used() {
     let src = r#"
     typedef struct { int x; int y; } pair_t;
     __kernel void k(__global int *out, int n, int use_y) {
@@ -278,28 +278,161 @@ fn reads_of_private_arrays_and_struct_members_never_written_are_uninitialised() 
         if (use_y)
             out[i] += p.y;
     }"#;
-    let uninit = SimOptions { threads: 1, check_uninitialised: true, ..SimOptions::default() };
     let run_it = |n: i32, use_y: i32| {
         let out = buf_i32("out", &[0; 4]);
         let run =
-            run_with(src, "k", &[4], &[4], &[ArgValue::Buffer(out), int(n), int(use_y)], &uninit);
+            run_with(src, "k", &[4], &[4], &[ArgValue::Buffer(out), int(n), int(use_y)], &uninit());
         run.reports
     };
     // Only the elements and members written are read (the struct copy carries `y` along
-    // without reading it): clean.
+    // without using it): clean.
     assert!(run_it(2, 0).is_empty(), "{:#?}", run_it(2, 0));
     let reports = run_it(4, 1);
     let found = of_kind(&reports, ReportKind::UninitialisedRead);
     assert_eq!(found.len(), 2, "{reports:#?}");
-    let array = found.iter().find(|r| r.object.as_deref() == Some("a")).expect("a[2]");
-    assert_eq!(array.global_id, [2, 0, 0]);
-    assert!(array.message.contains("private memory"), "{}", array.message);
-    let member = found.iter().find(|r| r.object.as_deref() == Some("p")).expect("p.y");
-    assert_eq!(member.global_id, [0, 0, 0]);
-    assert!(matches!(
-        member.access.map(|a| a.target),
-        Some(clmap_sim::memory::Target::Private { .. })
-    ));
+    // `a[2]` flows into the first store of work-item 2; `p.y` into the second of every one.
+    assert_eq!(found[0].global_id, [0, 0, 0]);
+    assert_eq!(found[0].occurrences, 1);
+    assert_eq!(found[1].global_id, [2, 0, 0]);
+    for r in &found {
+        assert_eq!(r.object.as_deref(), Some("out"));
+        assert!(r.message.starts_with("store of an undefined value to global memory"), "{r:?}");
+        assert!(r.access.is_some_and(|a| a.store && a.size == 4));
+    }
+}
+
+fn uninit() -> SimOptions {
+    SimOptions { threads: 1, check_uninitialised: true, ..SimOptions::default() }
+}
+
+/// The undefined-value findings of a run of `src`'s kernel `k` over `global` work-items (one
+/// group) with `args`.
+fn undefined_uses(src: &str, global: u64, args: &[ArgValue]) -> Vec<Report> {
+    let run = run_with(src, "k", &[global], &[global], args, &uninit());
+    run.reports.into_iter().filter(|r| r.kind == ReportKind::UninitialisedRead).collect()
+}
+
+#[test]
+fn register_variables_declared_without_a_value_are_followed_through_arithmetic() {
+    let src = r#"
+    __kernel void k(__global int *out, int set) {
+        int bias;
+        if (set)
+            bias = 10;
+        int scaled = bias * 2 + 1;
+        int unused = bias;
+        out[get_global_id(0)] = scaled;
+    }"#;
+    let out = buf_i32("out", &[0; 4]);
+    let found = undefined_uses(src, 4, &[ArgValue::Buffer(out.clone()), int(0)]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].local_id, [0, 0, 0]);
+    assert_eq!(found[0].object.as_deref(), Some("out"));
+    assert!(undefined_uses(src, 4, &[ArgValue::Buffer(out), int(1)]).is_empty());
+}
+
+#[test]
+fn a_vector_with_one_component_unset_is_undefined_only_where_that_component_goes() {
+    let src = r#"
+    __kernel void k(__global int4 *whole, __global int *parts, int full) {
+        int4 v;
+        v.x = 1;
+        v.yz = (int2)(2, 3);
+        if (full)
+            v.w = 4;
+        int i = get_global_id(0);
+        parts[i] = v.x + v.y + v.z;
+        whole[i] = v;
+    }"#;
+    let args = |full| {
+        [
+            ArgValue::Buffer(buf_i32("whole", &[0; 8])),
+            ArgValue::Buffer(buf_i32("parts", &[0; 2])),
+            int(full),
+        ]
+    };
+    let found = undefined_uses(src, 2, &args(0));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].object.as_deref(), Some("whole"));
+    assert!(found[0].access.is_some_and(|a| a.store && a.size == 16));
+    assert!(undefined_uses(src, 2, &args(1)).is_empty());
+}
+
+#[test]
+fn a_value_read_out_of_bounds_is_undefined_and_so_is_a_branch_on_it() {
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out, int at) {
+        int v = in[at];
+        int i = get_global_id(0);
+        if (v > 2)
+            out[i] = 1;
+        out[i + 2] = v;
+    }"#;
+    let args = |at| {
+        [
+            ArgValue::Buffer(buf_i32("in", &[1, 2, 3, 4])),
+            ArgValue::Buffer(buf_i32("out", &[0; 4])),
+            int(at),
+        ]
+    };
+    let run = run_with(src, "k", &[2], &[2], &args(4), &uninit());
+    let kinds: Vec<ReportKind> = run.reports.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![ReportKind::OutOfBounds, ReportKind::UninitialisedRead, ReportKind::UninitialisedRead],
+        "{:#?}",
+        run.reports
+    );
+    assert!(run.reports[1].message.starts_with("branch on an undefined value"));
+    assert!(run.reports[1].access.is_none());
+    assert!(run.reports[2].message.starts_with("store of an undefined value"));
+    // Without `--uninit` only the read is reported; in bounds, nothing.
+    let plain = run_with(src, "k", &[2], &[2], &args(4), &SimOptions::default());
+    assert_eq!(plain.reports.len(), 1, "{:#?}", plain.reports);
+    assert!(run_with(src, "k", &[2], &[2], &args(3), &uninit()).reports.is_empty());
+}
+
+#[test]
+fn buffers_without_contents_are_undefined_until_written() {
+    let src = r#"
+    __kernel void k(__global int *acc, __global const int *in, int first) {
+        int i = get_global_id(0);
+        if (first)
+            acc[i] = in[i];
+        else
+            acc[i] += in[i];
+        acc[i + 2] = acc[i];
+    }"#;
+    let acc = || buf_i32("acc", &[0; 4]).with_undefined_contents();
+    let input = ArgValue::Buffer(buf_i32("in", &[5, 6]));
+    let found = undefined_uses(src, 2, &[ArgValue::Buffer(acc()), input.clone(), int(0)]);
+    // The sum, then the copy of it.
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(undefined_uses(src, 2, &[ArgValue::Buffer(acc()), input.clone(), int(1)]).is_empty());
+    // A buffer written by the host (the default) is defined.
+    let defined = ArgValue::Buffer(buf_i32("acc", &[0; 4]));
+    assert!(undefined_uses(src, 2, &[defined, input, int(0)]).is_empty());
+}
+
+#[test]
+fn local_memory_filled_by_an_async_copy_or_a_built_in_is_defined() {
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out, __local int *scratch) {
+        __local int tile[4];
+        int l = get_local_id(0);
+        event_t e = async_work_group_copy(tile, in, 4, 0);
+        wait_group_events(1, &e);
+        vstore2((int2)(l, l), l, scratch);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int2 pair = vload2(l, scratch);
+        out[l] = tile[3 - l] + pair.y + max(l, 1);
+    }"#;
+    let args = [
+        ArgValue::Buffer(buf_i32("in", &[1, 2, 3, 4])),
+        ArgValue::Buffer(buf_i32("out", &[0; 4])),
+        ArgValue::Local(32),
+    ];
+    assert!(undefined_uses(src, 4, &args).is_empty());
 }
 
 #[test]
