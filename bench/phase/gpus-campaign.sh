@@ -10,7 +10,8 @@
 #
 # Resumable like campaign.sh: run the same command again until it prints "campaign complete".
 # Environment: as campaign.sh (CLMAP, KERNELS, KERNEL_SET, PHASE_ARGS, CAMPAIGN_SECONDS, …) and
-# GPUS (how many GPUs to use; default: the number `nvidia-smi -L` lists).
+# GPUS (how many GPUs to use; default: the number `nvidia-smi -L` lists), HARD_LIMIT (seconds
+# after which every GPU's campaign is stopped, finished or not; default CAMPAIGN_SECONDS + 30).
 set -u
 OUT=${1:?usage: bench/phase/gpus-campaign.sh OUTDIR [BUDGET]}
 BUDGET=${2:-1000}
@@ -26,6 +27,8 @@ if ! [ "${GPUS:-0}" -ge 1 ] 2>/dev/null; then
 fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+export CAMPAIGN_SECONDS=${CAMPAIGN_SECONDS:-540}
+HARD_LIMIT=${HARD_LIMIT:-$((CAMPAIGN_SECONDS + 30))}
 
 # Relative cost of one kernel's search: the time of one launch dominates (every new PTX is
 # validated and timed on the full inputs), so the reductions over large matrices come first.
@@ -54,7 +57,11 @@ for ((g = 0; g < GPUS; g++)); do
     [ -n "${share[g]}" ] || continue
     echo "GPU $g:${share[g]}"
     mkdir -p "$OUT/gpu$g"
+    # campaign.sh stops starting work in time, but the final round of a kernel whose launches
+    # take 100 ms can outlast its reserve; the hard limit keeps the command inside its slot
+    # (every answer is already in the database, so the next command resumes there).
     CUDA_VISIBLE_DEVICES=$g KERNELS="${share[g]}" CLMAP=$CLMAP \
+        timeout -k 10 "$HARD_LIMIT" \
         bash "$ROOT/bench/phase/campaign.sh" "$OUT/gpu$g" "$BUDGET" > "$OUT/gpu$g/campaign.log" 2>&1 &
     pids+=($!)
 done
@@ -66,10 +73,11 @@ for ((g = 0; g < GPUS; g++)); do
     sed "s/^/[gpu$g] /" "$OUT/gpu$g/campaign.log"
     grep -q "campaign complete" "$OUT/gpu$g/campaign.log" || pending=1
 done
-for k in $KERNELS; do
-    for ((g = 0; g < GPUS; g++)); do
-        [ -s "$OUT/gpu$g/$k.json" ] && cp "$OUT/gpu$g/$k.json" "$OUT/$k.json"
-    done
+# Every finished report, also those of kernels an earlier command (another KERNELS) searched.
+for report in "$OUT"/gpu*/*.json; do
+    [ -s "$report" ] || continue
+    case "$(basename "$report")" in summary.json) continue ;; esac
+    cp "$report" "$OUT/"
 done
 dbs=()
 for ((g = 0; g < GPUS; g++)); do
