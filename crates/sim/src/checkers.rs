@@ -354,10 +354,17 @@ impl RaceChecker {
                     && c.group_reader == 0
                     && region.stored_value(*offset).launch == AGREED
             };
+            // Atomic operations of one work-group and plain accesses of another.
+            let atomic_race = |(offset, c): &(u64, &CellState)| {
+                let a = region.atomic_group(*offset);
+                let apart = |plain: u32| plain != 0 && (a == MANY_GROUPS || plain != a);
+                a != 0 && (apart(c.group_writer) || apart(c.group_reader))
+            };
             let found = region
                 .cells()
                 .filter(racy)
                 .find(|cell| !same_value(cell))
+                .or_else(|| region.cells().find(atomic_race))
                 .map(|cell| (cell, false))
                 .or_else(|| region.cells().find(racy).map(|cell| (cell, true)));
             let Some(((offset, cell), same)) = found else { continue };
@@ -367,7 +374,20 @@ impl RaceChecker {
                 Some(s) => (s.group - 1, s.lane as usize, s.span),
                 None => (0, 0, Span::UNDEFINED),
             };
-            let what = if w == MANY_GROUPS {
+            let atomic = region.atomic_group(offset);
+            let plain_race = w == MANY_GROUPS || (w != 0 && r != 0 && r != w);
+            let what = if atomic != 0 && !plain_race {
+                let plain = if w != 0 { "stored to" } else { "loaded" };
+                let who = if atomic == MANY_GROUPS {
+                    "several work-groups".to_string()
+                } else {
+                    format!("work-group {}", atomic - 1)
+                };
+                format!(
+                    "updated atomically by {who} and {plain} without an atomic operation by \
+                     another"
+                )
+            } else if w == MANY_GROUPS {
                 format!("stored to by several work-groups (first by work-group {group})")
             } else if r == MANY_GROUPS {
                 format!("stored to by work-group {} and loaded by others", w - 1)
@@ -611,6 +631,26 @@ impl RaceChecker {
                         c
                     }
                 }
+            };
+            // Atomic operations are followed apart from plain accesses: between work-groups
+            // they race with plain ones only, and a failed compare-and-exchange is a read that
+            // a later plain store by another work-item races with.
+            let conflict = match batch.kind {
+                AccessKind::Atomic => {
+                    if reads_only {
+                        region.note_atomic_read(offset, size, epoch, me);
+                    } else if group != 0 {
+                        // (Failed ones are left out between work-groups: they race only with
+                        // plain stores, which would need a record of their own.)
+                        region.note_atomic_group(offset, size, group);
+                    }
+                    conflict
+                }
+                AccessKind::Store => {
+                    let read = region.atomic_reader(offset, size, epoch, me);
+                    prefer(conflict, read.map(|who| ("write after atomic read", who)))
+                }
+                AccessKind::Load => conflict,
             };
             if batch.kind == AccessKind::Store && group != 0 {
                 let record = FirstStore { group, lane: lane as u32, span: batch.span };

@@ -143,6 +143,14 @@ impl StoredValue {
     }
 }
 
+/// A failed compare-and-exchange in the current interval: an atomic access that only read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct AtomicRead {
+    pub epoch: u16,
+    /// `lane + 1`, or [`MANY_LANES`].
+    pub lane: u16,
+}
+
 type Page<T> = Option<Box<[T]>>;
 
 fn new_page<T: Default + Clone>() -> Box<[T]> {
@@ -159,6 +167,11 @@ pub(crate) struct RegionShadow {
     track_stores: bool,
     /// What stores wrote, cell by cell (touched by stores only).
     values: Vec<Page<StoredValue>>,
+    /// Launch-wide: the work-groups that made atomic operations on each cell. Empty until
+    /// the first atomic operation on the region, so that kernels without atomics pay nothing.
+    atomic_groups: Vec<Page<u32>>,
+    /// Failed compare-and-exchanges of the interval (empty until the first one).
+    atomic_reads: Vec<Page<AtomicRead>>,
 }
 
 impl RegionShadow {
@@ -176,6 +189,8 @@ impl RegionShadow {
             },
             track_stores,
             values: std::iter::repeat_with(|| None).take(pages).collect(),
+            atomic_groups: Vec::new(),
+            atomic_reads: Vec::new(),
         }
     }
 
@@ -262,6 +277,69 @@ impl RegionShadow {
         }
     }
 
+    /// The page and index in it of every cell of `size` bytes at `offset` (whole cells).
+    fn cell_slots(&self, offset: u64, size: u64) -> impl Iterator<Item = (usize, usize)> {
+        let first = offset >> self.granule_shift;
+        let count = (size >> self.granule_shift).max(1);
+        (first..first.saturating_add(count)).filter_map(|cell| {
+            Some((usize::try_from(cell >> PAGE_BITS).ok()?, (cell as usize) & (PAGE_CELLS - 1)))
+        })
+    }
+
+    /// Notes an atomic operation by work-group `group` (`group + 1`) on `size` bytes at
+    /// `offset` (whole cells).
+    pub(crate) fn note_atomic_group(&mut self, offset: u64, size: u64, group: u32) {
+        if self.atomic_groups.is_empty() {
+            self.atomic_groups = std::iter::repeat_with(|| None).take(self.cells.len()).collect();
+        }
+        for (page, index) in self.cell_slots(offset, size).collect::<Vec<_>>() {
+            let Some(slot) = self.atomic_groups.get_mut(page) else { continue };
+            if let Some(g) = slot.get_or_insert_with(new_page).get_mut(index) {
+                *g = combine_groups(*g, group);
+            }
+        }
+    }
+
+    /// The work-groups that made atomic operations on the cell holding byte `offset`.
+    pub(crate) fn atomic_group(&self, offset: u64) -> u32 {
+        let cell = offset >> self.granule_shift;
+        usize::try_from(cell >> PAGE_BITS)
+            .ok()
+            .and_then(|page| self.atomic_groups.get(page)?.as_ref())
+            .and_then(|page| page.get((cell as usize) & (PAGE_CELLS - 1)).copied())
+            .unwrap_or(0)
+    }
+
+    /// Notes a failed compare-and-exchange by lane `me` (`lane + 1`) in interval `epoch`.
+    pub(crate) fn note_atomic_read(&mut self, offset: u64, size: u64, epoch: u16, me: u16) {
+        if self.atomic_reads.is_empty() {
+            self.atomic_reads = std::iter::repeat_with(|| None).take(self.cells.len()).collect();
+        }
+        for (page, index) in self.cell_slots(offset, size).collect::<Vec<_>>() {
+            let Some(slot) = self.atomic_reads.get_mut(page) else { continue };
+            if let Some(r) = slot.get_or_insert_with(new_page).get_mut(index) {
+                if r.epoch != epoch || r.lane == 0 {
+                    *r = AtomicRead { epoch, lane: me };
+                } else if r.lane != me {
+                    r.lane = MANY_LANES;
+                }
+            }
+        }
+    }
+
+    /// Another lane than `me` whose failed compare-and-exchange in interval `epoch` read one
+    /// of `size` bytes at `offset` (`lane + 1` or [`MANY_LANES`]).
+    #[inline]
+    pub(crate) fn atomic_reader(&self, offset: u64, size: u64, epoch: u16, me: u16) -> Option<u16> {
+        if self.atomic_reads.is_empty() {
+            return None;
+        }
+        self.cell_slots(offset, size).find_map(|(page, index)| {
+            let r = self.atomic_reads.get(page)?.as_ref()?.get(index)?;
+            (r.epoch == epoch && r.lane != 0 && r.lane != me).then_some(r.lane)
+        })
+    }
+
     /// Turns every cell into one cell per byte, each byte inheriting its cell's state.
     pub(crate) fn refine_to_bytes(&mut self) {
         let factor = 1usize << self.granule_shift;
@@ -271,12 +349,15 @@ impl RegionShadow {
         self.cells = split_pages(std::mem::take(&mut self.cells), factor);
         self.stores = split_pages(std::mem::take(&mut self.stores), factor);
         self.values = split_value_pages(std::mem::take(&mut self.values), factor);
+        self.atomic_groups = split_pages(std::mem::take(&mut self.atomic_groups), factor);
+        self.atomic_reads = split_pages(std::mem::take(&mut self.atomic_reads), factor);
         self.granule_shift = 0;
     }
 
     /// Forgets the lane fields of every cell (launch-wide records stay): used when the epoch
     /// counter wraps.
     pub(crate) fn clear_intervals(&mut self) {
+        self.atomic_reads.clear();
         for page in self.cells.iter_mut().flatten() {
             for cell in page.iter_mut() {
                 *cell = CellState {
@@ -314,6 +395,21 @@ impl RegionShadow {
                 Some(page) => {
                     for (a, b) in page.iter_mut().zip(theirs.iter()) {
                         a.merge_launch(b);
+                    }
+                }
+            }
+        }
+        if self.atomic_groups.is_empty() {
+            self.atomic_groups = other.atomic_groups;
+        } else {
+            for (mine, theirs) in self.atomic_groups.iter_mut().zip(other.atomic_groups) {
+                let Some(theirs) = theirs else { continue };
+                match mine {
+                    None => *mine = Some(theirs),
+                    Some(page) => {
+                        for (a, b) in page.iter_mut().zip(theirs.iter()) {
+                            *a = combine_groups(*a, *b);
+                        }
                     }
                 }
             }

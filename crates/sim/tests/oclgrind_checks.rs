@@ -45,6 +45,17 @@ fn a_flag_every_work_item_sets_to_one_is_a_same_value_race_not_a_data_race() {
         assert!(!ReportKind::SameValueRace.is_error());
         assert_eq!(i32s(&flag), vec![1]);
     }
+    // One work-item per group sets it: a same-value race between work-groups only.
+    let once = r#"
+    __kernel void k(__global int *flag, __global int *out) {
+        if (get_local_id(0) == 0)
+            flag[0] = 1;
+    }"#;
+    let args = [ArgValue::Buffer(buf_i32("flag", &[0])), ArgValue::Buffer(buf_i32("out", &[0]))];
+    let run = run_with(once, "k", &[64], &[16], &args, &races(2));
+    assert_eq!(run.reports.len(), 1, "{:#?}", run.reports);
+    assert_eq!(run.reports[0].kind, ReportKind::SameValueRace);
+    assert!(run.reports[0].message.contains("between work-groups"), "{:#?}", run.reports);
 }
 
 #[test]
@@ -501,4 +512,98 @@ fn wide_vectors_in_local_pointer_arguments_are_not_misaligned() {
         run_with(src, "k", &[1], &[1], &args, &SimOptions { threads: 1, ..SimOptions::default() });
     assert!(run.reports.is_empty(), "{:#?}", run.reports);
     assert_eq!(f32s(&out), vec![3.0]);
+}
+
+/// The data races of `src`'s kernel `k` over `groups` work-groups of `lanes` with a counter
+/// and a buffer `seen`, on 1 and 3 threads (they must agree).
+fn atomic_races(src: &str, groups: u64, lanes: u64) -> Vec<Report> {
+    let mut found = Vec::new();
+    for threads in [1, 3] {
+        let args = [
+            ArgValue::Buffer(buf_i32("counter", &[0])),
+            ArgValue::Buffer(buf_i32("seen", &[0; 8])),
+        ];
+        let run = run_with(src, "k", &[groups * lanes], &[lanes], &args, &races(threads));
+        let reports: Vec<Report> =
+            run.reports.into_iter().filter(|r| r.kind == ReportKind::DataRace).collect();
+        if threads == 1 {
+            found = reports;
+        } else {
+            assert_eq!(found, reports);
+        }
+    }
+    found
+}
+
+#[test]
+fn atomics_race_with_plain_accesses_before_and_after_them_in_a_group() {
+    let before = r#"
+    __kernel void k(__global int *counter, __global int *seen) {
+        if (get_local_id(0) == 0)
+            counter[0] = 10;
+        atomic_inc(counter);
+    }"#;
+    let found = atomic_races(before, 1, 4);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].message.starts_with("atomic after write"), "{}", found[0].message);
+    let after = r#"
+    __kernel void k(__global int *counter, __global int *seen) {
+        atomic_inc(counter);
+        seen[get_local_id(0)] = counter[0];
+    }"#;
+    let found = atomic_races(after, 1, 4);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].message.starts_with("read after write"), "{}", found[0].message);
+    // Atomics alone never race, in one group or across several.
+    let only = r#"
+    __kernel void k(__global int *counter, __global int *seen) {
+        atomic_add(counter, 2);
+        atomic_max(counter, 1);
+    }"#;
+    assert!(atomic_races(only, 4, 4).is_empty());
+}
+
+#[test]
+fn atomics_of_one_work_group_race_with_plain_accesses_of_another() {
+    for (plain, expected) in [("seen[0] = counter[0];", "loaded"), ("counter[0] = 3;", "stored to")]
+    {
+        let src = format!(
+            "__kernel void k(__global int *counter, __global int *seen) {{
+                if (get_group_id(0) == 0) atomic_inc(counter); else {plain}
+            }}"
+        );
+        let found = atomic_races(&src, 2, 1);
+        assert_eq!(found.len(), 1, "{plain}: {found:#?}");
+        let message = &found[0].message;
+        assert!(message.contains("between work-groups"), "{message}");
+        assert!(message.contains(&format!("updated atomically by work-group 0 and {expected}")));
+        assert_eq!(found[0].object.as_deref(), Some("counter"));
+        // The same group's plain access after its own atomics (a barrier between) is no race.
+        let same = format!(
+            "__kernel void k(__global int *counter, __global int *seen) {{
+                if (get_group_id(0) == 1) {{ atomic_inc(counter); barrier(CLK_GLOBAL_MEM_FENCE); {plain} }}
+            }}"
+        );
+        assert!(atomic_races(&same, 2, 1).is_empty(), "{plain}");
+    }
+}
+
+#[test]
+fn a_failed_compare_and_exchange_races_with_a_later_plain_store_but_not_with_loads() {
+    let store = r#"
+    __kernel void k(__global int *counter, __global int *seen) {
+        int l = get_local_id(0);
+        if (atomic_cmpxchg(counter, 5, 1) != 5 && l == 1)
+            counter[0] = 9;
+    }"#;
+    let found = atomic_races(store, 1, 2);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].message.starts_with("write after atomic read"), "{}", found[0].message);
+    assert_eq!(found[0].local_id, [1, 0, 0]);
+    let load = r#"
+    __kernel void k(__global int *counter, __global int *seen) {
+        int l = get_local_id(0);
+        seen[get_global_id(0)] = atomic_cmpxchg(counter, 5, 1) + counter[0];
+    }"#;
+    assert!(atomic_races(load, 2, 2).is_empty());
 }
