@@ -168,6 +168,18 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
             // The copies completed when they were issued; waiting synchronises the group
             // over both spaces, since a copy moves data between them.
             let span = ex.site_span(call.site);
+            // Waiting is a barrier of the group: every work-item must reach it.
+            if let Some(lane) = ex.lanes_missing(mask) {
+                ex.report(
+                    ReportKind::BarrierDivergence,
+                    span,
+                    lane,
+                    "wait_group_events reached by only some of the group's live work-items; \
+                     this work-item did not reach it"
+                        .to_string(),
+                    None,
+                );
+            }
             wait_group_events(ex, call, mask);
             ex.observer_barrier(span, FenceFlags { local: true, global: true }, mask);
         }
@@ -800,6 +812,7 @@ fn async_copy<O: Observer>(
     // Every work-item passes the same arguments; the group copies once.
     let Some(lane) = mask.first() else { return };
     let (Some(dst), Some(src)) = (call.args.first(), call.args.get(1)) else { return };
+    copy_divergence(ex, call, lane, mask);
     let (dst_space, scalar, width) =
         dst.pointer.unwrap_or((clmap_lang::ir::AddressSpace::Local, Scalar::UChar, 1));
     let storage_width = if width == 3 { 4 } else { width };
@@ -822,8 +835,12 @@ fn async_copy<O: Observer>(
         let mut at = 0;
         while at < elem {
             let chunk = (elem - at).min(8) as u32;
-            let Some(v) = ex.read_mem(lane, s + at, chunk) else { break };
+            let Some(v) = ex.read_mem(lane, s + at, chunk) else {
+                ex.finish_accesses(call.site, elem as u32, false);
+                break;
+            };
             if !ex.write_mem(lane, d + at, chunk, v) {
+                ex.finish_accesses(call.site, elem as u32, true);
                 break;
             }
             at += u64::from(chunk);
@@ -842,6 +859,40 @@ fn async_copy<O: Observer>(
     for l in for_lanes(mask) {
         ex.set(call.dst, 0, l, event);
     }
+}
+
+/// Reports an async copy that not every work-item of the group reached, or reached with
+/// arguments of its own (OpenCL requires the same ones from all): the group copies once, with
+/// the first work-item's.
+fn copy_divergence<O: Observer>(
+    ex: &mut GroupExec<'_, O>,
+    call: &BuiltinCall,
+    first: usize,
+    mask: &Mask,
+) {
+    let differs = |ex: &GroupExec<'_, O>, l: usize| {
+        call.args
+            .iter()
+            .any(|a| (0..a.width.max(1)).any(|c| ex.get(a.slot, c, l) != ex.get(a.slot, c, first)))
+    };
+    let (lane, what) = if let Some(missing) = ex.lanes_missing(mask) {
+        (missing, "did not reach it")
+    } else if let Some(l) = for_lanes(mask).into_iter().find(|&l| differs(ex, l)) {
+        (l, "reached it with other arguments than the group's first work-item")
+    } else {
+        return;
+    };
+    let (span, object) = ex.site_span_and_object(call.site);
+    ex.report(
+        ReportKind::AsyncCopy,
+        span,
+        lane,
+        format!(
+            "divergent async copy: this work-item {what}; every work-item of the group must \
+             reach it with the same arguments"
+        ),
+        object,
+    );
 }
 
 /// The async copies of a work-group and the events they return. Copies complete when they are

@@ -1659,7 +1659,16 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         mask: &Mask,
         kind: AccessKind,
     ) {
-        let (span, object, space) = self.site(site);
+        let (span, object, site_space) = self.site(site);
+        // The two sides of an async copy are in different spaces: take it from the addresses.
+        let space = match mask.first().and_then(|l| addresses.get(l)).map(|a| decode(*a)) {
+            Some(Target::Local { .. }) => AddressSpace::Local,
+            Some(Target::Private { .. }) => AddressSpace::Private,
+            Some(Target::Buffer { .. }) if site_space == AddressSpace::Local => {
+                AddressSpace::Global
+            }
+            _ => site_space,
+        };
         let batch = AccessBatch {
             addresses,
             size,
@@ -1708,6 +1717,16 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     /// Tells the observer the group synchronised over `fences` (as at a barrier).
     pub(crate) fn observer_barrier(&mut self, span: Span, fences: FenceFlags, mask: &Mask) {
         self.observer.barrier(span, fences, mask, &self.group, self.time);
+    }
+
+    /// A live work-item of the group that is not in `mask`.
+    pub(crate) fn lanes_missing(&self, mask: &Mask) -> Option<usize> {
+        if *mask == self.live {
+            return None;
+        }
+        let mut missing = self.live.clone();
+        missing.and_not_assign(mask);
+        missing.first()
     }
 
     pub(crate) fn site_span(&self, site: u32) -> Span {

@@ -132,6 +132,9 @@ fn oclgrind_headline(rep: &Report) -> String {
             "Invalid write to read-only buffer".to_string()
         }
         (ReportKind::ForbiddenAccess, _) => "Invalid read from write-only buffer".to_string(),
+        (ReportKind::AsyncCopy, _) if rep.message.starts_with("divergent") => {
+            "Work-group divergence detected (async copy)".to_string()
+        }
         (ReportKind::AsyncCopy, _) if rep.message.starts_with("wait") => {
             "Invalid wait event".to_string()
         }

@@ -607,3 +607,67 @@ fn a_failed_compare_and_exchange_races_with_a_later_plain_store_but_not_with_loa
     }"#;
     assert!(atomic_races(load, 2, 2).is_empty());
 }
+
+#[test]
+fn async_copies_reached_apart_or_with_other_arguments_diverge() {
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out, int mode) {
+        __local int tile[4];
+        int l = get_local_id(0);
+        if (mode != 2 || l < 2) {
+            event_t e = async_work_group_copy(tile, in + (mode == 1 ? l : 0), 4, 0);
+            wait_group_events(1, &e);
+        }
+        out[l] = l;
+    }"#;
+    let run_mode = |mode| {
+        let args = [
+            ArgValue::Buffer(buf_i32("in", &[1, 2, 3, 4, 5, 6, 7])),
+            ArgValue::Buffer(buf_i32("out", &[0; 4])),
+            int(mode),
+        ];
+        run_with(src, "k", &[4], &[4], &args, &races(1)).reports
+    };
+    assert!(run_mode(0).is_empty(), "{:#?}", run_mode(0));
+    // Work-items 0 and 1 pass different sources.
+    let reports = run_mode(1);
+    let divergent = of_kind(&reports, ReportKind::AsyncCopy);
+    assert_eq!(divergent.len(), 1, "{reports:#?}");
+    assert!(divergent[0].message.contains("other arguments"), "{}", divergent[0].message);
+    assert_eq!(divergent[0].local_id, [1, 0, 0]);
+    // Only work-items 0 and 1 reach the copy and the wait.
+    let reports = run_mode(2);
+    assert!(of_kind(&reports, ReportKind::AsyncCopy)[0].message.contains("did not reach it"));
+    assert_eq!(of_kind(&reports, ReportKind::BarrierDivergence).len(), 1, "{reports:#?}");
+}
+
+#[test]
+fn the_two_sides_of_a_copy_are_followed_in_their_own_address_spaces() {
+    // The tile is written before a barrier and copied out after it: the copy's reads of local
+    // memory are in a new interval of local memory, whatever the global side does.
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out, int from) {
+        __local int tile[4];
+        int l = get_local_id(0);
+        tile[l] = in[l] * 2;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        event_t e = async_work_group_copy(out, tile, 4, 0);
+        wait_group_events(1, &e);
+        event_t f = async_work_group_copy(tile, in + from, 4, 0);
+        wait_group_events(1, &f);
+    }"#;
+    let run_from = |from| {
+        let args = [
+            ArgValue::Buffer(buf_i32("in", &[1, 2, 3, 4, 5])),
+            ArgValue::Buffer(buf_i32("out", &[0; 4])),
+            int(from),
+        ];
+        run_with(src, "k", &[4], &[4], &args, &races(1)).reports
+    };
+    assert!(run_from(1).is_empty(), "{:#?}", run_from(1));
+    // Past the input's end: the copy reads out of bounds (it writes only local memory).
+    let reports = run_from(2);
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    assert_eq!(reports[0].kind, ReportKind::OutOfBounds);
+    assert!(reports[0].access.is_some_and(|a| !a.store), "{reports:#?}");
+}
