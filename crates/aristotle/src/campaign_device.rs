@@ -9,6 +9,13 @@ use crate::store::{UnitKey, UnitResult, UnitSetup, Validation};
 use clmap_device::{Device, TimingOptions};
 use std::collections::HashMap;
 
+/// Builds a microbenchmark variant the generator does not write itself from the `nolocal`
+/// microbenchmark of the same MAP and dataset: the workload to time, or why there is none.
+/// The staged variant ([`crate::query::STAGED_VARIANT`]) is the stager's tile of the
+/// `nolocal` kernel, which the CLI supplies (the stager sits above this crate).
+pub type Rewrite<'d> =
+    Box<dyn Fn(&Microbenchmark) -> Result<clmap_workload::Workload, String> + 'd>;
+
 /// Times generated microbenchmarks on one device.
 pub struct DeviceMeasurer<'d> {
     device: &'d Device,
@@ -19,6 +26,10 @@ pub struct DeviceMeasurer<'d> {
     /// Outputs of the reference variant per (MAP, dataset): every local variant of a MAP is
     /// compared with the same run, so it is built and run once.
     reference_outputs: HashMap<(u16, usize), clmap_workload::BufferSet>,
+    /// Variants built by rewriting the `nolocal` kernel, by name.
+    rewrites: Vec<(String, Rewrite<'d>)>,
+    /// What each rewrite gave per (MAP, variant, dataset), so a unit is rewritten once.
+    rewritten: HashMap<(u16, String, usize), Result<Microbenchmark, String>>,
 }
 
 impl<'d> DeviceMeasurer<'d> {
@@ -31,7 +42,15 @@ impl<'d> DeviceMeasurer<'d> {
             reps: reps.max(2),
             flush_cache,
             reference_outputs: HashMap::new(),
+            rewrites: Vec::new(),
+            rewritten: HashMap::new(),
         }
+    }
+
+    /// Measures `variant` as `rewrite` makes it from the `nolocal` microbenchmark.
+    pub fn with_rewrite(mut self, variant: &str, rewrite: Rewrite<'d>) -> Self {
+        self.rewrites.push((variant.to_string(), rewrite));
+        self
     }
 
     /// Samples stored per measured unit.
@@ -39,11 +58,33 @@ impl<'d> DeviceMeasurer<'d> {
         self.reps - 1
     }
 
-    fn bench(&self, map: u16, variant: &str, dataset: usize) -> Result<Microbenchmark, String> {
+    fn generated(&self, map: u16, variant: &str, dataset: usize) -> Result<Microbenchmark, String> {
         let map = map_by_id(MapId(map)).ok_or_else(|| format!("MAP-{map} is not a valid MAP"))?;
         let variant: Variant = variant.parse().map_err(|e| format!("{e}"))?;
         generate(&BenchSpec { map, variant, dataset, work_group: self.work_group })
             .map_err(|e| e.to_string())
+    }
+
+    /// The unit's microbenchmark: generated, or rewritten from `nolocal` for a variant with a
+    /// rewrite (its `local_cells` is 0: the rewrite has checked its own local memory).
+    fn bench(&mut self, map: u16, variant: &str, dataset: usize) -> Result<Microbenchmark, String> {
+        let Some(at) = self.rewrites.iter().position(|(name, _)| name == variant) else {
+            return self.generated(map, variant, dataset);
+        };
+        let key = (map, variant.to_string(), dataset);
+        if let Some(done) = self.rewritten.get(&key) {
+            return done.clone();
+        }
+        let result = self.generated(map, REFERENCE_VARIANT, dataset).and_then(|mut bench| {
+            let workload = (self.rewrites[at].1)(&bench)?;
+            bench.source = workload.source.clone();
+            bench.workload = workload;
+            bench.workload.bytes_moved = Some(bench.bytes_moved);
+            bench.local_cells = 0;
+            Ok(bench)
+        });
+        self.rewritten.insert(key, result.clone());
+        result
     }
 
     /// Compiles a unit's kernel and runs one work-group of it, discarding the results. A
@@ -52,7 +93,7 @@ impl<'d> DeviceMeasurer<'d> {
     /// compilation off the measuring path. One work-group, because PoCL finishes compiling
     /// only at the first launch, specialised for the work-group size. A unit the device cannot
     /// run is not compiled.
-    pub fn build_only(&self, key: &UnitKey) -> Result<(), String> {
+    pub fn build_only(&mut self, key: &UnitKey) -> Result<(), String> {
         let mut bench = self.bench(key.map, &key.variant, key.dataset)?;
         if self.does_not_fit(&bench).is_some() {
             return Ok(());

@@ -14,6 +14,13 @@ pub const DEFAULT_DELTA: f64 = 0.05;
 /// allocation, the one the paper's database holds.
 pub const DEFAULT_LOCAL_VARIANT: &str = "max";
 
+/// The variant `clmap advise WORKLOAD` takes B from unless told otherwise: the `nolocal`
+/// microbenchmark with its input staged by clmap's stager (`clmap local`), the rewrite `clmap
+/// tune` builds and times, so the rules judge the tile a user would get. The generator's
+/// `max` tile (core and halo passes, a barrier per chunk for Row and Column MAPs) is another
+/// code and often another verdict.
+pub const STAGED_VARIANT: &str = "stage";
+
 /// The variant whose bandwidth is b.
 pub const NO_LOCAL_VARIANT: &str = "nolocal";
 

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::detect::{Detection, Outcome};
-use crate::generate::{generate, BenchSpec, Variant};
-use crate::map::Map;
+use crate::generate::{generate, geometry, BenchSpec, Variant};
+use crate::map::{IMapKind, Map};
 use crate::query::{MapRecord, MapTable, NO_LOCAL_VARIANT};
 use crate::rules::{self, Rule};
 use crate::store::{StoredUnit, UnitKey};
@@ -34,6 +34,9 @@ pub struct StagingQuestion {
     /// Local memory a work-group needs to stage it (the chosen local variant's tile of this
     /// buffer's elements), 0 when the generator cannot size it.
     pub local_bytes: u64,
+    /// Why the stager would not tile it, when B is the stager's tile and it would not: then
+    /// there is nothing to measure and the buffer stays in global memory.
+    pub not_staged: Option<String>,
 }
 
 /// A buffer the detector gave no MAP, with its reason.
@@ -55,10 +58,21 @@ pub struct Questions {
 /// The dataset side that stands for a buffer of `elements` elements: the side of the square of
 /// that area, rounded to the nearest multiple of the work-group's sides (at least one).
 pub fn dataset_side(elements: u64, work_group: [usize; 2]) -> usize {
+    round_to_groups((elements as f64).sqrt(), work_group)
+}
+
+/// `side` rounded to the nearest multiple of the work-group's sides (at least one).
+fn round_to_groups(side: f64, work_group: [usize; 2]) -> usize {
     let step = lcm(work_group[0].max(1), work_group[1].max(1));
-    let side = (elements as f64).sqrt();
     let multiples = (side / step as f64).round().max(1.0);
     multiples as usize * step
+}
+
+/// Whether a detection is a vector every work-item walks whole: the Row MAP whose row follows
+/// `ty` (MAP-205) in a group one work-item high, where `ty` is 0 and the whole buffer is the
+/// row (the detector's reading of `x[k]` in a 1-D kernel).
+fn is_shared_vector(map: &Map, work_group: [usize; 2]) -> bool {
+    work_group[1] == 1 && map.id().0 == 205
 }
 
 fn lcm(a: usize, b: usize) -> usize {
@@ -72,9 +86,30 @@ fn lcm(a: usize, b: usize) -> usize {
     a / gcd(a, b) * b
 }
 
-/// Turns detections into questions for the database. `local_variant` is the variant whose
-/// bandwidth is B; its tile sizes each buffer's local-memory need.
-pub fn questions(detections: &[Detection], local_variant: Variant) -> Questions {
+/// How the local memory a staged buffer needs is sized: like the tile of the variant B comes
+/// from, so that the capacity check of rule 5.3 judges the tile that would be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileSizing {
+    /// A generated variant's tile (`max`: Row and Column MAPs staged a chunk at a time).
+    Generated(Variant),
+    /// The stager's tile (`clmap local`): the work-group's whole footprint at once, so whole
+    /// rows (columns) for Row (Column) MAPs and the footprint's box, the `max` tile, otherwise.
+    Stager,
+}
+
+/// Cells of the stager's tile for a buffer of `map` read by `work_group` on rows of `dataset`.
+fn stager_cells(map: &Map, work_group: [usize; 2], dataset: usize) -> usize {
+    match map.imap {
+        IMapKind::Row | IMapKind::Column => {
+            geometry::strip_tile(map, Variant::LocalMax, work_group).lines * dataset
+        }
+        _ => geometry::block_tile(map, Variant::LocalMax, work_group).cells(),
+    }
+}
+
+/// Turns detections into questions for the database; `sizing` sizes each buffer's
+/// local-memory need.
+pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
     let mut out = Questions::default();
     for d in detections {
         let (map, staged) = match &d.outcome {
@@ -104,10 +139,29 @@ pub fn questions(detections: &[Detection], local_variant: Variant) -> Questions 
         };
         let [x, y, _] = d.extent.work_group;
         let work_group = [x.max(1) as usize, y.max(1) as usize];
-        let dataset = dataset_side(d.extent.elements, work_group);
-        let spec = BenchSpec { map, variant: local_variant, dataset, work_group };
-        let local_bytes = generate(&spec)
-            .map_or(0, |bench| (bench.local_cells as u64).saturating_mul(d.extent.element_bytes));
+        let dataset = if is_shared_vector(&map, work_group) {
+            // One row that every work-item of the group reads whole: its length is the row
+            // the microbenchmark's groups share.
+            round_to_groups(d.extent.elements as f64, work_group)
+        } else {
+            dataset_side(d.extent.elements, work_group)
+        };
+        let cells = match sizing {
+            TileSizing::Generated(variant) => {
+                generate(&BenchSpec { map, variant, dataset, work_group })
+                    .map_or(0, |bench| bench.local_cells)
+            }
+            TileSizing::Stager => stager_cells(&map, work_group, dataset),
+        };
+        let local_bytes = (cells as u64).saturating_mul(d.extent.element_bytes);
+        let reuse = geometry::group_reuse(&map, work_group);
+        let not_staged = (sizing == TileSizing::Stager && !staged && reuse <= 1.0).then(|| {
+            format!(
+                "{NOT_STAGED}: a {}x{} work-group reads each element of its footprint once, \
+                 so a tile would add a copy and save no global read",
+                work_group[0], work_group[1]
+            )
+        });
         out.asked.push(StagingQuestion {
             kernel: d.kernel.clone(),
             buffer: d.buffer.clone(),
@@ -116,6 +170,7 @@ pub fn questions(detections: &[Detection], local_variant: Variant) -> Questions 
             dataset,
             work_group,
             local_bytes,
+            not_staged,
         });
     }
     out
@@ -131,7 +186,7 @@ pub struct NeededUnit {
 /// The units (b and B of each question's MAP at its dataset) the rules need, each once.
 pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<NeededUnit> {
     let mut units = BTreeSet::new();
-    for q in questions {
+    for q in questions.iter().filter(|q| q.not_staged.is_none()) {
         for variant in [NO_LOCAL_VARIANT, local_variant] {
             units.insert(NeededUnit {
                 key: UnitKey {
@@ -317,8 +372,11 @@ pub fn advise(
     let mut buffers = Vec::new();
     let mut local_bytes_used = Vec::new();
     for kernel in kernels {
-        let asked: Vec<&StagingQuestion> =
-            questions.asked.iter().filter(|q| q.kernel == kernel).collect();
+        let asked: Vec<&StagingQuestion> = questions
+            .asked
+            .iter()
+            .filter(|q| q.kernel == kernel && q.not_staged.is_none())
+            .collect();
         let structures: Vec<rules::DataStructure> = asked
             .iter()
             .map(|q| rules::DataStructure {
@@ -332,6 +390,24 @@ pub fn advise(
         local_bytes_used.push((kernel.to_string(), composed.local_bytes_used));
         for (q, choice) in asked.iter().zip(&composed.choices) {
             buffers.push(buffer_advice(table, q, choice, provenance));
+        }
+        for q in questions.asked.iter().filter(|q| q.kernel == kernel) {
+            let Some(why) = &q.not_staged else { continue };
+            buffers.push(BufferAdvice {
+                kernel: q.kernel.clone(),
+                buffer: q.buffer.clone(),
+                map: Some(q.map.name()),
+                radius: (q.map.imap == IMapKind::Block).then_some(q.map.radius),
+                staged_now: Some(q.staged_now),
+                dataset: Some(q.dataset),
+                advice: Some(Placement::Global),
+                expected_gain: Some(1.0),
+                mbr: None,
+                rule: Some(Rule::NoRecord.number().to_string()),
+                reasoning: format!("{why}: keep it in global"),
+                local_bytes: Some(q.local_bytes),
+                measurements: Vec::new(),
+            });
         }
     }
     for u in &questions.undetected {
@@ -432,9 +508,14 @@ fn record_measurements(
         .collect()
 }
 
-/// Whether a choice was decided without a record (the device lacks the measurement).
+/// How the reasoning of a buffer the stager would not tile begins.
+const NOT_STAGED: &str = "the stager does not tile it";
+
+/// Whether a choice was decided without a record (the device lacks the measurement), rather
+/// than without need of one (the stager would not tile the buffer).
 pub fn lacks_record(advice: &BufferAdvice) -> bool {
     advice.rule.as_deref() == Some(Rule::NoRecord.number())
+        && !advice.reasoning.starts_with(NOT_STAGED)
 }
 
 #[cfg(test)]
@@ -462,6 +543,7 @@ mod tests {
             dataset,
             work_group: [16, 16],
             local_bytes: 100,
+            not_staged: None,
         }
     }
 

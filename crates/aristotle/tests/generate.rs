@@ -69,3 +69,37 @@ fn bad_specs_are_errors() {
     assert!(generate(&spec(108, Variant::NoLocal, 128, [0, 16])).is_err());
     assert!(generate(&spec(108, Variant::NoLocal, 128, [64, 64])).is_err());
 }
+
+#[test]
+fn single_maps_without_local_memory_are_copies_from_the_mapped_element() {
+    // One load, one store and the ids: nothing a copy kernel would not do, so the database
+    // measures the pattern rather than the kernel around it.
+    for map in valid_maps().into_iter().filter(|m| m.id().0 < 200) {
+        let bench = generate(&BenchSpec {
+            map,
+            variant: Variant::NoLocal,
+            dataset: 64,
+            work_group: [16, 16],
+        })
+        .unwrap();
+        let body: Vec<&str> = bench
+            .source
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .collect();
+        assert_eq!(body.len(), 5, "{map}:\n{}", bench.source);
+        assert!(body[3].starts_with("out[gy * 64 + gx] = in["), "{map}: {}", body[3]);
+        assert!(!bench.source.contains("acc"), "{map}:\n{}", bench.source);
+        assert_eq!(bench.source.matches("in[").count(), 1, "{map}");
+    }
+    let identity = generate(&spec(108, Variant::NoLocal, 64, [16, 16])).unwrap();
+    assert!(
+        identity.source.contains("out[gy * 64 + gx] = in[gy * 64 + gx];"),
+        "{}",
+        identity.source
+    );
+    // Row MAPs still sum their row.
+    let row = generate(&spec(204, Variant::NoLocal, 64, [16, 16])).unwrap();
+    assert!(row.source.contains("acc += in["), "{}", row.source);
+}

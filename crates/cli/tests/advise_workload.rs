@@ -12,8 +12,8 @@ const DEVICE: &str = "advise test gpu";
 /// Bytes every stored sample moved: a bandwidth of `g` GB/s is a time of `BYTES / g` ns.
 const BYTES: u64 = 1_000_000;
 
-/// A database with one device and, per `(map, dataset, b, B)`, the `nolocal` and `max` units
-/// measured at those bandwidths (three equal samples each).
+/// A database with one device and, per `(map, dataset, b, B)`, the `nolocal` unit measured at
+/// b and the `stage` (the advisor's default B) and `max` units at B (three equal samples each).
 fn database(dir: &Scratch, records: &[(u16, usize, f64, f64)]) -> PathBuf {
     let path = dir.join("advise.db");
     let mut db = Database::open(&path).expect("database");
@@ -30,7 +30,7 @@ fn database(dir: &Scratch, records: &[(u16, usize, f64, f64)]) -> PathBuf {
         .expect("device");
     let setup = UnitSetup { work_group: [16, 16], warmup: 1, flush_cache: true };
     for &(map, dataset, b, big_b) in records {
-        for (variant, gbs) in [("nolocal", b), ("max", big_b)] {
+        for (variant, gbs) in [("nolocal", b), ("stage", big_b), ("max", big_b)] {
             let ns = (BYTES as f64 / gbs).round() as u64;
             let key = UnitKey { map, variant: variant.into(), dataset };
             let result = UnitResult::Measured { bytes_moved: BYTES, samples_ns: vec![ns; 3] };
@@ -72,7 +72,8 @@ fn matrix_multiply_stages_the_only_gainer() {
         .assert_stdout_contains(
             "b = 10.00 ± 0.00 GB/s: MAP-204 nolocal at N = 256, 3 samples, performance database",
         )
-        .assert_stdout_contains("B = 25.00 ± 0.00 GB/s: MAP-204 max at N = 256");
+        .assert_stdout_contains("B = 25.00 ± 0.00 GB/s: MAP-204 stage at N = 256")
+        .assert_stdout_contains("B from the `stage` variant");
     assert!(!run.stderr().contains("measuring"), "{}", run.describe());
 }
 
@@ -140,17 +141,35 @@ fn jacobi_is_asked_about_its_own_grid() {
 #[test]
 fn undetected_buffers_are_listed_with_the_detectors_reason() {
     let dir = Scratch::new("advise-undetected");
-    let db = database(&dir, &[(204, 256, 10.0, 25.0), (302, 256, 10.0, 9.9)]);
-    let run = advise("tests/corpus/pb_atax.toml", &db, &[]);
+    let db = database(&dir, &[(204, 256, 10.0, 9.0), (205, 256, 10.0, 15.0)]);
+    let run = advise("tests/corpus/pb_mvt.toml", &db, &[]);
     run.assert_success()
-        .assert_stdout_contains("kernel atax_kernel1: (l)")
-        .assert_stdout_contains("kernel atax_kernel2: (g)")
         .assert_stdout_contains("no MAP detected (no advice):")
-        .assert_stdout_contains("x in atax_kernel1: the index has no row length");
-    let json = advise("tests/corpus/pb_atax.toml", &db, &["--json"]);
-    let x = entry(&json.json(), "atax_kernel1", "x").clone();
-    assert!(x["map"].is_null() && x["advice"].is_null(), "{x:#}");
-    assert!(x["reasoning"].as_str().expect("text").contains("no MAP detected"), "{x:#}");
+        .assert_stdout_contains(
+            "x1 in mvt_kernel1: eMAP-02 [0 0; 0 1] ((0, tx)) with a Single iMAP",
+        )
+        // `a`'s rows belong to one work-item each: nothing to measure, kept in global memory.
+        .assert_stdout_contains("the stager does not tile it: a 64x1 work-group reads each");
+    assert!(!run.stdout().contains("(no measurement"), "{}", run.describe());
+    let json = advise("tests/corpus/pb_mvt.toml", &db, &["--json"]);
+    let x1 = entry(&json.json(), "mvt_kernel1", "x1").clone();
+    assert!(x1["map"].is_null() && x1["advice"].is_null(), "{x1:#}");
+    assert!(x1["reasoning"].as_str().expect("text").contains("no MAP detected"), "{x1:#}");
+}
+
+#[test]
+fn a_vector_every_work_item_walks_is_asked_about_at_its_length() {
+    // `y1[j]` under `for (j < n)` in a 1-D kernel: MAP-205, a row the group shares, asked
+    // about as a row of its 256 elements (not as a 16 × 16 square).
+    let dir = Scratch::new("advise-vector");
+    let db = database(&dir, &[(204, 256, 10.0, 9.0), (205, 256, 10.0, 15.0)]);
+    let json = advise("tests/corpus/pb_mvt.toml", &db, &["--json"]);
+    let list = json.json();
+    let y1 = entry(&list, "mvt_kernel1", "y1");
+    assert_eq!((y1["map"].as_str(), y1["dataset"].as_u64()), (Some("MAP-205"), Some(256)));
+    assert_eq!((y1["advice"].as_str(), y1["rule"].as_str()), (Some("local"), Some("5.2")));
+    let a = entry(&list, "mvt_kernel1", "a");
+    assert_eq!((a["map"].as_str(), a["advice"].as_str()), (Some("MAP-204"), Some("global")));
 }
 
 #[test]
@@ -164,7 +183,7 @@ fn no_measure_names_what_is_missing_and_the_command_that_measures_it() {
         .assert_stderr_contains("MAP-508 nolocal at N = 96 (16x16 work-groups)")
         .assert_stderr_contains(
             "clmap bench maps --device 'advise test gpu' --maps 508 --sizes 96 \
-             --variants nolocal,max --work-group 16x16 --db",
+             --variants nolocal,stage --work-group 16x16 --db",
         );
     // A device the database has never seen is missing everything.
     let empty = dir.join("empty.db");
@@ -226,5 +245,5 @@ fn missing_measurements_are_taken_by_a_small_campaign_then_reused() {
         .connection()
         .query_row("SELECT count(*) FROM aristotle_units", [], |row| row.get(0))
         .expect("count");
-    assert_eq!(units, 2, "only MAP-508's nolocal and max units at N = 96");
+    assert_eq!(units, 2, "only MAP-508's nolocal and stage units at N = 96");
 }

@@ -51,6 +51,17 @@ pub fn classify(
             }
         }
     }
+    // A vector every work-item walks whole (`x[k]` under a loop over `k`, as in a
+    // matrix-vector product) has no row step in its index: it is one row, the buffer's length.
+    // Tried last, so a matrix is never read as one long row while a row length fits it.
+    if buffer_len >= 2 && !widths.contains(&buffer_len) {
+        match classify_with_width(footprints, buffer_len, buffer_len) {
+            Ok(c) => return Ok(c),
+            // Read as one row it is still no MAP: say why, unless a row length said so first.
+            Err(e) if first_error.is_none() && e.contains("33 MAPs") => first_error = Some(e),
+            Err(_) => {}
+        }
+    }
     Err(first_error.unwrap_or_else(|| {
         "the index has no row length (a 1-D access: no term is a multiple of a row)".into()
     }))
@@ -92,8 +103,9 @@ fn classify_with_width(
         Ok(None)
     };
     let along_x = shift_along([0, 1])?.unwrap_or((0, 0));
-    let along_y = shift_along([1, 0])?.unwrap_or((0, 0));
-    let matrix = [[along_y.0, along_x.0], [along_y.1, along_x.1]];
+    let observed_y = shift_along([1, 0])?;
+    let along_y = observed_y.unwrap_or((0, 0));
+    let mut matrix = [[along_y.0, along_x.0], [along_y.1, along_x.1]];
     if matrix.iter().flatten().any(|m| !(0..=1).contains(m)) {
         return Err(format!(
             "with rows of {width} elements, the base moves by (row {}, col {}) from one work-item to the next along x and (row {}, col {}) along y, which no eMAP does (each coordinate must move by 0 or 1)",
@@ -129,6 +141,27 @@ fn classify_with_width(
     let offsets = offsets.ok_or("no work-item reads it")?;
     let rows = if width > 0 { buffer_len / width } else { 0 };
     let (imap, radius) = imap_of(&offsets, width, rows)?;
+    // In a launch one work-item high (a 1-D kernel) no work-item has a neighbour along y, so
+    // how the base moves with `ty` is not observed: `ty` is 0 everywhere. A whole row that
+    // every work-item of such a group reads (a vector walked by a loop counter) is then the
+    // Row MAP whose row follows `ty`, MAP-205 [1 0; 0 0]: the work-items of a row of the
+    // group share one row, which is what a 1-D group reading one vector does. Other iMAPs are
+    // left as observed.
+    let emap = match (observed_y, imap, Map::new(emap, imap)) {
+        (None, IMapKind::Row, None) if matrix[0][0] == 0 && matrix[1][0] == 0 => {
+            matrix[0][0] = 1;
+            EMap::all()
+                .find(|e| {
+                    e.matrix()
+                        .iter()
+                        .flatten()
+                        .zip(matrix.iter().flatten())
+                        .all(|(a, b)| i64::from(*a) == *b)
+                })
+                .unwrap_or(emap)
+        }
+        _ => emap,
+    };
     let map = Map::new(emap, imap).ok_or_else(|| {
         format!(
             "{emap} ({}) with a {} iMAP is not one of the 33 MAPs: the pair is {}",
@@ -246,6 +279,28 @@ mod tests {
         let fp = footprints(|ty, _| (0..4).map(|k| ty * 32 + k).collect());
         let e = classify(&fp, &[32], 1024).unwrap_err();
         assert!(e.contains("partial row"), "{e}");
+    }
+
+    #[test]
+    fn a_vector_every_item_of_a_one_high_group_walks_is_map_205() {
+        // `x[k]` for k < 256 in a 1-D kernel: no row step in the index, no neighbour along y.
+        let mut fp = Footprints::new();
+        for tx in 64..128 {
+            fp.insert([0, tx], (0..256).collect());
+        }
+        let c = classify(&fp, &[], 256).unwrap();
+        assert_eq!((c.map.name(), c.width), ("MAP-205".to_string(), 256));
+        // The same vector read by every work-item of a 2-D group is underspecified: the rows
+        // of the group are observed not to move it.
+        let fp = footprints(|_, _| (0..256).collect());
+        let e = classify(&fp, &[], 256).unwrap_err();
+        assert!(e.contains("not one of the 33 MAPs"), "{e}");
+        // A 1-D copy `in[gx]` has no row to sweep and stays refused.
+        let mut fp = Footprints::new();
+        for tx in 64..128 {
+            fp.insert([0, tx], [tx].into_iter().collect());
+        }
+        assert!(classify(&fp, &[], 256).is_err());
     }
 
     #[test]

@@ -191,6 +191,38 @@ pub fn block_offsets(map: &Map) -> Vec<(i64, i64)> {
     }
 }
 
+/// Reads per distinct element of one work-group's footprint: how often, on average, the group
+/// reads each element it touches. 1 means no element is read twice, so a tile would add a copy
+/// and save no global read (the stager refuses such a footprint).
+pub fn group_reuse(map: &Map, work_group: [usize; 2]) -> f64 {
+    let [wx, wy] = work_group;
+    let (rows, cols) = (map.emap.row_coefficients(), map.emap.col_coefficients());
+    let at =
+        |form: Form, ty: usize, tx: usize| usize::from(form[0]) * ty + usize::from(form[1]) * tx;
+    let items = (0..wy).flat_map(|ty| (0..wx).map(move |tx| (ty, tx)));
+    let reads = (wx * wy) as f64;
+    match map.imap {
+        // Every work-item reads a whole line: the group reads each of its lines once per
+        // work-item on it.
+        IMapKind::Row | IMapKind::Column => {
+            let form = if map.imap == IMapKind::Row { rows } else { cols };
+            let lines: std::collections::BTreeSet<usize> =
+                items.map(|(ty, tx)| at(form, ty, tx)).collect();
+            reads / lines.len().max(1) as f64
+        }
+        _ => {
+            let offsets = block_offsets(map);
+            let cells: std::collections::BTreeSet<(i64, i64)> = items
+                .flat_map(|(ty, tx)| {
+                    let (r, c) = (at(rows, ty, tx) as i64, at(cols, ty, tx) as i64);
+                    offsets.iter().map(move |(dr, dc)| (r + dr, c + dc))
+                })
+                .collect();
+            reads * offsets.len() as f64 / cells.len().max(1) as f64
+        }
+    }
+}
+
 /// Whether `emap` places the group's base indices in a box the work-group fills completely
 /// (no saving for the min-approach).
 pub fn is_full_box(emap: EMap) -> bool {
@@ -240,6 +272,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn reuse_counts_how_often_a_group_reads_each_element() {
+        // The identity: every element once. Rows chosen by tx in a one-high group: each row
+        // once. The same rows chosen by ty: one row shared by the whole group.
+        assert_eq!(group_reuse(&map(108), [16, 16]), 1.0);
+        assert_eq!(group_reuse(&map(204), [64, 1]), 1.0);
+        assert_eq!(group_reuse(&map(205), [64, 1]), 64.0);
+        assert_eq!(group_reuse(&map(204), [16, 16]), 16.0);
+        // MAP-107 reads (tx, tx): the 16 work-items of a column of the group share it.
+        assert_eq!(group_reuse(&map(107), [16, 16]), 16.0);
+        // A 3x3 block (R = 1) on 2x2 items: 36 reads of 16 cells.
+        let block = map(408).with_radius(1).unwrap();
+        assert_eq!(group_reuse(&block, [2, 2]), 36.0 / 16.0);
     }
 
     #[test]

@@ -306,6 +306,16 @@ pub(crate) fn build_parts(
     };
     // Without local memory `lx`/`ly` are never read; the aliases keep one `Ids` type.
     let ids = Ids { gx, gy, lx, ly };
+    if let [part] = parts {
+        if part.variant == Variant::NoLocal && part.map.imap == IMapKind::Single {
+            // One element per work-item and nothing else: a copy from the element the eMAP
+            // names, so that the database measures the pattern, not the kernel around it.
+            let value = single_read(&mut b, part, problem, &ids);
+            store_output(&mut b, output_param, problem, &ids, value);
+            b.finish();
+            return finish_module(module);
+        }
+    }
     let mut accumulators = Vec::new();
     for (part, tile) in parts.iter().zip(&tiles) {
         let zero = b.float(0.0);
@@ -323,9 +333,6 @@ pub(crate) fn build_parts(
             }
         }
     }
-    let out_index = b.flat(&Lin::var(ids.gy), problem.dataset, &Lin::var(ids.gx));
-    let out = b.param_value(output_param);
-    let place = b.index(out, out_index);
     let mut total: Option<Handle<Expression>> = None;
     for acc in accumulators {
         let value = b.var_value(acc);
@@ -335,12 +342,46 @@ pub(crate) fn build_parts(
         });
     }
     let total = total.unwrap_or_else(|| b.float(0.0));
-    b.assign(place, total);
+    store_output(&mut b, output_param, problem, &ids, total);
     b.finish();
+    finish_module(module)
+}
+
+/// `out[gy·N + gx] = value`.
+fn store_output(
+    b: &mut FunctionBuilder<'_>,
+    output_param: u32,
+    problem: Problem,
+    ids: &Ids,
+    value: Handle<Expression>,
+) {
+    let out_index = b.flat(&Lin::var(ids.gy), problem.dataset, &Lin::var(ids.gx));
+    let out = b.param_value(output_param);
+    let place = b.index(out, out_index);
+    b.assign(place, value);
+}
+
+fn finish_module(module: ModuleBuilder) -> Result<clmap_lang::ir::Module, GenerateError> {
     let module = module.finish().map_err(|e| GenerateError::InvalidKernel(e.to_string()))?;
     // Every generated kernel is verified before it is printed, like any transform's output.
     clmap_lang::valid::verify_after_transform(&module, crate::generate::PASS)?;
     Ok(module)
+}
+
+/// The one element a Single MAP's work-item reads, straight from `in`: `in[row·W + col]` with
+/// the eMAP's base written in the global ids.
+fn single_read(
+    b: &mut FunctionBuilder<'_>,
+    part: &Part,
+    problem: Problem,
+    ids: &Ids,
+) -> Handle<Expression> {
+    let map = &part.map;
+    let (_, width) = geometry::input_shape(map, problem.dataset);
+    let row = Lin::of_form(map.emap.row_coefficients(), ids.gy, ids.gx);
+    let col = Lin::of_form(map.emap.col_coefficients(), ids.gy, ids.gx);
+    let index = b.flat(&row, width, &col);
+    b.load_buffer(part.param, index)
 }
 
 fn cells_u32(cells: usize) -> Result<u32, GenerateError> {

@@ -49,9 +49,12 @@ pub struct Args {
     /// The device's local memory per work-group in bytes (default: as recorded for the device).
     #[arg(long)]
     pub local_capacity: Option<u64>,
-    /// The local-memory variant whose bandwidth is B.
-    #[arg(long, default_value = query::DEFAULT_LOCAL_VARIANT)]
-    pub local_variant: String,
+    /// The local-memory variant whose bandwidth is B: `stage` (the `nolocal` microbenchmark
+    /// with its input staged by `clmap local`'s stager, the tile `clmap tune` builds; the
+    /// default with a workload), or a generated one, `max` (the default with --maps), `min`,
+    /// `padded`.
+    #[arg(long)]
+    pub local_variant: Option<String>,
     /// The similarity threshold δ.
     #[arg(long, default_value_t = query::DEFAULT_DELTA)]
     pub delta: f64,
@@ -132,7 +135,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             names.join(", ")
         )));
     };
-    let table = query::map_table(&db, device, &args.local_variant)
+    let local_variant = args.local_variant.as_deref().unwrap_or(query::DEFAULT_LOCAL_VARIANT);
+    let table = query::map_table(&db, device, local_variant)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     let capacity = args
         .local_capacity

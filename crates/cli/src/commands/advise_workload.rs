@@ -10,7 +10,7 @@ use clmap_aristotle::campaign_progress::CampaignProgress;
 use clmap_aristotle::detect::detect;
 use clmap_aristotle::store::{self, UnitKey};
 use clmap_aristotle::workload_advice::{
-    self, BufferAdvice, NeededUnit, Placement, Provenance, Questions, WorkloadAdvice,
+    self, BufferAdvice, NeededUnit, Placement, Provenance, Questions, TileSizing, WorkloadAdvice,
 };
 use clmap_aristotle::{query, Variant};
 use clmap_db::{Database, DeviceRecord};
@@ -27,9 +27,9 @@ pub(crate) fn run(args: &Args, path: &Path) -> Result<Status, CliError> {
     if args.json {
         print_json(&device, &advice)?;
     } else {
-        // `advice` parsed the variant already, so it reads.
-        let variant = args.local_variant.parse::<Variant>().map(|v| v.as_str());
-        print_text(path, &device, &questions, &advice, variant.unwrap_or_default());
+        // `advice` checked the variant already.
+        let variant = local_variant(args).map(|(name, _)| name).unwrap_or_default();
+        print_text(path, &device, &questions, &advice, &variant);
     }
     Ok(Status::Success)
 }
@@ -40,19 +40,10 @@ pub(crate) fn advice(
     args: &Args,
     prepared: &PreparedWorkload,
 ) -> Result<(DeviceRecord, Questions, WorkloadAdvice), CliError> {
-    let variant: Variant = args
-        .local_variant
-        .parse()
-        .map_err(|e| CliError::BadInput(format!("--local-variant: {e}")))?;
-    if !variant.uses_local_memory() {
-        return Err(CliError::BadInput(format!(
-            "--local-variant: `{}` uses no local memory; B must come from one that does",
-            args.local_variant
-        )));
-    }
-    let local_variant = variant.as_str();
+    let (local_variant, sizing) = local_variant(args)?;
+    let local_variant = local_variant.as_str();
     let detections = detect(prepared.module(), prepared.workload(), prepared.sources());
-    let questions = workload_advice::questions(&detections, variant);
+    let questions = workload_advice::questions(&detections, sizing);
     let mut db = args.db.open()?;
     let db_path = args.db.file.clone().unwrap_or_else(clmap_db::default_path);
     let known = known_device(&db, &args.device)?;
@@ -101,6 +92,24 @@ pub(crate) fn advice(
         .or_else(|| device.identity.details.get("local_mem_bytes").and_then(|v| v.as_u64()));
     let advice = workload_advice::advise(&table, &questions, capacity, args.delta, &provenance);
     Ok((device, questions, advice))
+}
+
+/// The variant B comes from (`stage` unless `--local-variant` names another) and how its tile
+/// sizes a buffer's local memory.
+fn local_variant(args: &Args) -> Result<(String, TileSizing), CliError> {
+    let name = args.local_variant.as_deref().unwrap_or(query::STAGED_VARIANT).trim();
+    if name.eq_ignore_ascii_case(query::STAGED_VARIANT) {
+        return Ok((query::STAGED_VARIANT.to_string(), TileSizing::Stager));
+    }
+    let variant: Variant = name.parse().map_err(|e| {
+        CliError::BadInput(format!("--local-variant: {e} (or {})", query::STAGED_VARIANT))
+    })?;
+    if !variant.uses_local_memory() {
+        return Err(CliError::BadInput(format!(
+            "--local-variant: `{name}` uses no local memory; B must come from one that does"
+        )));
+    }
+    Ok((variant.as_str().to_string(), TileSizing::Generated(variant)))
 }
 
 /// The one database device the selector names, or none; several is an error.
@@ -208,7 +217,11 @@ fn measure(
     for shape in shapes {
         let units: Vec<UnitKey> =
             missing.iter().filter(|u| u.work_group == shape).map(|u| u.key.clone()).collect();
-        let mut measurer = DeviceMeasurer::new(&device, shape, args.reps, !args.no_flush);
+        let mut measurer = DeviceMeasurer::new(&device, shape, args.reps, !args.no_flush)
+            .with_rewrite(
+                query::STAGED_VARIANT,
+                crate::commands::bench::staged_microbenchmark(device.info().local_mem_bytes),
+            );
         let bar = CampaignProgress::new(units.len(), &device.info().name);
         let summary = campaign::run(db, device_id, &units, &mut measurer, None, &mut |p| {
             bar.update(p);

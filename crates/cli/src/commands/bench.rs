@@ -7,6 +7,7 @@ use clmap_aristotle::campaign::{self, CampaignSummary};
 use clmap_aristotle::campaign_device::DeviceMeasurer;
 use clmap_aristotle::campaign_progress::CampaignProgress;
 use clmap_aristotle::generate::CAMPAIGN_DATASETS;
+use clmap_aristotle::query;
 use clmap_aristotle::{valid_maps, MapId, Variant};
 use std::time::Duration;
 
@@ -192,9 +193,14 @@ pub(crate) fn check_sizes(sizes: &[usize], work_group: [usize; 2]) -> Result<(),
 fn parse_variants(names: &[String]) -> Result<Vec<String>, CliError> {
     let mut out: Vec<String> = Vec::new();
     for name in names {
-        let v: Variant =
-            name.parse().map_err(|e| CliError::BadInput(format!("--variants: {e}")))?;
-        let name = v.as_str().to_string();
+        let name = if name.trim().eq_ignore_ascii_case(query::STAGED_VARIANT) {
+            query::STAGED_VARIANT.to_string()
+        } else {
+            let v: Variant = name.parse().map_err(|e| {
+                CliError::BadInput(format!("--variants: {e} (or {})", query::STAGED_VARIANT))
+            })?;
+            v.as_str().to_string()
+        };
         if !out.contains(&name) {
             out.push(name);
         }
@@ -209,7 +215,8 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
     let variants = parse_variants(&args.variants)?;
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
     let units = campaign::plan(&maps, &variants, &args.sizes);
-    let mut measurer = DeviceMeasurer::new(&device, work_group, args.reps, !args.no_flush);
+    let mut measurer = DeviceMeasurer::new(&device, work_group, args.reps, !args.no_flush)
+        .with_rewrite(query::STAGED_VARIANT, staged_microbenchmark(device.info().local_mem_bytes));
     if let Some(positions) = &args.build_only {
         for key in positions.iter().filter_map(|&position| units.get(position)) {
             // A kernel that does not compile fails again, with its log, when it is measured.
@@ -432,4 +439,27 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
     report(&summary, &device.info().name, device_id, false, None);
     print_rule_score(args.delta, &score);
     Ok(Status::Success)
+}
+
+/// The rewrite that makes the `stage` variant: the `nolocal` microbenchmark with its input
+/// staged by the stager, validated on the simulator against the kernel it rewrites (one input
+/// set; the campaign compares it with `nolocal` on the device again). A refusal (a Single MAP
+/// reads no element twice; a footprint above the device's local memory) is the reason the
+/// unit is skipped.
+pub(crate) fn staged_microbenchmark<'d>(
+    local_mem_bytes: u64,
+) -> clmap_aristotle::campaign_device::Rewrite<'d> {
+    Box::new(move |bench: &clmap_aristotle::Microbenchmark| {
+        let prepared = clmap_exec::PreparedWorkload::new(bench.workload.clone())
+            .map_err(|e| format!("the nolocal kernel does not load: {e}"))?;
+        let limits = clmap_stage::StageLimits { max_local_bytes: local_mem_bytes, seeds: 1 };
+        clmap_stage::stage_buffer(&prepared, &bench.kernel_name, "in", &limits)
+            .map(|staged| staged.workload)
+            .map_err(|refusal| {
+                format!(
+                    "the stager refuses it: {}",
+                    clmap_stage::describe_refusal(&refusal, &prepared.compiled().sources)
+                )
+            })
+    })
 }

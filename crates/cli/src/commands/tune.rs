@@ -267,7 +267,9 @@ fn advisor_answer(
         sizes: Vec::new(),
         local_bytes: Vec::new(),
         local_capacity: None,
-        local_variant: query::DEFAULT_LOCAL_VARIANT.to_string(),
+        // B from the stager's tile of each MAP's microbenchmark: the tile the `stage:`
+        // variants this command times are built with.
+        local_variant: None,
         delta: query::DEFAULT_DELTA,
         no_measure: false,
         // The advisor's microbenchmarks take as many runs as the variants.

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Re-judges an accuracy table's timings with the current advisor, without a device.
+
+Usage: bench/advise_rejudge.py RESULT_DIR [--measurements DIR] [--out DIR] [--tie PERCENT]
+
+RESULT_DIR is a folder bench/advise_accuracy.sh wrote (its accuracy.json keeps, per workload,
+the median time of every layout variant `clmap tune` timed). The advisor's question for a
+buffer is whether the stager's tile of the buffer's MAP beats the MAP's kernel as written, and
+the MAP microbenchmarks of an accuracy run measured exactly that: `mapNNN_nolocal_n256` timed as
+written (b) and with `stage:in`, the stager's tile (B), on 16 x 16 work-groups. This script
+
+1. turns the MAP rows of --measurements (default: RESULT_DIR itself) into a performance
+   database: one record per MAP with both times, b and B in GB/s from the MAP's bytes read,
+   imported with `clmap db import-aristotle` as a device of its own (records-only, like the 2014
+   history, so the advisor takes the nearest recorded dataset: N = 256 for every buffer);
+2. asks the current `clmap advise WORKLOAD --json` for every workload of RESULT_DIR (the corpus
+   kernels under tests/corpus, the MAP microbenchmarks generated again at the table's N), with
+   that device, 48 KiB of local memory and measuring nothing;
+3. judges the advice against RESULT_DIR's timings exactly as bench/advise_accuracy.py does, and
+   writes OUT/accuracy.{json,md} (default OUT: RESULT_DIR/rejudged).
+
+When --measurements is RESULT_DIR, each MAP row is judged by its own timings and agrees unless
+no record was made; the corpus rows are the independent test. With the other run of the same
+device (PoCL's run1 and run2), both are independent measurements.
+
+Environment: CLMAP, the clmap binary (default target/release/clmap).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import advise_accuracy  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOCAL_CAPACITY = 48 * 1024
+MAP_ROW = re.compile(r"^map(\d{3})_nolocal_n(\d+)$")
+
+
+def elements_per_item(map_id, n):
+    """Elements one work-item of the microbenchmark reads (seed 001 §6.1)."""
+    imap = map_id // 100
+    return {1: 1, 2: n, 3: n, 4: 49, 5: 5}[imap]
+
+
+def database_records(table):
+    """MAP -> (N, b GB/s, B GB/s) from the MAP rows that timed both layouts."""
+    records = {}
+    for row in table["rows"]:
+        m = MAP_ROW.match(row["name"])
+        times = row.get("times_ns") or {}
+        if not m or "as-written" not in times or "stage:in" not in times:
+            continue
+        map_id, n = int(m.group(1)), int(m.group(2))
+        bytes_read = n * n * elements_per_item(map_id, n) * 4
+        records[map_id] = (n, bytes_read / times["as-written"], bytes_read / times["stage:in"])
+    return records
+
+
+def clmap_binary():
+    clmap = os.environ.get("CLMAP", os.path.join(ROOT, "target", "release", "clmap"))
+    if not os.access(clmap, os.X_OK):
+        sys.exit(f"no clmap binary at {clmap}: build it or set CLMAP")
+    return clmap
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
+
+
+def make_database(clmap, records, work):
+    """A database holding `records` as the device `accuracy-measured`."""
+    csv = os.path.join(work, "measured.csv")
+    with open(csv, "w", encoding="utf-8") as f:
+        f.write("platform,map,n,b_mean,b_std,B_mean,B_std,mbr_mean\n")
+        for map_id, (n, b, big_b) in sorted(records.items()):
+            f.write(f"accuracy-measured,{map_id},{n},{b},0,{big_b},0,{big_b / b}\n")
+    db = os.path.join(work, "measured.db")
+    done = run([clmap, "db", "import-aristotle", csv, "--db", db])
+    if done.returncode != 0:
+        sys.exit(f"import failed: {done.stderr.strip()}")
+    return db
+
+
+def workload_path(name, map_dir):
+    if MAP_ROW.match(name):
+        return os.path.join(map_dir, f"{name}.toml")
+    return os.path.join(ROOT, "tests", "corpus", f"{name}.toml")
+
+
+def advised_layout(advice, kernel):
+    """The layout the advice asks of `kernel`: buffers to stage and to unstage."""
+    staged, unstaged, decisions = [], [], []
+    for b in advice:
+        if b.get("kernel") != kernel or b.get("advice") is None:
+            continue
+        decisions.append(f"{b['buffer']} in {kernel}: {b['map']} → {b['advice']}, rule {b['rule']}")
+        if b["advice"] == "local" and not b.get("staged_now"):
+            staged.append(b["buffer"])
+        elif b["advice"] == "global" and b.get("staged_now"):
+            unstaged.append(b["buffer"])
+    return sorted(staged), sorted(unstaged), decisions
+
+
+def describe(staged, unstaged):
+    parts = [f"stage {' '.join(staged)}"] if staged else []
+    parts += [f"unstage {' '.join(unstaged)}"] if unstaged else []
+    return ", ".join(parts) or "as written"
+
+
+def staged_now_buffer(old_row):
+    """The buffer the kernel stages now, when the old advice names exactly one."""
+    staged = [d.split(" in ", 1)[0] for d in old_row.get("decisions", []) if "(staged now)" in d]
+    return staged[0] if len(staged) == 1 else None
+
+
+def layout_of_variant(name, old_row):
+    """A tune variant's layout from its name: `stage:B` stages B; Grover's `unlocal:TILE` is
+    named after the tile, so it unstages the one buffer the kernel stages now (the tile's name
+    when that is not known)."""
+    if name == "as-written":
+        return {"staged": [], "unstaged": []}
+    kind, _, what = name.partition(":")
+    if kind == "stage":
+        return {"staged": [what], "unstaged": []}
+    return {"staged": [], "unstaged": [staged_now_buffer(old_row) or f"tile {what}"]}
+
+
+def rejudge_row(old, advice, tie):
+    kernel = old.get("kernel")
+    staged, unstaged, decisions = advised_layout(advice, kernel)
+    times = old.get("times_ns") or {}
+    variants = []
+    advised_variant = None
+    for name, ns in times.items():
+        layout = layout_of_variant(name, old)
+        if (sorted(layout["staged"]), sorted(layout["unstaged"])) == (staged, unstaged):
+            advised_variant = name
+        variants.append({
+            "name": name,
+            "built": {"kind": "as_written" if name == "as-written" else name.split(":")[0]},
+            "status": "timed",
+            "time": {"median_ns": ns},
+            "layout": layout,
+        })
+    report = {
+        "device": old.get("device"),
+        "variants": variants,
+        "advisor": {
+            "advised": describe(staged, unstaged),
+            "advised_variant": advised_variant,
+            "decisions": decisions,
+            "note": None if decisions else "the advisor decided no buffer",
+        },
+    }
+    row = advise_accuracy.judge(report, tie)
+    row.update({"name": old["name"], "group": old["group"], "workload": old.get("workload"),
+                "kernel": kernel})
+    return row
+
+
+def main(argv):
+    args = list(argv[1:])
+
+    def option(flag, default=None):
+        if flag in args:
+            i = args.index(flag)
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+        return default
+
+    tie = float(option("--tie", "5")) / 100.0
+    measurements = option("--measurements")
+    out = option("--out")
+    if len(args) != 1:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 1
+    result = args[0]
+    measurements = measurements or result
+    out = out or os.path.join(result, "rejudged")
+    with open(os.path.join(result, "accuracy.json"), encoding="utf-8") as f:
+        old_table = json.load(f)
+    with open(os.path.join(measurements, "accuracy.json"), encoding="utf-8") as f:
+        records = database_records(json.load(f))
+    clmap = clmap_binary()
+    work = tempfile.mkdtemp(prefix="advise-rejudge-")
+    try:
+        db = make_database(clmap, records, work)
+        map_size = old_table.get("meta", {}).get("map_size", 256)
+        map_dir = os.path.join(work, "maps")
+        run([clmap, "maps", "generate", "--out", map_dir, "--maps", "all", "--sizes",
+             str(map_size), "--variants", "nolocal", "--work-group", "16x16"])
+        rows = []
+        for old in old_table["rows"]:
+            if not old.get("judged"):
+                rows.append(dict(old))
+                continue
+            done = run([clmap, "advise", workload_path(old["name"], map_dir), "--device",
+                        "accuracy-measured", "--db", db, "--local-capacity",
+                        str(LOCAL_CAPACITY), "--json"])
+            try:
+                advice = json.loads(done.stdout)
+            except ValueError:
+                row = dict(old)
+                row.update({"judged": False, "agree": None,
+                            "note": f"advise failed: {done.stderr.strip()[:200]}"})
+                rows.append(row)
+                continue
+            rows.append(rejudge_row(old, advice, tie))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    table = {
+        "meta": dict(old_table.get("meta", {}), rejudged_with=measurements,
+                     database_maps=sorted(records)),
+        "devices": old_table.get("devices", []),
+        "tie": tie,
+        "summary": advise_accuracy.summarise(rows),
+        "groups": {g: advise_accuracy.summarise([r for r in rows if r["group"] == g])
+                   for g in ("corpus", "maps")},
+        "rows": rows,
+    }
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "accuracy.json"), "w", encoding="utf-8") as f:
+        json.dump(table, f, indent=2)
+        f.write("\n")
+    text = advise_accuracy.markdown(table)
+    with open(os.path.join(out, "accuracy.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
