@@ -48,8 +48,11 @@ fn results(db: &Path) -> Results {
     (key, sequences, ptx)
 }
 
+/// As many shards as the campaign the issue asks CI to run.
+const SHARDS: usize = 4;
+
 #[test]
-fn a_two_shard_campaign_through_slurm_merges_into_the_single_process_results() {
+fn a_four_shard_campaign_through_slurm_merges_into_the_single_process_results() {
     if Command::new("sinfo").arg("--version").output().is_err() {
         skip("Slurm is not installed (apt-get install slurm-wlm munge)");
         return;
@@ -77,7 +80,7 @@ fn a_two_shard_campaign_through_slurm_merges_into_the_single_process_results() {
         "cpu",
         "--any-device",
         "--budget",
-        "10",
+        "12",
         "--length",
         "6",
         "--reps",
@@ -121,7 +124,7 @@ fn a_two_shard_campaign_through_slurm_merges_into_the_single_process_results() {
         .current_dir(root())
         .env("CLMAP", clmap_command().get_program())
         .arg(&outdir)
-        .arg("2")
+        .arg(SHARDS.to_string())
         .arg("tests/corpus/pbo_gemm.toml")
         .args(options)
         .output()
@@ -134,28 +137,28 @@ fn a_two_shard_campaign_through_slurm_merges_into_the_single_process_results() {
     );
     // Each shard ran as its own job and wrote its own database and report.
     let mut shard_sequences = 0;
-    for shard in 0..2 {
+    for shard in 0..SHARDS {
         let report: serde_json::Value = serde_json::from_slice(
             &std::fs::read(outdir.join(format!("shard-{shard}.json"))).expect("shard report"),
         )
         .expect("JSON");
-        assert_eq!(report["counts"]["sequences"], 5, "shard {shard}");
+        assert_eq!(report["counts"]["sequences"], 12 / SHARDS, "shard {shard}");
         let (_, sequences, _) = results(&outdir.join(format!("shard-{shard}.db")));
-        assert_eq!(sequences.len(), 5);
+        assert_eq!(sequences.len(), 12 / SHARDS);
         assert!(sequences.iter().all(|s| {
             let index: usize = s.2.trim_start_matches("random:").parse().unwrap();
-            index % 2 == shard
+            index % SHARDS == shard
         }));
         shard_sequences += sequences.len();
     }
-    assert_eq!(shard_sequences, 10);
+    assert_eq!(shard_sequences, 12);
 
     let merged = results(&outdir.join("merged.db"));
     let whole = results(&single_db);
     assert_eq!(merged.0, whole.0, "one search context");
     assert_eq!(merged.1, whole.1, "the same sequences with the same outcomes");
     assert_eq!(merged.2, whole.2, "the same PTX with the same verdicts");
-    assert_eq!(merged.1.len(), 10);
+    assert_eq!(merged.1.len(), 12);
 
     // On the merged database the whole search resumes without compiling anything.
     let resumed = clmap_command()
@@ -167,5 +170,5 @@ fn a_two_shard_campaign_through_slurm_merges_into_the_single_process_results() {
         .expect("clmap runs");
     assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
     let report: serde_json::Value = serde_json::from_slice(&resumed.stdout).expect("JSON");
-    assert_eq!(report["counts"]["resumed"], 10);
+    assert_eq!(report["counts"]["resumed"], 12);
 }
