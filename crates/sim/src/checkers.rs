@@ -9,7 +9,7 @@ use clmap_lang::Span;
 use crate::exec::LaunchPlan;
 use crate::launch::SimOptions;
 use crate::memory::{decode, HostAccess, Target};
-use crate::observer::{AccessBatch, AccessKind, GroupInfo, Observer};
+use crate::observer::{AccessBatch, AccessKind, AddressRun, GroupInfo, Observer};
 use crate::report::{Report, ReportKind, ReportSink};
 use crate::shadow::{
     combine_groups, CellState, FirstStore, RegionShadow, StoredValue, AGREED, MANY_GROUPS,
@@ -169,6 +169,8 @@ struct RaceChecker {
     columns: Vec<(u64, u32)>,
     stamp: u32,
     reports: ReportSink,
+    /// Scratch for one batch's addresses.
+    runs: Vec<AddressRun>,
 }
 
 const SHARED_READ_SLOTS: usize = 64;
@@ -322,6 +324,7 @@ impl RaceChecker {
             columns: Vec::new(),
             stamp: 1,
             reports: ReportSink::default(),
+            runs: Vec::new(),
         }
     }
 
@@ -475,6 +478,61 @@ impl RaceChecker {
         }
     }
 
+    /// Follows a load batch address by address instead of lane by lane, when no lane can
+    /// conflict: no byte it reads was written or accessed atomically in this interval by a
+    /// work-item other than the only one reading it. Then all a load changes is who read
+    /// each byte (one work-item, or several) and, launch-wide, which groups did. Returns
+    /// false, having changed nothing the lane-by-lane check would not change the same way,
+    /// when some address does not qualify.
+    fn loads_without_conflict(&mut self, batch: &AccessBatch<'_>, epoch: u16, group: u32) -> bool {
+        let size = u64::from(batch.size);
+        let mut runs = std::mem::take(&mut self.runs);
+        batch.address_runs(&mut runs);
+        let mut clean = true;
+        for run in &runs {
+            let region = match decode(run.address) {
+                Target::Local { offset } => Some((&mut self.local, offset)),
+                Target::Buffer { index, offset } => {
+                    self.buffers.get_mut(index).map(|r| (r, offset))
+                }
+                _ => None,
+            };
+            let Some((region, offset)) = region else { continue };
+            region.align_for(offset, size);
+            let Some(cells) = region.cells_mut(offset, size) else {
+                clean = false;
+                break;
+            };
+            let me = run.first as u16 + 1;
+            let alone = run.lanes == 1;
+            let quiet = |who: u16| who == 0 || (alone && who == me);
+            if cells.iter().any(|c| c.epoch == epoch && !(quiet(c.writer) && quiet(c.atomic))) {
+                clean = false;
+                break;
+            }
+            for state in cells {
+                if state.epoch != epoch {
+                    *state = CellState {
+                        epoch,
+                        group_writer: state.group_writer,
+                        group_reader: state.group_reader,
+                        ..CellState::default()
+                    };
+                }
+                if group != 0 {
+                    state.group_reader = combine_groups(state.group_reader, group);
+                }
+                state.reader = if alone && (state.reader == 0 || state.reader == me) {
+                    me
+                } else {
+                    MANY_LANES
+                };
+            }
+        }
+        self.runs = runs;
+        clean
+    }
+
     fn memory_access(&mut self, batch: &AccessBatch<'_>) {
         if matches!(batch.space, AddressSpace::Private | AddressSpace::Constant) {
             return;
@@ -498,6 +556,10 @@ impl RaceChecker {
                 .unwrap_or(0)
                 .min(MANY_GROUPS - 1)
         };
+        if is_load && batch.unchanged.is_none() && self.loads_without_conflict(batch, epoch, group)
+        {
+            return;
+        }
         let width = usize::try_from(batch.group.local_size[0]).unwrap_or(0);
         let column_mask = if is_load && width.is_power_of_two() && (2..=1024).contains(&width) {
             if self.columns.len() != width {

@@ -71,8 +71,8 @@ pub use launch::{
 pub use mask::Mask;
 pub use memory::SharedBuffer;
 pub use observer::{
-    AccessBatch, AccessKind, GroupInfo, InstructionBatch, NoObserver, Observer, ObserverFactory,
-    OpClass,
+    AccessBatch, AccessKind, AddressRun, GroupInfo, InstructionBatch, NoObserver, Observer,
+    ObserverFactory, OpClass,
 };
 pub use program::Program;
 pub use report::{InvalidAccess, Report, ReportKind};

@@ -110,6 +110,53 @@ pub struct AccessBatch<'a> {
     pub align: u32,
 }
 
+/// Work-items of one batch that access one address: `lanes` of them, the lowest `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddressRun {
+    pub address: u64,
+    pub first: usize,
+    pub lanes: u64,
+}
+
+impl AccessBatch<'_> {
+    /// The active lanes' addresses as [`AddressRun`]s, so that observers can do their work
+    /// once per address instead of once per lane: runs of neighbouring lanes at one address
+    /// are taken together, and when every row of the group (the lanes of one local y and z)
+    /// accesses what the first row does, as in a 2-D group where an address depends on the
+    /// local x id only, the first row's runs stand for all rows. An address may still appear
+    /// in several runs (lanes apart that access it); `out` is cleared first.
+    pub fn address_runs(&self, out: &mut Vec<AddressRun>) {
+        out.clear();
+        let addresses = self.addresses;
+        let lanes = addresses.len();
+        let mut push = |address: u64, first: usize, n: u64| match out.last_mut() {
+            Some(last) if last.address == address => last.lanes += n,
+            _ => out.push(AddressRun { address, first, lanes: n }),
+        };
+        if self.mask.lanes() == lanes && self.mask.is_full() {
+            let row = usize::try_from(self.group.local_size[0]).unwrap_or(0);
+            let (lanes, repeat) = if row > 0
+                && row < lanes
+                && lanes.is_multiple_of(row)
+                && addresses.get(row..) == addresses.get(..lanes - row)
+            {
+                (row, (lanes / row) as u64)
+            } else {
+                (lanes, 1)
+            };
+            for (lane, &address) in addresses.iter().enumerate().take(lanes) {
+                push(address, lane, repeat);
+            }
+        } else {
+            for lane in self.mask.iter() {
+                if let Some(&address) = addresses.get(lane) {
+                    push(address, lane, 1);
+                }
+            }
+        }
+    }
+}
+
 /// The values of a lock-step store, as the registers hold them.
 #[derive(Clone, Copy, Debug)]
 pub struct StoredValues<'a> {
