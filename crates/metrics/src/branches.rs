@@ -55,7 +55,16 @@ struct SiteStats {
 pub struct BranchAccumulator {
     sites: HashMap<Span, SiteStats>,
     /// Per site, each lane's history in the current work-group.
-    histories: HashMap<Span, Vec<u32>>,
+    histories: HashMap<Span, LaneHistories>,
+}
+
+/// The histories of a group's work-items at one site. In lock-step, converged code every
+/// work-item has seen the same outcomes, so one history stands for all of them until the
+/// group diverges at the site.
+#[derive(Debug)]
+enum LaneHistories {
+    Uniform(u32),
+    PerLane(Vec<u32>),
 }
 
 impl BranchAccumulator {
@@ -67,7 +76,18 @@ impl BranchAccumulator {
         let lanes = active.lanes();
         let site = self.sites.entry(span).or_default();
         site.executions += u64::from(active.count());
-        let histories = self.histories.entry(span).or_insert_with(|| vec![EMPTY_HISTORY; lanes]);
+        let state = self.histories.entry(span).or_insert(LaneHistories::Uniform(EMPTY_HISTORY));
+        if let LaneHistories::Uniform(h) = state {
+            // `taken` lies within `active`, so with every lane active it is all or none.
+            if active.is_full() && (taken.is_full() || taken.is_empty()) {
+                let t = taken.is_full();
+                site.outcomes.entry(*h).or_default()[usize::from(t)] += lanes as u64;
+                *h = push_outcome(*h, t);
+                return;
+            }
+            *state = LaneHistories::PerLane(vec![*h; lanes]);
+        }
+        let LaneHistories::PerLane(histories) = state else { return };
         if histories.len() < lanes {
             histories.resize(lanes, EMPTY_HISTORY);
         }

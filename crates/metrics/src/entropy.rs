@@ -69,6 +69,97 @@ pub fn curve_of_addresses(addresses: &mut [u64], d: Denominator) -> EntropyCurve
     curve
 }
 
+/// The `p log2 p` terms of one distribution size, remembered: a step of parallel spatial
+/// locality has as many accesses as the group has active work-items, so the same few totals
+/// and counts come back step after step, and `log2` would otherwise dominate the cost.
+/// The terms are computed exactly as [`entropy_of_counts`] computes them, so entropies summed
+/// from them are bit-identical.
+#[derive(Debug, Default)]
+pub struct TermCache {
+    /// `(total, terms)`, `terms[c]` holding `p log2 p` for `p = c / total` (NaN: not yet).
+    tables: Vec<(u64, Vec<f64>)>,
+}
+
+/// Totals remembered at once (full groups and the few sizes divergence leaves).
+const CACHED_TOTALS: usize = 8;
+/// Largest total given a table; larger distributions compute their terms directly.
+const MAX_CACHED_TOTAL: u64 = 1 << 16;
+
+impl TermCache {
+    /// Entropy curve of `(address, count)` pairs sorted by address (every address once), as
+    /// [`curve_of_sorted_counts`] with [`Denominator::Total`] computes it. A level whose pools
+    /// are those of the level before has its entropy, which is then not summed again.
+    pub fn curve_of_sorted_counts(&mut self, sorted: &[(u64, u64)]) -> EntropyCurve {
+        let total: u64 = sorted.iter().map(|(_, c)| *c).sum();
+        let mut curve = [0.0; MAX_DROPPED_BITS + 1];
+        if total == 0 || sorted.len() < 2 {
+            // No access, or every one at one address: no uncertainty at any resolution.
+            return curve;
+        }
+        let mut table = self.table(total);
+        let mut pools: usize = usize::MAX;
+        let mut previous = 0.0;
+        for (n, slot) in curve.iter_mut().enumerate() {
+            let shift = n as u32;
+            // Pools only merge as bits are dropped: the same number means the same pools.
+            let count = distinct_after_shift(sorted, shift);
+            if count == pools {
+                *slot = previous;
+                continue;
+            }
+            pools = count;
+            if count == 1 {
+                // Everything pooled: this level and every coarser one are 0.
+                break;
+            }
+            let mut entropy = 0.0;
+            for c in (Pools { sorted, shift, at: 0 }) {
+                if c > 0 {
+                    let term = match table.as_deref_mut().and_then(|t| t.get_mut(c as usize)) {
+                        Some(t) => {
+                            if t.is_nan() {
+                                let p = c as f64 / total as f64;
+                                *t = p * p.log2();
+                            }
+                            *t
+                        }
+                        None => {
+                            let p = c as f64 / total as f64;
+                            p * p.log2()
+                        }
+                    };
+                    entropy -= term;
+                }
+            }
+            previous = entropy;
+            *slot = entropy;
+        }
+        curve
+    }
+
+    fn table(&mut self, total: u64) -> Option<&mut Vec<f64>> {
+        if total > MAX_CACHED_TOTAL {
+            return None;
+        }
+        let at = match self.tables.iter().position(|(t, _)| *t == total) {
+            Some(at) => at,
+            None => {
+                if self.tables.len() >= CACHED_TOTALS {
+                    self.tables.remove(0);
+                }
+                self.tables.push((total, vec![f64::NAN; total as usize + 1]));
+                self.tables.len() - 1
+            }
+        };
+        self.tables.get_mut(at).map(|(_, t)| t)
+    }
+}
+
+/// How many pools the sorted pairs form with `shift` low bits dropped.
+fn distinct_after_shift(sorted: &[(u64, u64)], shift: u32) -> usize {
+    1 + sorted.windows(2).filter(|w| w[0].0 >> shift != w[1].0 >> shift).count()
+}
+
 /// Pooled counts of sorted `(address, count)` pairs, pool by pool.
 struct Pools<'a> {
     sorted: &'a [(u64, u64)],

@@ -9,7 +9,9 @@ use crate::summary::{self, KernelMetrics};
 use crate::Mode;
 use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
-use clmap_sim::{AccessBatch, AccessKind, GroupInfo, InstructionBatch, Mask, Observer, OpClass};
+use clmap_sim::{
+    AccessBatch, AccessKind, AddressRun, GroupInfo, InstructionBatch, Mask, Observer, OpClass,
+};
 use std::collections::HashMap;
 
 /// Every [`OpClass`], in the order instruction counts are kept.
@@ -69,6 +71,9 @@ pub struct MetricsObserver {
     group_index: u64,
     /// Per-lane instruction counts of the current group, see [`LaneCounts`].
     lane_counts: LaneCounts,
+    /// Scratch for one batch's addresses and their metric keys, with lane counts.
+    runs: Vec<AddressRun>,
+    keyed: Vec<(u64, u64)>,
 }
 
 /// Exact instruction counts of each work-item of a group. An operation run by every lane is
@@ -143,6 +148,8 @@ impl MetricsObserver {
             simd_width: WidthMoments::default(),
             group_index: 0,
             lane_counts: LaneCounts::default(),
+            runs: Vec::new(),
+            keyed: Vec::new(),
         }
     }
 
@@ -203,27 +210,36 @@ impl Observer for MetricsObserver {
         }
         let mode = self.mode;
         let group = self.group_index;
-        let key_of =
-            |lane: usize| batch.addresses.get(lane).and_then(|a| metric_key(*a, group, mode));
-        for lane in batch.mask.iter() {
-            let Some(key) = key_of(lane) else { continue };
-            let counts = self.addresses.entry(key).or_default();
-            match batch.kind {
-                AccessKind::Load => counts.loads += 1,
-                AccessKind::Store => counts.stores += 1,
-                AccessKind::Atomic => counts.atomics += 1,
-            }
-            if mode == Mode::AiwcCompat {
+        if mode == Mode::AiwcCompat {
+            // AIWC's locality follows each work-item's own sequence of accesses: lane by lane.
+            let key_of =
+                |lane: usize| batch.addresses.get(lane).and_then(|a| metric_key(*a, group, mode));
+            for lane in batch.mask.iter() {
+                let Some(key) = key_of(lane) else { continue };
+                count_access(&mut self.addresses, key, batch.kind, 1);
                 self.aiwc_psl.access(lane, key);
                 if batch.kind == AccessKind::Atomic {
                     // AIWC sees an atomic as a load and a store.
                     self.aiwc_psl.access(lane, key);
                 }
             }
+            return;
         }
-        if mode == Mode::Clmap {
-            self.psl.access(batch.time, batch.mask.iter().filter_map(key_of));
+        // Every metric here counts accesses per address, so the batch is first reduced to
+        // distinct addresses with their number of lanes.
+        let mut runs = std::mem::take(&mut self.runs);
+        batch.address_runs(&mut runs);
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.clear();
+        keyed.extend(
+            runs.iter().filter_map(|r| Some((metric_key(r.address, group, mode)?, r.lanes))),
+        );
+        for &(key, n) in &keyed {
+            count_access(&mut self.addresses, key, batch.kind, n);
         }
+        self.psl.access_counted(batch.time, keyed.iter().copied());
+        self.keyed = keyed;
+        self.runs = runs;
     }
 
     fn instruction(&mut self, op: &InstructionBatch<'_>) {
@@ -302,6 +318,20 @@ fn merge_addresses(
         e.loads += c.loads;
         e.stores += c.stores;
         e.atomics += c.atomics;
+    }
+}
+
+fn count_access(
+    addresses: &mut HashMap<u64, AccessCounts, BuildAddressHasher>,
+    key: u64,
+    kind: AccessKind,
+    n: u64,
+) {
+    let counts = addresses.entry(key).or_default();
+    match kind {
+        AccessKind::Load => counts.loads += n,
+        AccessKind::Store => counts.stores += n,
+        AccessKind::Atomic => counts.atomics += n,
     }
 }
 

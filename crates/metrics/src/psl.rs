@@ -9,7 +9,7 @@
 //! one memory instruction executed by the group are one step. Memory holds the accesses of one
 //! time step at a time.
 
-use crate::entropy::{curve_of_addresses, Denominator, EntropyCurve, MAX_DROPPED_BITS};
+use crate::entropy::{curve_of_addresses, Denominator, EntropyCurve, TermCache, MAX_DROPPED_BITS};
 use crate::stats::ExactSum;
 
 const CURVE_LEN: usize = MAX_DROPPED_BITS + 1;
@@ -17,9 +17,11 @@ const CURVE_LEN: usize = MAX_DROPPED_BITS + 1;
 /// The definition of seed 004, streaming.
 #[derive(Debug, Default)]
 pub struct PslAccumulator {
-    /// Time of the step being collected and its addresses.
+    /// Time of the step being collected and its addresses with their access counts (an
+    /// address may come more than once when several batches share the step).
     step_time: Option<u64>,
-    step: Vec<u64>,
+    step: Vec<(u64, u64)>,
+    terms: TermCache,
     /// Sum of the step entropies of the current group and its number of steps.
     group_sum: EntropyCurve,
     group_steps: u64,
@@ -30,12 +32,19 @@ pub struct PslAccumulator {
 
 impl PslAccumulator {
     /// Adds the addresses (metric keys) one memory instruction accessed at `time`.
+    #[cfg(test)]
     pub fn access(&mut self, time: u64, keys: impl Iterator<Item = u64>) {
+        self.access_counted(time, keys.map(|key| (key, 1)));
+    }
+
+    /// Adds `(address, accesses)` pairs one memory instruction made at `time`: the same as
+    /// [`Self::access`] with each address repeated, without handling each access.
+    pub fn access_counted(&mut self, time: u64, pairs: impl Iterator<Item = (u64, u64)>) {
         if self.step_time != Some(time) {
             self.finish_step();
             self.step_time = Some(time);
         }
-        self.step.extend(keys);
+        self.step.extend(pairs);
     }
 
     fn finish_step(&mut self) {
@@ -43,7 +52,11 @@ impl PslAccumulator {
         if self.step.is_empty() {
             return;
         }
-        let curve = curve_of_addresses(&mut self.step, Denominator::Total);
+        // The pools of every level are runs of the address order, so the counts (and their
+        // order) are those of the sorted multiset of accesses.
+        self.step.sort_unstable_by_key(|(key, _)| *key);
+        merge_equal_keys(&mut self.step);
+        let curve = self.terms.curve_of_sorted_counts(&self.step);
         for (sum, e) in self.group_sum.iter_mut().zip(curve) {
             *sum += e;
         }
@@ -84,6 +97,17 @@ impl PslAccumulator {
         }
         out
     }
+}
+
+/// Sums the counts of equal adjacent keys into one pair.
+fn merge_equal_keys(pairs: &mut Vec<(u64, u64)>) {
+    pairs.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 += later.1;
+        }
+        same
+    });
 }
 
 /// What the published AIWC code computes, reproduced for comparison with its tables.
