@@ -24,6 +24,7 @@
 //! ```
 
 mod branches;
+mod counts;
 pub mod entropy;
 mod hasher;
 mod keys;

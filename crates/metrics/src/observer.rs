@@ -1,7 +1,7 @@
 //! The metrics observer: one per simulator thread, merged when the launch ends.
 
 use crate::branches::{AiwcBranchAccumulator, BranchAccumulator};
-use crate::hasher::BuildAddressHasher;
+use crate::counts::AddressCounts;
 use crate::keys::metric_key;
 use crate::psl::{AiwcPslAccumulator, PslAccumulator};
 use crate::stats::{ValueHistogram, WidthMoments};
@@ -12,7 +12,6 @@ use clmap_lang::Span;
 use clmap_sim::{
     AccessBatch, AccessKind, AddressRun, GroupInfo, InstructionBatch, Mask, Observer, OpClass,
 };
-use std::collections::HashMap;
 
 /// Every [`OpClass`], in the order instruction counts are kept.
 pub const OP_CLASSES: [OpClass; 13] = [
@@ -50,7 +49,7 @@ pub struct AccessCounts {
 pub struct MetricsObserver {
     pub(crate) mode: Mode,
     pub(crate) instructions: [u64; OP_CLASSES.len()],
-    pub(crate) addresses: HashMap<u64, AccessCounts, BuildAddressHasher>,
+    pub(crate) addresses: AddressCounts,
     /// Lane accesses per address space: global, local, constant.
     pub(crate) global_accesses: u64,
     pub(crate) local_accesses: u64,
@@ -131,7 +130,7 @@ impl MetricsObserver {
         MetricsObserver {
             mode,
             instructions: [0; OP_CLASSES.len()],
-            addresses: HashMap::default(),
+            addresses: AddressCounts::default(),
             global_accesses: 0,
             local_accesses: 0,
             constant_accesses: 0,
@@ -216,7 +215,7 @@ impl Observer for MetricsObserver {
                 |lane: usize| batch.addresses.get(lane).and_then(|a| metric_key(*a, group, mode));
             for lane in batch.mask.iter() {
                 let Some(key) = key_of(lane) else { continue };
-                count_access(&mut self.addresses, key, batch.kind, 1);
+                self.addresses.add(key, batch.kind, 1);
                 self.aiwc_psl.access(lane, key);
                 if batch.kind == AccessKind::Atomic {
                     // AIWC sees an atomic as a load and a store.
@@ -235,7 +234,7 @@ impl Observer for MetricsObserver {
             runs.iter().filter_map(|r| Some((metric_key(r.address, group, mode)?, r.lanes))),
         );
         for &(key, n) in &keyed {
-            count_access(&mut self.addresses, key, batch.kind, n);
+            self.addresses.add(key, batch.kind, n);
         }
         self.psl.access_counted(batch.time, keyed.iter().copied());
         self.keyed = keyed;
@@ -284,14 +283,7 @@ impl Observer for MetricsObserver {
         for (a, b) in self.instructions.iter_mut().zip(other.instructions) {
             *a += b;
         }
-        if self.addresses.len() < other.addresses.len() {
-            // Fold the smaller table into the larger one.
-            let mut other_addresses = other.addresses;
-            std::mem::swap(&mut self.addresses, &mut other_addresses);
-            merge_addresses(&mut self.addresses, other_addresses);
-        } else {
-            merge_addresses(&mut self.addresses, other.addresses);
-        }
+        self.addresses.merge(other.addresses);
         self.global_accesses += other.global_accesses;
         self.local_accesses += other.local_accesses;
         self.constant_accesses += other.constant_accesses;
@@ -306,32 +298,6 @@ impl Observer for MetricsObserver {
         self.instructions_to_barrier.merge(other.instructions_to_barrier);
         self.instructions_per_item.merge(other.instructions_per_item);
         self.simd_width.merge(other.simd_width);
-    }
-}
-
-fn merge_addresses(
-    into: &mut HashMap<u64, AccessCounts, BuildAddressHasher>,
-    from: HashMap<u64, AccessCounts, BuildAddressHasher>,
-) {
-    for (k, c) in from {
-        let e = into.entry(k).or_default();
-        e.loads += c.loads;
-        e.stores += c.stores;
-        e.atomics += c.atomics;
-    }
-}
-
-fn count_access(
-    addresses: &mut HashMap<u64, AccessCounts, BuildAddressHasher>,
-    key: u64,
-    kind: AccessKind,
-    n: u64,
-) {
-    let counts = addresses.entry(key).or_default();
-    match kind {
-        AccessKind::Load => counts.loads += n,
-        AccessKind::Store => counts.stores += n,
-        AccessKind::Atomic => counts.atomics += n,
     }
 }
 

@@ -138,9 +138,9 @@ pub(crate) fn summarise(
     };
 
     // Memory.
-    let mut by_address: Vec<(u64, u64)> = Vec::with_capacity(o.addresses.len());
+    let mut by_address: Vec<(u64, u64)> = Vec::new();
     let (mut unique_reads, mut unique_writes, mut total_reads, mut total_writes) = (0, 0, 0, 0);
-    for (&key, c) in &o.addresses {
+    for (key, c) in o.addresses.iter() {
         let reads = c.loads + c.atomics;
         let writes = c.stores + c.atomics;
         unique_reads += u64::from(reads > 0);

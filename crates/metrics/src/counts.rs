@@ -1,0 +1,245 @@
+//! Loads, stores and atomics per address, counted in flat pages.
+//!
+//! Every access (or, per batch, every distinct address) updates one count, so this table is
+//! the hottest data of an analysis. Keys of one buffer are dense, and a kernel walks them in
+//! order far more often than not, so the counts of neighbouring addresses sit next to each
+//! other in lazily allocated pages: an update is an index computation, where a hash table
+//! would scatter neighbours over the whole table and miss the cache on nearly every update.
+//!
+//! Keys are split into segments of 2^32 bytes (a buffer's first 4 GiB, one work-group's
+//! local memory). A segment starts with one cell per aligned 4-byte word, the granule nearly
+//! every kernel accesses; the first key that is not word-aligned turns it into one cell per
+//! byte, each word's counts moving to its first byte, so the counts stay exactly those of
+//! byte addresses. Keys far into a segment go to a hash map instead of pages.
+
+use crate::hasher::BuildAddressHasher;
+use crate::observer::AccessCounts;
+use clmap_sim::AccessKind;
+use std::collections::HashMap;
+
+/// Key bits addressed inside one segment.
+const SEGMENT_BITS: u32 = 32;
+const SEGMENT_MASK: u64 = (1 << SEGMENT_BITS) - 1;
+/// Cells per page, as a shift.
+const PAGE_BITS: u32 = 8;
+const PAGE_CELLS: usize = 1 << PAGE_BITS;
+/// Pages a segment may have; cells beyond them are counted in the hash map.
+const MAX_PAGES: usize = 1 << 16;
+/// Bytes per cell a segment starts with, as a shift.
+const WORD_SHIFT: u32 = 2;
+
+/// Access counts of every address a launch touched.
+#[derive(Debug, Default)]
+pub(crate) struct AddressCounts {
+    segments: Vec<Segment>,
+    /// Segment number → position in `segments`.
+    index: HashMap<u64, usize, BuildAddressHasher>,
+    /// The segment used last: consecutive updates nearly always share it.
+    last: Option<(u64, usize)>,
+    /// Keys beyond the pages of their segment.
+    far: HashMap<u64, AccessCounts, BuildAddressHasher>,
+}
+
+#[derive(Debug)]
+struct Segment {
+    number: u64,
+    /// Bytes per cell, as a shift: [`WORD_SHIFT`], or 0 once a key was not word-aligned.
+    shift: u32,
+    pages: Vec<Option<Box<[AccessCounts]>>>,
+}
+
+fn new_page() -> Box<[AccessCounts]> {
+    vec![AccessCounts::default(); PAGE_CELLS].into_boxed_slice()
+}
+
+fn is_zero(c: &AccessCounts) -> bool {
+    c.loads == 0 && c.stores == 0 && c.atomics == 0
+}
+
+fn add_counts(into: &mut AccessCounts, from: &AccessCounts) {
+    into.loads += from.loads;
+    into.stores += from.stores;
+    into.atomics += from.atomics;
+}
+
+/// Adds `n` accesses of `kind`.
+#[inline]
+fn count(counts: &mut AccessCounts, kind: AccessKind, n: u64) {
+    match kind {
+        AccessKind::Load => counts.loads += n,
+        AccessKind::Store => counts.stores += n,
+        AccessKind::Atomic => counts.atomics += n,
+    }
+}
+
+impl Segment {
+    fn new(number: u64) -> Segment {
+        Segment { number, shift: WORD_SHIFT, pages: Vec::new() }
+    }
+
+    /// The counts of the address `offset` bytes into the segment (a multiple of the cell
+    /// size), if it lies within the pages a segment may have.
+    #[inline]
+    fn cell(&mut self, offset: u64) -> Option<&mut AccessCounts> {
+        let cell = usize::try_from(offset >> self.shift).ok()?;
+        let page = cell >> PAGE_BITS;
+        if page >= MAX_PAGES {
+            return None;
+        }
+        if page >= self.pages.len() {
+            self.pages.resize_with(page + 1, || None);
+        }
+        self.pages.get_mut(page)?.get_or_insert_with(new_page).get_mut(cell & (PAGE_CELLS - 1))
+    }
+
+    /// One cell per byte: each word's counts move to its first byte (every key counted so
+    /// far was word-aligned). Cells that no longer fit the pages move to `far`.
+    fn refine(&mut self, far: &mut HashMap<u64, AccessCounts, BuildAddressHasher>) {
+        if self.shift == 0 {
+            return;
+        }
+        let old = std::mem::take(&mut self.pages);
+        let old_shift = self.shift;
+        self.shift = 0;
+        for (p, page) in old.into_iter().enumerate() {
+            let Some(page) = page else { continue };
+            for (i, c) in page.iter().enumerate().filter(|(_, c)| !is_zero(c)) {
+                let offset = (((p << PAGE_BITS) + i) as u64) << old_shift;
+                match self.cell(offset) {
+                    Some(cell) => *cell = *c,
+                    None => add_counts(far.entry(self.key(offset)).or_default(), c),
+                }
+            }
+        }
+    }
+
+    fn key(&self, offset: u64) -> u64 {
+        (self.number << SEGMENT_BITS) | offset
+    }
+
+    /// Every address counted, with its counts.
+    fn iter(&self) -> impl Iterator<Item = (u64, &AccessCounts)> + '_ {
+        self.pages.iter().enumerate().flat_map(move |(p, page)| {
+            page.iter().flat_map(move |page| {
+                page.iter().enumerate().filter(|(_, c)| !is_zero(c)).map(move |(i, c)| {
+                    let offset = (((p << PAGE_BITS) + i) as u64) << self.shift;
+                    (self.key(offset), c)
+                })
+            })
+        })
+    }
+}
+
+impl AddressCounts {
+    /// Adds `n` accesses of `kind` to the address `key`.
+    #[inline]
+    pub(crate) fn add(&mut self, key: u64, kind: AccessKind, n: u64) {
+        let number = key >> SEGMENT_BITS;
+        let at = self.segment(number);
+        let Some(segment) = self.segments.get_mut(at) else { return };
+        let offset = key & SEGMENT_MASK;
+        if offset & ((1 << segment.shift) - 1) != 0 {
+            segment.refine(&mut self.far);
+        }
+        match segment.cell(offset) {
+            Some(counts) => count(counts, kind, n),
+            None => count(self.far.entry(key).or_default(), kind, n),
+        }
+    }
+
+    /// The position of segment `number`, made if new.
+    #[inline]
+    fn segment(&mut self, number: u64) -> usize {
+        if let Some((last, at)) = self.last {
+            if last == number {
+                return at;
+            }
+        }
+        let segments = &mut self.segments;
+        let at = *self.index.entry(number).or_insert_with(|| {
+            segments.push(Segment::new(number));
+            segments.len() - 1
+        });
+        self.last = Some((number, at));
+        at
+    }
+
+    /// Every address counted, with its counts, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &AccessCounts)> + '_ {
+        self.segments.iter().flat_map(Segment::iter).chain(self.far.iter().map(|(k, c)| (*k, c)))
+    }
+
+    /// Absorbs another thread's counts.
+    pub(crate) fn merge(&mut self, other: AddressCounts) {
+        for (key, c) in other.iter() {
+            for (kind, n) in [
+                (AccessKind::Load, c.loads),
+                (AccessKind::Store, c.stores),
+                (AccessKind::Atomic, c.atomics),
+            ] {
+                if n > 0 {
+                    self.add(key, kind, n);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(t: &AddressCounts) -> Vec<(u64, u64, u64, u64)> {
+        let mut v: Vec<_> = t.iter().map(|(k, c)| (k, c.loads, c.stores, c.atomics)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn counts_words_then_bytes_exactly() {
+        let mut t = AddressCounts::default();
+        let base = 3u64 << 40;
+        t.add(base + 8, AccessKind::Load, 5);
+        t.add(base + 8, AccessKind::Store, 1);
+        t.add(base + 4096, AccessKind::Atomic, 2);
+        assert_eq!(sorted(&t), vec![(base + 8, 5, 1, 0), (base + 4096, 0, 0, 2)]);
+        // A byte key turns the segment into byte cells; the word counts stay on their keys.
+        t.add(base + 9, AccessKind::Load, 1);
+        assert_eq!(
+            sorted(&t),
+            vec![(base + 8, 5, 1, 0), (base + 9, 1, 0, 0), (base + 4096, 0, 0, 2)]
+        );
+    }
+
+    #[test]
+    fn far_keys_and_segments_are_kept_apart() {
+        let mut t = AddressCounts::default();
+        let far = (1u64 << 40) + (1 << 31);
+        let local = (1u64 << 63) | (7 << 32) | 12;
+        t.add(far, AccessKind::Load, 1);
+        t.add(local, AccessKind::Store, 3);
+        t.add(1 << 40, AccessKind::Load, 2);
+        assert_eq!(sorted(&t), vec![(1 << 40, 2, 0, 0), (far, 1, 0, 0), (local, 0, 3, 0)]);
+    }
+
+    #[test]
+    fn merging_in_any_order_gives_the_same_counts() {
+        let fill = |keys: &[u64]| {
+            let mut t = AddressCounts::default();
+            for &k in keys {
+                t.add(k, AccessKind::Load, 1);
+            }
+            t
+        };
+        let (a, b) = ([4u64, 8, 8, 4096], [8u64, 13, 1 << 33]);
+        let mut ab = fill(&a);
+        ab.merge(fill(&b));
+        let mut ba = fill(&b);
+        ba.merge(fill(&a));
+        assert_eq!(sorted(&ab), sorted(&ba));
+        assert_eq!(
+            sorted(&ab),
+            vec![(4, 1, 0, 0), (8, 3, 0, 0), (13, 1, 0, 0), (4096, 1, 0, 0), (1 << 33, 1, 0, 0)]
+        );
+    }
+}
