@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# How the simulator scales with threads: a plain `clmap run`, the race + uninitialised-value
+# checks (`clmap run --races --uninit`) and `clmap analyze` on the naive matrix multiply of
+# the corpus (tests/corpus/mm_simple.cl, 16 x 16 work-groups), on 1 thread and on THREADS
+# threads (default 16, the GPU host's cores), with the speedups (issue 17's target: at least
+# 12x on the 16-core host for all three) and the single-thread cost of the checks and of
+# analyze against the plain run (targets: at most 1.5x and 2x).
+#
+# Speedups are wall-clock times; the single-thread ratios are CPU time (user + system). Every
+# run is repeated REPS times (default 3), interleaved, and each figure is the median. Run it
+# on an otherwise idle machine.
+#
+# Usage: bench/sim_scaling.sh [N]      (default N = 512; THREADS=16 REPS=3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p clmap
+bin=$CARGO_TARGET_DIR/release/clmap
+kernel=$(pwd)/tests/corpus/mm_simple.cl
+n=${1:-512}
+threads=${THREADS:-16}
+reps=${REPS:-3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Runs a command under /usr/bin/time; prints "cpu_seconds wall_seconds peak_kb".
+measure() {
+  /usr/bin/time -f "%U %S %e %M" -o "$tmp/time" "$@" >"$tmp/out" 2>&1 || {
+    cat "$tmp/out" >&2
+    return 1
+  }
+  awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$tmp/time"
+}
+
+# Median of column $1 of file $2.
+median() {
+  sort -n -k"$1,$1" "$2" | awk -v c="$1" '{ v[NR] = $c } END {
+    printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+toml=$tmp/mm$n.toml
+cat >"$toml" <<TOML
+kernel = "simpleMultiply"
+source = "$kernel"
+global = [$n, $n]
+local  = [16, 16]
+[[arg]]
+name = "A"
+buffer = "float"
+len = $((n * n))
+init = "random(10, -1.0, 1.0)"
+[[arg]]
+name = "B"
+buffer = "float"
+len = $((n * n))
+init = "random(11, -1.0, 1.0)"
+[[arg]]
+name = "C"
+buffer = "float"
+len = $((n * n))
+init = "zero"
+output = true
+[[arg]]
+name = "N"
+scalar = "int"
+value = $n
+TOML
+
+echo "naive matmul N = $n, 16 x 16 work-groups; $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$reps interleaved repeats per run, medians"
+kinds=(plain checked analyze)
+command_of() {
+  case $1 in
+    plain) echo "run $toml" ;;
+    checked) echo "run $toml --races --uninit" ;;
+    analyze) echo "analyze $toml" ;;
+  esac
+}
+for ((r = 0; r < reps; r++)); do
+  for kind in "${kinds[@]}"; do
+    for t in 1 "$threads"; do
+      # shellcheck disable=SC2046
+      measure "$bin" $(command_of "$kind") --threads "$t" >>"$tmp/$kind-$t"
+    done
+  done
+done
+
+printf "%-10s %12s %12s %14s %9s %12s\n" run "1 thread s" "cpu 1 thr s" "$threads threads s" speedup vs_plain_1
+for kind in "${kinds[@]}"; do
+  wall1=$(median 2 "$tmp/$kind-1")
+  cpu1=$(median 1 "$tmp/$kind-1")
+  walln=$(median 2 "$tmp/$kind-$threads")
+  [ "$kind" = plain ] && plain_cpu=$cpu1
+  speedup=$(awk -v a="$wall1" -v b="$walln" 'BEGIN { printf "%.1fx", a / b }')
+  vs_plain=$(awk -v a="$cpu1" -v b="$plain_cpu" 'BEGIN { printf "%.2fx", a / b }')
+  printf "%-10s %12s %12s %14s %9s %12s\n" "$kind" "$wall1" "$cpu1" "$walln" "$speedup" "$vs_plain"
+done
+echo "targets: speedup >= 12x on 16 threads for every run; checked <= 1.5x and analyze <= 2.0x a plain run"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
