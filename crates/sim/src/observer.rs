@@ -129,28 +129,33 @@ impl AccessBatch<'_> {
         out.clear();
         let addresses = self.addresses;
         let lanes = addresses.len();
-        let mut push = |address: u64, first: usize, n: u64| match out.last_mut() {
-            Some(last) if last.address == address => last.lanes += n,
-            _ => out.push(AddressRun { address, first, lanes: n }),
-        };
         if self.mask.lanes() == lanes && self.mask.is_full() {
             let row = usize::try_from(self.group.local_size[0]).unwrap_or(0);
-            let (lanes, repeat) = if row > 0
+            let (scanned, repeat) = if row > 0
                 && row < lanes
                 && lanes.is_multiple_of(row)
                 && addresses.get(row..) == addresses.get(..lanes - row)
             {
-                (row, (lanes / row) as u64)
+                (&addresses[..row], (lanes / row) as u64)
             } else {
-                (lanes, 1)
+                (addresses, 1)
             };
-            for (lane, &address) in addresses.iter().enumerate().take(lanes) {
-                push(address, lane, repeat);
+            // Run by run: the inner scan is a tight comparison loop.
+            let mut first = 0;
+            while let Some(&address) = scanned.get(first) {
+                let end = scanned[first..]
+                    .iter()
+                    .position(|a| *a != address)
+                    .map_or(scanned.len(), |n| first + n);
+                out.push(AddressRun { address, first, lanes: (end - first) as u64 * repeat });
+                first = end;
             }
         } else {
             for lane in self.mask.iter() {
-                if let Some(&address) = addresses.get(lane) {
-                    push(address, lane, 1);
+                let Some(&address) = addresses.get(lane) else { continue };
+                match out.last_mut() {
+                    Some(last) if last.address == address => last.lanes += 1,
+                    _ => out.push(AddressRun { address, first: lane, lanes: 1 }),
                 }
             }
         }
