@@ -340,6 +340,7 @@ mod tests {
             unchanged: None,
             stored: None,
             align: 4,
+            by_group: false,
         });
     }
 

@@ -847,8 +847,8 @@ fn async_copy<O: Observer>(
         }
         src_addrs[lane] = s;
         dst_addrs[lane] = d;
-        ex.notify_addresses(&src_addrs, elem as u32, call.site, &single, AccessKind::Load);
-        ex.notify_addresses(&dst_addrs, elem as u32, call.site, &single, AccessKind::Store);
+        ex.notify_group_accesses(&src_addrs, elem as u32, call.site, &single, AccessKind::Load);
+        ex.notify_group_accesses(&dst_addrs, elem as u32, call.site, &single, AccessKind::Store);
     }
     ex.finish_accesses(call.site, elem as u32, true);
     // The event: pass through the one given (the copy joins it), or a fresh handle.

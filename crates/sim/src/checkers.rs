@@ -601,7 +601,8 @@ impl RaceChecker {
             };
             let Some((region, offset)) = region else { continue };
             region.align_for(offset, size);
-            let me = lane as u16 + 1;
+            // The group's own accesses stand for several work-items: they conflict with each.
+            let me = if batch.by_group { MANY_LANES } else { lane as u16 + 1 };
             let granule = 1u32 << region.granule_shift();
             let stored = batch.stored;
             let value_at = |at: u64| {

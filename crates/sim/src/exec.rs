@@ -1324,6 +1324,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     unchanged: None,
                     stored: values(0, width as usize),
                     align,
+                    by_group: false,
                 };
                 self.observer.memory_access(&batch);
             }
@@ -1346,6 +1347,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                         unchanged: None,
                         stored: values(position, 1),
                         align,
+                        by_group: false,
                     };
                     self.observer.memory_access(&batch);
                 }
@@ -1659,6 +1661,31 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         mask: &Mask,
         kind: AccessKind,
     ) {
+        self.notify_accesses_of(addresses, size, site, mask, kind, false);
+    }
+
+    /// Tells the observer about accesses the work-group makes as a whole (an async copy's):
+    /// they race with any work-item's.
+    pub(crate) fn notify_group_accesses(
+        &mut self,
+        addresses: &[u64],
+        size: u32,
+        site: u32,
+        mask: &Mask,
+        kind: AccessKind,
+    ) {
+        self.notify_accesses_of(addresses, size, site, mask, kind, true);
+    }
+
+    fn notify_accesses_of(
+        &mut self,
+        addresses: &[u64],
+        size: u32,
+        site: u32,
+        mask: &Mask,
+        kind: AccessKind,
+        by_group: bool,
+    ) {
         let (span, object, site_space) = self.site(site);
         // The two sides of an async copy are in different spaces: take it from the addresses.
         let space = match mask.first().and_then(|l| addresses.get(l)).map(|a| decode(*a)) {
@@ -1682,6 +1709,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             unchanged: None,
             stored: None,
             align: 0,
+            by_group,
         };
         self.observer.memory_access(&batch);
     }
@@ -1710,6 +1738,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             unchanged: (!unchanged.is_empty()).then_some(unchanged),
             stored: None,
             align: 0,
+            by_group: false,
         };
         self.observer.memory_access(&batch);
     }

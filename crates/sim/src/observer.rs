@@ -108,6 +108,10 @@ pub struct AccessBatch<'a> {
     /// variables); 0 for copies of whole objects and built-ins such as `vload4` that need
     /// only element alignment.
     pub align: u32,
+    /// The work-group makes the access as a whole (an async copy), not the work-items of
+    /// `mask` each: it races with any work-item's access (`mask` holds the lane it is
+    /// reported for).
+    pub by_group: bool,
 }
 
 /// Work-items of one batch that access one address: `lanes` of them, the lowest `first`.
