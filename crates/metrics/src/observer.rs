@@ -315,6 +315,7 @@ mod tests {
             global_offset: [0; 3],
             num_groups: [2, 1, 1],
             lanes: 4,
+            first_lane: 0,
         }
     }
 

@@ -135,7 +135,7 @@ fn report_for(
         object,
         occurrences: 1,
         group_index: group.group_index,
-        lane: lane as u32,
+        lane: (group.first_lane + lane) as u32,
         time,
         access: None,
     }

@@ -72,6 +72,8 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         FunctionKind::Kernel(attrs) => attrs.reqd_work_group_size,
         FunctionKind::Helper => None,
     };
+    let independent_work_items = c.local_size == 0 && work_items_independent(&nodes);
+    let hoisted = crate::hoist::hoist_invariants(&nodes, c.slots);
     Ok(Program {
         kernel: kernel.to_string(),
         nodes,
@@ -85,6 +87,8 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         globals: c.global_images,
         undefined_slots: c.undefined_slots,
         reqd_work_group_size: reqd,
+        independent_work_items,
+        hoisted,
     })
 }
 

@@ -33,6 +33,9 @@ pub(crate) struct LaunchPlan<'a> {
     pub max_steps: u64,
     /// Follow undefined values (`--uninit`): see [`crate::uninit`].
     pub check_uninitialised: bool,
+    /// No observer or checker follows the run's operations: it may run the program with
+    /// loop-invariant operations hoisted.
+    pub unobserved: bool,
 }
 
 pub(crate) enum ParamValue {
@@ -60,6 +63,7 @@ impl LaunchPlan<'_> {
             global_offset: self.global_offset,
             num_groups: self.num_groups,
             lanes: self.lanes(),
+            first_lane: 0,
         }
     }
 }
@@ -75,10 +79,15 @@ struct BreakTarget {
     is_loop: bool,
 }
 
-/// One thread's executor; runs groups one after another, reusing its storage.
+/// One thread's executor; runs groups (or pieces of groups) one after another, reusing its
+/// storage.
 pub(crate) struct GroupExec<'a, O: Observer> {
     plan: &'a LaunchPlan<'a>,
+    /// Lanes run together: the group's, or those of one of its `pieces`.
     lanes: usize,
+    pieces: usize,
+    /// The piece whose local ids `local_ids` holds.
+    piece: usize,
     regs: Vec<u64>,
     local: Vec<u8>,
     private: Vec<u8>,
@@ -212,8 +221,12 @@ fn mem_write(
 }
 
 impl<'a, O: Observer> GroupExec<'a, O> {
-    pub fn new(plan: &'a LaunchPlan<'a>, observer: O) -> Self {
-        let lanes = plan.lanes();
+    /// An executor for groups split into `pieces` runs of consecutive lanes (`pieces` divides
+    /// the group's size; more than 1 only for groups whose work-items are independent, see
+    /// [`crate::observer::GroupInfo::first_lane`]).
+    pub fn in_pieces(plan: &'a LaunchPlan<'a>, observer: O, pieces: usize) -> Self {
+        let pieces = pieces.max(1);
+        let lanes = plan.lanes() / pieces;
         let slots = plan.program.slots as usize;
         let frame = plan.program.private_size;
         let dummy = GroupInfo {
@@ -224,6 +237,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             global_offset: plan.global_offset,
             num_groups: plan.num_groups,
             lanes,
+            first_lane: 0,
         };
         let mut local_ids = [Vec::new(), Vec::new(), Vec::new()];
         for lane in 0..lanes {
@@ -235,6 +249,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         GroupExec {
             plan,
             lanes,
+            pieces,
+            piece: 0,
             regs: vec![0; slots * lanes],
             local: vec![0; plan.local_size_bytes as usize],
             private: vec![0; (frame as usize).saturating_mul(lanes)],
@@ -261,10 +277,23 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         }
     }
 
-    /// Runs work-group `index` to completion.
-    pub fn run_group(&mut self, index: u64) -> Result<(), crate::SimError> {
+    /// Runs piece `unit % pieces` of work-group `unit / pieces` to completion.
+    pub fn run_unit(&mut self, unit: u64) -> Result<(), crate::SimError> {
         let plan = self.plan;
-        self.group = plan.group_info(index);
+        let pieces = self.pieces as u64;
+        let piece = (unit % pieces) as usize;
+        self.group = plan.group_info(unit / pieces);
+        self.group.lanes = self.lanes;
+        self.group.first_lane = piece * self.lanes;
+        if piece != self.piece {
+            self.piece = piece;
+            for lane in 0..self.lanes {
+                let id = self.group.local_id(lane);
+                for d in 0..3 {
+                    self.local_ids[d][lane] = id[d];
+                }
+            }
+        }
         self.regs.fill(0);
         self.private.fill(0);
         self.local.fill(0);
@@ -309,7 +338,11 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         }
         self.observer.group_start(&self.group);
         let mut mask = Mask::all(lanes);
-        let result = self.exec(&plan.program.nodes, &mut mask);
+        let nodes = match &plan.program.hoisted {
+            Some(hoisted) if plan.unobserved => hoisted,
+            _ => &plan.program.nodes,
+        };
+        let result = self.exec(nodes, &mut mask);
         if result.is_ok() {
             crate::builtins::copies_never_waited_for(self);
         }
@@ -364,7 +397,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             object,
             occurrences: 1,
             group_index: self.group.group_index,
-            lane: lane as u32,
+            lane: (self.group.first_lane + lane) as u32,
             time: self.time,
             access,
         });

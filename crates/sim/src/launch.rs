@@ -290,26 +290,37 @@ pub fn run_program<F: ObserverFactory>(
         dims: u32::from(range.dims),
         max_steps: options.max_steps,
         check_uninitialised: options.check_uninitialised,
+        unobserved: F::Observer::OBSERVES_NOTHING
+            && !options.check_races
+            && !options.check_uninitialised,
     };
     let groups = plan.group_count();
     // Under `quick`, the first and the last group: indices 0 and 1 of the run stand for them.
     let scheduled = if options.quick { groups.min(2) } else { groups };
     let group_of = |index: u64| if options.quick && index == 1 { groups - 1 } else { index };
-    let threads = (options.thread_count() as u64).clamp(1, scheduled.max(1)) as usize;
+    let cores = options.thread_count().max(1);
+    let pieces = if plan.unobserved && program.independent_work_items && local_bytes == 0 {
+        pieces_per_group(scheduled, lanes as usize, cores)
+    } else {
+        1
+    };
+    // Units of work: the pieces of each scheduled group, in group order.
+    let units = scheduled * pieces as u64;
+    let threads = (cores as u64).clamp(1, units.max(1)) as usize;
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let make = || (observers.create(), Checkers::new(options, &plan));
 
     let worker = |observer: (F::Observer, Checkers)| -> ThreadResult<F::Observer> {
-        let mut ex = GroupExec::new(&plan, observer);
+        let mut ex = GroupExec::in_pieces(&plan, observer, pieces);
         let mut error = None;
         while !abort.load(Ordering::Relaxed) {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= scheduled {
+            let unit = next.fetch_add(1, Ordering::Relaxed);
+            if unit >= units {
                 break;
             }
-            let index = group_of(index);
-            if let Err(e) = ex.run_group(index) {
+            let index = group_of(unit / pieces as u64);
+            if let Err(e) = ex.run_unit(index * pieces as u64 + unit % pieces as u64) {
                 error = Some((index, e));
                 abort.store(true, Ordering::Relaxed);
                 break;
@@ -376,6 +387,24 @@ pub fn run_program<F: ObserverFactory>(
         work_groups: groups,
         local_size,
     })
+}
+
+/// Fewest lanes in a piece of a work-group: narrower pieces would spend more on dispatching
+/// operations than they gain from running on more cores.
+const MIN_PIECE_LANES: usize = 32;
+
+/// Into how many pieces each of `groups` work-groups of `lanes` independent work-items is
+/// split so that `cores` threads share the launch evenly: none (1) when there are several
+/// groups per core already; else enough for about four units per core, each of at least
+/// [`MIN_PIECE_LANES`] lanes, the count dividing `lanes`. Four per core rather than one,
+/// because lanes differ in work (a triangular loop gives the first lanes the most).
+fn pieces_per_group(groups: u64, lanes: usize, cores: usize) -> usize {
+    let wanted = 4 * cores as u64;
+    if cores <= 1 || groups == 0 || groups >= wanted {
+        return 1;
+    }
+    let most = (wanted.div_ceil(groups) as usize).min(lanes / MIN_PIECE_LANES);
+    (1..=most).rev().find(|p| lanes.is_multiple_of(*p)).unwrap_or(1)
 }
 
 struct ThreadResult<O> {

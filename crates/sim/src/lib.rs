@@ -47,6 +47,7 @@ mod compile;
 mod error;
 mod exec;
 pub mod findings;
+mod hoist;
 pub mod image;
 mod launch;
 pub mod mask;

@@ -2,30 +2,66 @@
 
 /// A set of lanes of one work-group, as a bitset over `lanes` lanes.
 ///
-/// Invariant: bits at and above `lanes` are zero.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Masks of groups of up to [`INLINE_LANES`] lanes keep their words inline: the executor
+/// makes several per loop iteration, and a heap allocation each would cost more than the
+/// iteration's arithmetic.
+///
+/// Invariant: bits at and above `lanes` are zero; `heap` is empty when the words are inline.
+#[derive(Clone, Debug)]
 pub struct Mask {
-    words: Vec<u64>,
+    inline: [u64; INLINE_WORDS],
+    heap: Vec<u64>,
     lanes: usize,
 }
 
+const INLINE_WORDS: usize = 4;
+/// Most lanes a mask holds without allocating.
+pub const INLINE_LANES: usize = INLINE_WORDS * 64;
+
+impl PartialEq for Mask {
+    fn eq(&self, other: &Mask) -> bool {
+        self.lanes == other.lanes && self.words() == other.words()
+    }
+}
+
+impl Eq for Mask {}
+
 impl Mask {
+    fn filled(lanes: usize, word: u64) -> Mask {
+        let count = lanes.div_ceil(64);
+        if count <= INLINE_WORDS {
+            let mut inline = [0; INLINE_WORDS];
+            inline[..count].fill(word);
+            Mask { inline, heap: Vec::new(), lanes }
+        } else {
+            Mask { inline: [0; INLINE_WORDS], heap: vec![word; count], lanes }
+        }
+    }
+
     /// A mask of `lanes` lanes, none active.
     pub fn none(lanes: usize) -> Mask {
-        Mask { words: vec![0; lanes.div_ceil(64)], lanes }
+        Mask::filled(lanes, 0)
     }
 
     /// A mask of `lanes` lanes, all active.
     pub fn all(lanes: usize) -> Mask {
-        let mut mask = Mask { words: vec![u64::MAX; lanes.div_ceil(64)], lanes };
+        let mut mask = Mask::filled(lanes, u64::MAX);
         mask.clear_tail();
         mask
+    }
+
+    fn words_mut(&mut self) -> &mut [u64] {
+        if self.lanes <= INLINE_LANES {
+            &mut self.inline[..self.lanes.div_ceil(64)]
+        } else {
+            &mut self.heap
+        }
     }
 
     fn clear_tail(&mut self) {
         let rem = self.lanes % 64;
         if rem != 0 {
-            if let Some(last) = self.words.last_mut() {
+            if let Some(last) = self.words_mut().last_mut() {
                 *last &= (1u64 << rem) - 1;
             }
         }
@@ -37,36 +73,41 @@ impl Mask {
     }
 
     /// The bit words, lane `i` at bit `i % 64` of word `i / 64`.
+    #[inline]
     pub fn words(&self) -> &[u64] {
-        &self.words
+        if self.lanes <= INLINE_LANES {
+            &self.inline[..self.lanes.div_ceil(64)]
+        } else {
+            &self.heap
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|w| *w == 0)
+        self.words().iter().all(|w| *w == 0)
     }
 
     /// Whether every lane is active.
     pub fn is_full(&self) -> bool {
         let full_words = self.lanes / 64;
-        self.words[..full_words].iter().all(|w| *w == u64::MAX)
+        let words = self.words();
+        words[..full_words].iter().all(|w| *w == u64::MAX)
             && (self.lanes % 64 == 0
-                || self.words.get(full_words).copied().unwrap_or(0)
-                    == (1u64 << (self.lanes % 64)) - 1)
+                || words.get(full_words).copied().unwrap_or(0) == (1u64 << (self.lanes % 64)) - 1)
     }
 
     pub fn count(&self) -> u32 {
-        self.words.iter().map(|w| w.count_ones()).sum()
+        self.words().iter().map(|w| w.count_ones()).sum()
     }
 
     pub fn get(&self, lane: usize) -> bool {
-        self.words.get(lane / 64).is_some_and(|w| w >> (lane % 64) & 1 == 1)
+        self.words().get(lane / 64).is_some_and(|w| w >> (lane % 64) & 1 == 1)
     }
 
     pub fn set(&mut self, lane: usize, value: bool) {
         if lane >= self.lanes {
             return;
         }
-        if let Some(w) = self.words.get_mut(lane / 64) {
+        if let Some(w) = self.words_mut().get_mut(lane / 64) {
             if value {
                 *w |= 1 << (lane % 64);
             } else {
@@ -77,7 +118,7 @@ impl Mask {
 
     /// The lowest active lane.
     pub fn first(&self) -> Option<usize> {
-        self.words
+        self.words()
             .iter()
             .enumerate()
             .find(|(_, w)| **w != 0)
@@ -85,28 +126,28 @@ impl Mask {
     }
 
     pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
+        self.words_mut().iter_mut().for_each(|w| *w = 0);
     }
 
     pub fn copy_from(&mut self, other: &Mask) {
-        self.words.copy_from_slice(&other.words);
+        self.words_mut().copy_from_slice(other.words());
     }
 
     pub fn and_assign(&mut self, other: &Mask) {
-        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a &= b);
+        self.words_mut().iter_mut().zip(other.words()).for_each(|(a, b)| *a &= b);
     }
 
     pub fn or_assign(&mut self, other: &Mask) {
-        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a |= b);
+        self.words_mut().iter_mut().zip(other.words()).for_each(|(a, b)| *a |= b);
     }
 
     pub fn and_not_assign(&mut self, other: &Mask) {
-        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a &= !b);
+        self.words_mut().iter_mut().zip(other.words()).for_each(|(a, b)| *a &= !b);
     }
 
     /// Active lanes, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
+        self.words().iter().enumerate().flat_map(|(i, &w)| {
             let mut bits = w;
             std::iter::from_fn(move || {
                 if bits == 0 {
@@ -122,7 +163,7 @@ impl Mask {
     /// Builds a mask from `self`'s lanes for which `keep(lane)` holds.
     pub fn filter(&self, mut keep: impl FnMut(usize) -> bool) -> Mask {
         let mut out = Mask::none(self.lanes);
-        for (i, &w) in self.words.iter().enumerate() {
+        for (i, &w) in self.words().iter().enumerate() {
             let mut bits = w;
             let mut kept = 0u64;
             while bits != 0 {
@@ -132,7 +173,7 @@ impl Mask {
                     kept |= 1 << t;
                 }
             }
-            out.words[i] = kept;
+            out.words_mut()[i] = kept;
         }
         out
     }

@@ -54,14 +54,18 @@ pub struct GroupInfo {
     pub global_size: [u64; 3],
     pub global_offset: [u64; 3],
     pub num_groups: [u64; 3],
-    /// Work-items in the group.
+    /// Work-items run together: the whole group, or one piece of it (see `first_lane`).
     pub lanes: usize,
+    /// The group's lane that lane 0 of this run is. 0 unless the group's work-items are
+    /// independent (no barrier, local memory, atomics, `printf` or async copies) and nothing
+    /// observes the run: the simulator then runs such a group in pieces on several threads.
+    pub first_lane: usize,
 }
 
 impl GroupInfo {
     /// Local id of a lane (lanes count x fastest).
     pub fn local_id(&self, lane: usize) -> [u64; 3] {
-        let lane = lane as u64;
+        let lane = (self.first_lane + lane) as u64;
         let lx = self.local_size[0].max(1);
         let ly = self.local_size[1].max(1);
         [lane % lx, (lane / lx) % ly, lane / (lx * ly)]
@@ -217,6 +221,10 @@ pub struct InstructionBatch<'a> {
 
 /// Receives events of a run. Every method has an empty default.
 pub trait Observer: Send {
+    /// True only for an observer whose every hook does nothing ([`NoObserver`]): the
+    /// simulator may then split a work-group whose work-items are independent into pieces
+    /// run on several threads, which an observer would see as separate groups.
+    const OBSERVES_NOTHING: bool = false;
     fn group_start(&mut self, _group: &GroupInfo) {}
     fn group_end(&mut self, _group: &GroupInfo) {}
     /// A memory instruction executed over the lanes of `batch.mask`.
@@ -253,7 +261,9 @@ pub trait Observer: Send {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoObserver;
 
-impl Observer for NoObserver {}
+impl Observer for NoObserver {
+    const OBSERVES_NOTHING: bool = true;
+}
 
 /// Makes one observer per thread.
 pub trait ObserverFactory: Sync {
@@ -270,6 +280,7 @@ impl<O: Observer, F: Fn() -> O + Sync> ObserverFactory for F {
 
 /// Two observers side by side.
 impl<A: Observer, B: Observer> Observer for (A, B) {
+    const OBSERVES_NOTHING: bool = A::OBSERVES_NOTHING && B::OBSERVES_NOTHING;
     #[inline]
     fn group_start(&mut self, group: &GroupInfo) {
         self.0.group_start(group);
@@ -320,6 +331,7 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
 
 /// An observer that may be switched off at run time (checkers chosen by options).
 impl<O: Observer> Observer for Option<O> {
+    const OBSERVES_NOTHING: bool = O::OBSERVES_NOTHING;
     #[inline]
     fn group_start(&mut self, group: &GroupInfo) {
         if let Some(o) = self {

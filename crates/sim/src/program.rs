@@ -343,6 +343,39 @@ pub struct Program {
     /// undefined until assigned, which the uninitialised-value check follows.
     pub(crate) undefined_slots: Vec<(Slot, u32)>,
     pub(crate) reqd_work_group_size: Option<[u32; 3]>,
+    /// No work-item can see what another of its group does, or when: the kernel has no
+    /// barrier, `__local` variable, atomic, `printf` or async copy (local-pointer arguments
+    /// are checked per launch). Such a group may run in pieces.
+    pub(crate) independent_work_items: bool,
+    /// `nodes` with loop-invariant operations moved in front of their loops (see
+    /// [`crate::hoist`]), for runs that nothing observes; `None` when nothing moves.
+    pub(crate) hoisted: Option<Vec<Node>>,
+}
+
+/// Whether no node of `nodes` lets one work-item observe another of its group (see
+/// [`Program::independent_work_items`]).
+pub(crate) fn work_items_independent(nodes: &[Node]) -> bool {
+    nodes.iter().all(|node| match node {
+        Node::Op(Op::Builtin(call)) => !matches!(
+            call.function,
+            Builtin::Atomic { .. }
+                | Builtin::AsyncCopy { .. }
+                | Builtin::WaitGroupEvents
+                | Builtin::Printf
+        ),
+        Node::Op(Op::LocalAddr { .. }) | Node::Barrier { .. } => false,
+        Node::Op(_) | Node::Break | Node::Continue | Node::Return => true,
+        Node::If { then_, else_, .. } => {
+            work_items_independent(then_) && work_items_independent(else_)
+        }
+        Node::Loop { cond_nodes, body, update, .. } => {
+            work_items_independent(cond_nodes)
+                && work_items_independent(body)
+                && work_items_independent(update)
+        }
+        Node::Switch { cases, .. } => cases.iter().all(|c| work_items_independent(&c.body)),
+        Node::Call { body } => work_items_independent(body),
+    })
 }
 
 impl Program {

@@ -175,3 +175,55 @@ fn jacobi_pipeline_with_swaps_matches_reference() {
     // Ten launches with a swap after each: the result is back in `a`.
     assert_close(&floats(out.buffer("a").expect("a")), &a, 1e-6, "a");
 }
+
+/// Counts operations: an observer, so the simulator runs the program as compiled, one work-
+/// group at a time, instead of its unobserved form (loop-invariant operations hoisted,
+/// independent work-items of a group split over threads).
+struct CountingObserver(u64);
+
+impl clmap_sim::observer::Observer for CountingObserver {
+    fn instruction(&mut self, _op: &clmap_sim::observer::InstructionBatch<'_>) {
+        self.0 += 1;
+    }
+}
+
+/// The unobserved form of every corpus program gives, on other random inputs, bit for bit
+/// the outputs of the program as compiled. Kernels with atomics are left out: their results
+/// may depend on the order in which threads run groups.
+#[test]
+fn unobserved_runs_agree_with_observed_runs_on_random_inputs() {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(corpus())
+        .expect("corpus directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    names.sort();
+    let mut compared = 0;
+    for path in names {
+        let w = Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if w.source.contains("atomic") || w.source.contains("atom_") {
+            continue;
+        }
+        let module = compile(&w);
+        let fast = clmap_sim::run_workload_seeded(
+            &module,
+            &w,
+            &SimOptions { threads: 3, ..SimOptions::default() },
+            1,
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let inputs = w.initial_data(1).expect("initial data");
+        let (slow, observers) = clmap_sim::run_workload_with(
+            &module,
+            &w,
+            inputs,
+            &SimOptions { threads: 1, ..SimOptions::default() },
+            &|| CountingObserver(0),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(observers.iter().any(|o| o.0 > 0), "{}", path.display());
+        assert_eq!(fast.buffers, slow.buffers, "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared > 40, "only {compared} workloads compared");
+}

@@ -553,3 +553,46 @@ fn explicit_rounding_modes_of_conversions_to_float() {
     );
     assert_eq!(i32s(&ints), vec![3, -3, i32::MAX, 255]);
 }
+
+/// A single work-group of independent work-items runs in pieces on several threads: the
+/// outputs, and the work-item an out-of-bounds report names, are those of one thread.
+#[test]
+fn one_group_of_independent_work_items_runs_the_same_on_several_threads() {
+    let src = r#"
+    __kernel void tri(__global float *out, __global const float *in, int n) {
+        int i = get_global_id(0);
+        float sum = 0.0f;
+        for (int j = i; j < n; j++)
+            sum += in[j] * (float)(get_local_id(0) + 1);
+        out[i] = sum;
+        if (i >= 200)
+            out[i + 300] = sum;
+    }"#;
+    let input: Vec<f32> = (0..256).map(|i| (i % 13) as f32 * 0.5).collect();
+    let mut results = Vec::new();
+    for threads in [1, 2, 8] {
+        let out = buf_f32("out", &[0.0; 256]);
+        let options = clmap_sim::SimOptions { threads, ..Default::default() };
+        let run = run_with(
+            src,
+            "tri",
+            &[256],
+            &[256],
+            &[ArgValue::Buffer(out.clone()), ArgValue::Buffer(buf_f32("in", &input)), int(256)],
+            &options,
+        );
+        assert_eq!(run.reports.len(), 1, "{:?}", run.reports);
+        let report = &run.reports[0];
+        assert_eq!(
+            (report.global_id, report.local_id, report.lane),
+            ([200, 0, 0], [200, 0, 0], 200)
+        );
+        assert_eq!(report.occurrences, 56);
+        results.push(f32s(&out));
+    }
+    let expected: Vec<f32> =
+        (0..256).map(|i| (i..256).map(|j| input[j] * (i + 1) as f32).sum::<f32>()).collect();
+    for got in &results {
+        assert_eq!(got, &expected);
+    }
+}
