@@ -78,6 +78,19 @@ pub enum SequenceArg {
     SharedImage(usize, ImageLayout),
     /// A sampler, as the value of the kernel language's `CLK_*` flags.
     Sampler(u32),
+    /// `len` bytes of the table entry's device buffer from byte `offset` on (a workload's
+    /// view): an OpenCL sub-buffer where the device's base-address alignment
+    /// (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`) allows the offset; otherwise a device buffer of its
+    /// own, which the window is copied into before the launch and back out of after it, on
+    /// the device, in queue order.
+    SharedView { index: usize, offset: usize, len: usize },
+}
+
+/// The device buffer a view argument is bound to, and, when it is not a sub-buffer, the
+/// window (table entry, byte offset, bytes) it was copied from.
+struct ViewBuffer {
+    buffer: Buffer<u8>,
+    copied_from: Option<(usize, usize, usize)>,
 }
 
 /// A table entry on the device: a buffer, or an image where launches take it as one.
@@ -204,7 +217,9 @@ impl Program {
         for (launch_index, launch) in launches.iter().enumerate() {
             check_launch_shape(info, &launch.launch)?;
             let shared = launch.args.iter().filter_map(|arg| match arg {
-                SequenceArg::Shared(index) | SequenceArg::SharedImage(index, _) => Some(*index),
+                SequenceArg::Shared(index)
+                | SequenceArg::SharedImage(index, _)
+                | SequenceArg::SharedView { index, .. } => Some(*index),
                 _ => None,
             });
             for index in shared.chain(launch.writes_before.iter().map(|w| w.buffer)) {
@@ -213,6 +228,22 @@ impl Program {
                         launch: launch_index,
                         index,
                         count: table.buffers.len(),
+                    });
+                }
+            }
+            for arg in &launch.args {
+                let SequenceArg::SharedView { index, offset, len } = arg else { continue };
+                let fits = offset
+                    .checked_add(*len)
+                    .is_some_and(|end| end <= table.buffers[*index].bytes.len());
+                if !fits || *len == 0 {
+                    return Err(DeviceError::InvalidLaunch {
+                        kernel: launch.launch.kernel.clone(),
+                        reason: format!(
+                            "a view of {len} bytes at offset {offset} of table entry {index} \
+                             ({} bytes) before launch {launch_index} is empty or does not fit",
+                            table.buffers[*index].bytes.len()
+                        ),
                     });
                 }
             }
@@ -288,9 +319,15 @@ impl Program {
                 }
                 .during("clEnqueueWriteBuffer")?;
             }
+            let views = self.create_views(&launch.args, &device_buffers)?;
             let mut arg_bindings = Vec::with_capacity(launch.args.len());
+            let mut view_buffers = views.iter();
             for arg in &launch.args {
                 arg_bindings.push(match arg {
+                    SequenceArg::SharedView { .. } => match view_buffers.next() {
+                        Some(view) => ArgBinding::Buffer(&view.buffer),
+                        None => return Err(DeviceError::cl("binding a view", -38)),
+                    },
                     SequenceArg::Shared(index) | SequenceArg::SharedImage(index, _) => {
                         match device_buffers.get(*index) {
                             Some(DeviceMemory::Buffer(buffer)) => ArgBinding::Buffer(buffer),
@@ -310,6 +347,8 @@ impl Program {
             let kernel = self.prepare_kernel(&launch.launch, &arg_bindings)?;
             // The queue is in order, so each launch starts after the previous one finished.
             events.push(self.enqueue(&kernel, &launch.launch)?);
+            drop(arg_bindings);
+            self.copy_views_back(&views, &mut device_buffers)?;
         }
         self.device.queue.finish().during("clFinish")?;
         let mut kernel_ns = Vec::with_capacity(events.len());
@@ -335,6 +374,70 @@ impl Program {
             }
         }
         Ok(SequenceOutcome { kernel_ns, span_ns })
+    }
+
+    /// The device buffers of a launch's views, in argument order: sub-buffers of their
+    /// table entry's buffer where the device's alignment allows the offset, else buffers of
+    /// their own with the window copied in (in queue order, before the launch).
+    fn create_views(
+        &self,
+        args: &[SequenceArg],
+        device_buffers: &[DeviceMemory],
+    ) -> Result<Vec<ViewBuffer>, DeviceError> {
+        let mut views = Vec::new();
+        for arg in args {
+            let SequenceArg::SharedView { index, offset, len } = arg else { continue };
+            let Some(DeviceMemory::Buffer(parent)) = device_buffers.get(*index) else {
+                return Err(DeviceError::cl("a view of an image", -38));
+            };
+            let align_bytes = self.device.handle.mem_base_addr_align().unwrap_or(0) as usize / 8;
+            if align_bytes > 0 && offset.is_multiple_of(align_bytes) {
+                // SAFETY: the region lies inside the parent (checked before the sequence ran).
+                let buffer = unsafe { parent.create_sub_buffer(CL_MEM_READ_WRITE, *offset, *len) }
+                    .during("clCreateSubBuffer")?;
+                views.push(ViewBuffer { buffer, copied_from: None });
+                continue;
+            }
+            check_allocation(&self.device.info, format!("view of table entry {index}"), *len)?;
+            // SAFETY: no host pointer is passed; the runtime allocates `len` (> 0) bytes.
+            let mut buffer = unsafe {
+                Buffer::<u8>::create(
+                    &self.device.context,
+                    CL_MEM_READ_WRITE,
+                    *len,
+                    std::ptr::null_mut(),
+                )
+            }
+            .during("clCreateBuffer (view)")?;
+            // SAFETY: both ranges lie inside their buffers.
+            unsafe {
+                self.device.queue.enqueue_copy_buffer(parent, &mut buffer, *offset, 0, *len, &[])
+            }
+            .during("clEnqueueCopyBuffer")?;
+            views.push(ViewBuffer { buffer, copied_from: Some((*index, *offset, *len)) });
+        }
+        Ok(views)
+    }
+
+    /// Copies the views that are buffers of their own back into their windows (in queue
+    /// order, after the launch).
+    fn copy_views_back(
+        &self,
+        views: &[ViewBuffer],
+        device_buffers: &mut [DeviceMemory],
+    ) -> Result<(), DeviceError> {
+        for view in views {
+            let Some((index, offset, len)) = view.copied_from else { continue };
+            let Some(DeviceMemory::Buffer(parent)) = device_buffers.get_mut(index) else {
+                continue;
+            };
+            // SAFETY: both ranges lie inside their buffers.
+            unsafe {
+                self.device.queue.enqueue_copy_buffer(&view.buffer, parent, 0, offset, len, &[])
+            }
+            .during("clEnqueueCopyBuffer")?;
+        }
+        Ok(())
     }
 
     /// Moves every buffer to the device and waits. Runtimes may copy a buffer's initial

@@ -116,7 +116,9 @@ pub fn time_on_device(
     // Images and samplers go through the sequence runner, which creates them.
     let plain_args = workload.launches[0].args.iter().all(|a| match a {
         LaunchArg::Sampler { .. } => false,
-        LaunchArg::Buffer { buffer } => workload.buffer(buffer).is_none_or(|b| b.image.is_none()),
+        LaunchArg::Buffer { buffer } => {
+            workload.buffer(buffer).is_none_or(|b| b.image.is_none() && b.view.is_none())
+        }
         _ => true,
     });
     let single =
@@ -140,9 +142,9 @@ pub fn time_on_device(
                 StepArg::Scalar { bytes } => KernelArg::Scalar(bytes),
                 StepArg::Local { bytes } => KernelArg::Local(to_usize(bytes)?),
                 StepArg::Null => KernelArg::Null,
-                StepArg::Image { .. } | StepArg::Sampler { .. } => {
+                StepArg::Image { .. } | StepArg::Sampler { .. } | StepArg::View { .. } => {
                     return Err(ExecError::Invalid(
-                        "an image argument reached the single-launch timer".to_string(),
+                        "an image or view argument reached the single-launch timer".to_string(),
                     ))
                 }
             });
@@ -211,6 +213,9 @@ pub fn device_launches(workload: &Workload) -> Result<Vec<SequenceLaunch>, ExecE
 fn sequence_arg(arg: StepArg) -> Result<SequenceArg, ExecError> {
     Ok(match arg {
         StepArg::Buffer { slot } => SequenceArg::Shared(slot),
+        StepArg::View { slot, offset, len } => {
+            SequenceArg::SharedView { index: slot, offset: to_usize(offset)?, len: to_usize(len)? }
+        }
         StepArg::Scalar { bytes } => SequenceArg::Scalar(bytes),
         StepArg::Local { bytes } => SequenceArg::Local(to_usize(bytes)?),
         StepArg::Null => SequenceArg::Null,

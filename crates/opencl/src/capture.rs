@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 
 use clmap_workload::{
     Access, Buffer, ElemType, Expr, Group, ImageSpec, ImageType, Init, Launch, LaunchArg, NdRange,
-    Number, ScalarType, Workload,
+    Number, ScalarType, View, Workload,
 };
 
 use crate::config::config;
@@ -48,6 +48,12 @@ struct SegmentBuffer {
     name: String,
     elem: ElemType,
     image: Option<ImageSpec>,
+    /// For a sub-buffer: its place in its parent (which the segment holds as a buffer too)
+    /// and its size in bytes.
+    view: Option<(View, u64)>,
+    /// A parent the segment knows only through its sub-buffers: its element type is bytes
+    /// until a launch passes it itself.
+    implicit: bool,
     initial: Vec<u8>,
     last: Vec<u8>,
     written: bool,
@@ -108,11 +114,15 @@ fn elem_of(type_name: &str, bytes: usize) -> ElemType {
     }
 }
 
-/// A buffer or image argument of the launch being captured, as the segment records it.
+/// A buffer or image argument of the launch being captured, as the segment records it. A
+/// sub-buffer argument gives two: its parent (`implicit`, with the parent's whole contents)
+/// and the sub-buffer as a view of it (no contents of its own).
 struct Current {
     name: String,
     elem: ElemType,
     image: Option<ImageSpec>,
+    view: Option<(View, u64)>,
+    implicit: bool,
     bytes: Vec<u8>,
     may_write: bool,
 }
@@ -250,8 +260,42 @@ pub fn before(kernel: &Kernel, range: &NdRange, args: &[Arg]) -> Option<Capture>
                     tolerance: None,
                     hex_dump: false,
                     image,
+                    view: None,
                 });
-                current.push(Current { name: name.clone(), elem, image, bytes, may_write });
+                if image.is_none() && !mem.is_whole_root() {
+                    // A sub-buffer: the segment keeps its parent's storage, so that launches
+                    // passing the parent, or other sub-buffers of it, see one buffer.
+                    let parent = buffer_name(&mem.root.storage.name);
+                    current.push(Current {
+                        name: parent.clone(),
+                        elem: ElemType::scalar(ScalarType::UChar),
+                        image: None,
+                        view: None,
+                        implicit: true,
+                        bytes: mem.root.storage.to_bytes(),
+                        may_write,
+                    });
+                    let view = View { parent, offset: mem.offset as u64 };
+                    current.push(Current {
+                        name: name.clone(),
+                        elem,
+                        image: None,
+                        view: Some((view, bytes.len() as u64)),
+                        implicit: false,
+                        bytes: Vec::new(),
+                        may_write: false,
+                    });
+                } else {
+                    current.push(Current {
+                        name: name.clone(),
+                        elem,
+                        image,
+                        view: None,
+                        implicit: false,
+                        bytes,
+                        may_write,
+                    });
+                }
                 LaunchArg::Buffer { buffer: name }
             }
             (Arg::Sampler(s), ParamKind::Sampler) => match crate::image::sampler_argument(*s) {
@@ -315,8 +359,12 @@ fn extend_segment(
             segment.program != program
                 || current.iter().any(|c| {
                     segment.buffers.iter().any(|b| {
+                        let retyped = b.elem != c.elem && !b.implicit && !c.implicit;
                         b.name == c.name
-                            && (b.elem != c.elem || b.image != c.image || b.last != c.bytes)
+                            && (retyped
+                                || b.image != c.image
+                                || b.view != c.view
+                                || b.last != c.bytes)
                     })
                 })
         }
@@ -332,11 +380,20 @@ fn extend_segment(
     });
     for c in current {
         match segment.buffers.iter_mut().find(|b| b.name == c.name) {
-            Some(b) => b.written |= c.may_write,
+            Some(b) => {
+                b.written |= c.may_write;
+                // A parent known through its sub-buffers takes the type it is first passed as.
+                if b.implicit && !c.implicit {
+                    b.implicit = false;
+                    b.elem = c.elem;
+                }
+            }
             None => segment.buffers.push(SegmentBuffer {
                 name: c.name,
                 elem: c.elem,
                 image: c.image,
+                view: c.view,
+                implicit: c.implicit,
                 initial: c.bytes.clone(),
                 last: c.bytes,
                 written: c.may_write,
@@ -355,12 +412,22 @@ impl Capture {
         let state = guard.get_or_insert_with(State::default);
         for (position, name) in &self.written {
             let Some(Arg::Mem(m)) = args.get(*position) else { continue };
-            let bytes = Ptr(*m).obj().inner.bytes();
+            let mem = &Ptr(*m).obj().inner;
+            let bytes = mem.bytes();
             write_file(&dir.join(format!("{tag}.expected")).join(format!("{name}.bin")), &bytes);
-            if let Some(segment) = state.segment.as_mut() {
-                if let Some(b) = segment.buffers.iter_mut().find(|b| b.name == *name) {
-                    b.last = bytes;
+            let Some(segment) = state.segment.as_mut() else { continue };
+            // A sub-buffer's writes are its parent's.
+            let (name, bytes) = match segment.buffers.iter().find(|b| b.name == *name) {
+                Some(SegmentBuffer { view: Some((view, _)), .. }) => {
+                    // A `USE_HOST_PTR` parent's bytes are the host's array, which the launch
+                    // wrote the window back into.
+                    mem.root.sync_in();
+                    (view.parent.clone(), mem.root.storage.to_bytes())
                 }
+                _ => (name.clone(), bytes),
+            };
+            if let Some(b) = segment.buffers.iter_mut().find(|b| b.name == name) {
+                b.last = bytes;
             }
         }
     }
@@ -380,7 +447,13 @@ fn fold_repetitions(
     let mut names: HashMap<String, String> =
         buffers.iter().map(|b| (b.name.clone(), b.name.clone())).collect();
     let alike = |x: &str, y: &str| {
-        let find = |n: &str| buffers.iter().find(|b| b.name == n);
+        // Views and the parents of views keep their storage: they are never swapped.
+        let find = |n: &str| {
+            buffers.iter().find(|b| b.name == n).filter(|b| {
+                b.view.is_none()
+                    && !buffers.iter().any(|v| v.view.as_ref().is_some_and(|(v, _)| v.parent == n))
+            })
+        };
         matches!((find(x), find(y)), (Some(a), Some(b)) if a.elem == b.elem && a.image == b.image && a.initial.len() == b.initial.len())
     };
     let mut out: Vec<Launch> = Vec::new();
@@ -582,6 +655,21 @@ fn flush_segment(dir: &Path, state: &mut State) {
     };
     let mut buffers = Vec::new();
     for b in &segment.buffers {
+        if let Some((view, size)) = &b.view {
+            buffers.push(Buffer {
+                name: b.name.clone(),
+                elem: b.elem,
+                len: size / b.elem.size(),
+                init: Init::Zero,
+                access: Access::ReadWrite,
+                output: false,
+                tolerance: None,
+                hex_dump: false,
+                image: None,
+                view: Some(view.clone()),
+            });
+            continue;
+        }
         let file = dir.join(&tag).join(format!("{}.bin", b.name));
         write_file(&file, &b.initial);
         // An output is reported under its final name, which swaps may have moved to the
@@ -604,6 +692,7 @@ fn flush_segment(dir: &Path, state: &mut State) {
             tolerance: None,
             hex_dump: false,
             image: b.image,
+            view: None,
         });
     }
     let source = std::fs::read_to_string(&segment.source_file).unwrap_or_default();

@@ -218,19 +218,20 @@ fn race_free(prepared: &PreparedWorkload, variant: &Workload) -> Result<(), Stri
     }
     for (step, observer) in steps.iter().zip(observers) {
         // Buffer arguments in order are the simulator's buffers 0, 1, …; several of them may
-        // be one storage slot.
-        let slots: Vec<usize> = step
+        // be one storage slot, or views into one (at the view's byte offset).
+        let slots: Vec<(usize, u64)> = step
             .args
             .iter()
             .filter_map(|arg| match arg {
-                StepArg::Buffer { slot } => Some(*slot),
+                StepArg::Buffer { slot } => Some((*slot, 0)),
+                StepArg::View { slot, offset, .. } => Some((*slot, *offset)),
                 _ => None,
             })
             .collect();
         let mut by_slot: HashMap<(usize, u64), Touch> = HashMap::new();
         for ((ordinal, offset), touch) in observer.touches {
-            let Some(&slot) = slots.get(ordinal) else { continue };
-            by_slot.entry((slot, offset)).or_default().absorb(touch);
+            let Some(&(slot, base)) = slots.get(ordinal) else { continue };
+            by_slot.entry((slot, base + offset)).or_default().absorb(touch);
         }
         let mut conflicts: Vec<(usize, u64)> =
             by_slot.iter().filter(|(_, t)| t.conflicts()).map(|(&key, _)| key).collect();

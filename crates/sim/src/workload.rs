@@ -131,12 +131,29 @@ pub fn run_workload_with<F: ObserverFactory>(
             .get(&launch.kernel)
             .ok_or_else(|| SimError::UnknownKernel { name: launch.kernel.clone() })?;
         let mut args = Vec::with_capacity(step.args.len());
+        // Views run as buffers of their own, filled from their parent's window before the
+        // launch and copied back into it after (a kernel that passes a buffer and a view of
+        // it that overlap, one of them written, has no defined result in OpenCL either).
+        let mut windows: Vec<(SharedBuffer, u64, SharedBuffer, Vec<u8>)> = Vec::new();
         for arg in &step.args {
             args.push(match arg {
                 StepArg::Buffer { slot } => {
                     ArgValue::Buffer(storage.get(*slot).cloned().ok_or_else(|| {
                         SimError::BadArguments { message: format!("unknown storage slot {slot}") }
                     })?)
+                }
+                StepArg::View { slot, offset, len } => {
+                    let parent = storage.get(*slot).ok_or_else(|| SimError::BadArguments {
+                        message: format!("unknown storage slot {slot}"),
+                    })?;
+                    let mut bytes = vec![0u8; *len as usize];
+                    parent.read_bytes(*offset, &mut bytes).map_err(|message| {
+                        SimError::BadArguments { message: format!("view: {message}") }
+                    })?;
+                    let name = format!("{}+{offset}", parent.name);
+                    let window = SharedBuffer::from_bytes(&name, &bytes).with_access(parent.access);
+                    windows.push((parent.clone(), *offset, window.clone(), bytes));
+                    ArgValue::Buffer(window)
                 }
                 StepArg::Scalar { bytes } => ArgValue::Bytes(bytes.clone()),
                 StepArg::Local { bytes } => ArgValue::Local(*bytes),
@@ -151,6 +168,16 @@ pub fn run_workload_with<F: ObserverFactory>(
             });
         }
         let run = run_program(program, &launch.range, &args, options, observers)?;
+        // Only windows the kernel changed go back, so a view it only read cannot undo what
+        // it wrote into the parent.
+        for (parent, offset, window, before) in &windows {
+            let after = window.to_bytes();
+            if after != *before {
+                parent.write_bytes(*offset, &after).map_err(|message| SimError::BadArguments {
+                    message: format!("view: {message}"),
+                })?;
+            }
+        }
         launches += 1;
         reports.extend(run.reports.into_iter().map(|report| LaunchReport {
             launch: step.launch,

@@ -34,7 +34,7 @@ pub use image::{ImageSpec, ImageType};
 pub use init::Init;
 pub use model::{
     Access, ArgSpec, Buffer, BufferData, BufferSet, BufferWrite, Group, Launch, LaunchArg,
-    LoadOptions, NdRange, Tolerance, Workload,
+    LoadOptions, NdRange, Tolerance, View, Workload,
 };
 pub use number::{Number, NumberError};
 pub use output::{

@@ -92,6 +92,22 @@ pub struct Buffer {
     pub hex_dump: bool,
     /// The image the buffer holds, passed to image parameters (see [`crate::image`]).
     pub image: Option<ImageSpec>,
+    /// Set when the buffer is a window of another (an OpenCL sub-buffer): it then has no
+    /// storage or initial data of its own.
+    pub view: Option<View>,
+}
+
+/// Where a buffer lies in another: OpenCL's sub-buffer. A kernel that receives the view sees
+/// the view's `len` elements of its parent's bytes from byte `offset` on, and what it writes
+/// there lands in the parent, so pipelines that pass a buffer to one kernel and windows of it
+/// to another keep one storage. The parent is an ordinary buffer (not a view, not an image),
+/// neither is swapped, and host writes go to the parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    /// The buffer the view lies in.
+    pub parent: String,
+    /// Byte offset of the view's first element in the parent.
+    pub offset: u64,
 }
 
 impl Buffer {
@@ -393,6 +409,7 @@ impl Workload {
                         tolerance,
                         hex_dump: false,
                         image: None,
+                        view: None,
                     });
                 }
                 ArgSpec::Scalar { name, ty, value } => {
@@ -425,7 +442,10 @@ impl Workload {
 
     /// Total bytes of all buffers.
     pub fn total_buffer_bytes(&self) -> u64 {
-        self.buffers.iter().fold(0u64, |acc, b| acc.saturating_add(b.byte_len()))
+        self.buffers
+            .iter()
+            .filter(|b| b.view.is_none())
+            .fold(0u64, |acc, b| acc.saturating_add(b.byte_len()))
     }
 
     /// Checks every invariant of the model: unique buffer names, known buffer references,
@@ -460,6 +480,12 @@ impl Workload {
                         b.name
                     )));
                 }
+            }
+        }
+        for b in &self.buffers {
+            if let Some(view) = &b.view {
+                self.validate_view(b, view)
+                    .map_err(|e| invalid(format!("buffer `{}`: {e}", b.name)))?;
             }
         }
         let total = self.total_buffer_bytes();
@@ -528,11 +554,48 @@ impl Workload {
         Ok(())
     }
 
+    /// A view lies inside an ordinary buffer and is not an image.
+    fn validate_view(&self, buffer: &Buffer, view: &View) -> Result<(), String> {
+        let Some(parent) = self.buffer(&view.parent) else {
+            return Err(format!("it is a view of unknown buffer `{}`", view.parent));
+        };
+        if parent.view.is_some() || parent.image.is_some() || buffer.image.is_some() {
+            return Err(format!(
+                "a view must be a plain buffer in a plain buffer; `{}` is a view or an image",
+                view.parent
+            ));
+        }
+        let end = view.offset.checked_add(buffer.byte_len());
+        if end.is_none_or(|end| end > parent.byte_len()) {
+            return Err(format!(
+                "bytes {} to {} lie outside `{}` ({} bytes)",
+                view.offset,
+                view.offset.saturating_add(buffer.byte_len()),
+                view.parent,
+                parent.byte_len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether buffer `name` is a view or has views: such buffers keep their storage.
+    fn in_a_view(&self, name: &str) -> bool {
+        self.buffers.iter().any(|b| {
+            b.view.as_ref().is_some_and(|v| v.parent == name)
+                || (b.name == name && b.view.is_some())
+        })
+    }
+
     fn validate_swaps(&self, swap: &[(String, String)]) -> Result<(), String> {
         for (a, b) in swap {
             let (Some(x), Some(y)) = (self.buffer(a), self.buffer(b)) else {
                 return Err(format!("swap names unknown buffer `{a}` or `{b}`"));
             };
+            if self.in_a_view(a) || self.in_a_view(b) {
+                return Err(format!(
+                    "cannot swap `{a}` with `{b}`: views and the buffers they lie in keep their storage"
+                ));
+            }
             if x.byte_len() != y.byte_len() {
                 return Err(format!(
                     "cannot swap `{a}` ({} bytes) with `{b}` ({} bytes)",
@@ -549,6 +612,12 @@ impl Workload {
         let Some(buffer) = self.buffer(name) else {
             return Err(format!("host write names unknown buffer `{name}`"));
         };
+        if let Some(view) = &buffer.view {
+            return Err(format!(
+                "host write into view `{name}`: write into `{}` at its offset instead",
+                view.parent
+            ));
+        }
         if write.len == 0 {
             return Err(format!("host write to `{name}` has zero elements"));
         }
@@ -704,6 +773,16 @@ impl Workload {
         let location = Location::file(self.path.clone());
         let mut buffers = Vec::with_capacity(self.buffers.len());
         for b in &self.buffers {
+            if b.view.is_some() {
+                // Filled from the parent below, once every parent has its data.
+                buffers.push(BufferData {
+                    name: b.name.clone(),
+                    elem: b.elem,
+                    bytes: Vec::new(),
+                    uninitialised: false,
+                });
+                continue;
+            }
             let bytes = b.init.generate(b.elem, b.len, seed_shift).map_err(|message| {
                 WorkloadError::Invalid {
                     location: location.clone(),
@@ -717,7 +796,27 @@ impl Workload {
                 uninitialised: b.init == Init::NoInit,
             });
         }
-        Ok(BufferSet { buffers })
+        let mut set = BufferSet { buffers };
+        self.fill_views(&mut set);
+        Ok(set)
+    }
+
+    /// Sets the bytes of every view in `set` (indexed like [`Workload::buffers`]) to its
+    /// window of its parent's bytes there.
+    pub fn fill_views(&self, set: &mut BufferSet) {
+        for (i, b) in self.buffers.iter().enumerate() {
+            let Some(view) = &b.view else { continue };
+            let Some(parent) = self.buffer_index(&view.parent) else { continue };
+            let window = set.buffers.get(parent).and_then(|p| {
+                let start = usize::try_from(view.offset).ok()?;
+                let end = start.checked_add(usize::try_from(b.byte_len()).ok()?)?;
+                Some((p.bytes.get(start..end)?.to_vec(), p.uninitialised))
+            });
+            if let (Some((bytes, uninitialised)), Some(data)) = (window, set.buffers.get_mut(i)) {
+                data.bytes = bytes;
+                data.uninitialised = uninitialised;
+            }
+        }
     }
 }
 

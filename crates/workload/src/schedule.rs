@@ -31,7 +31,7 @@ impl Step {
         self.args
             .iter()
             .map(|a| match a {
-                StepArg::Buffer { slot } => Some(*slot),
+                StepArg::Buffer { slot } | StepArg::View { slot, .. } => Some(*slot),
                 _ => None,
             })
             .collect()
@@ -43,6 +43,9 @@ impl Step {
 pub enum StepArg {
     /// A global or constant pointer to the storage in `slot`.
     Buffer { slot: usize },
+    /// A global or constant pointer to `len` bytes of the storage in `slot` from byte
+    /// `offset` on: a view (OpenCL sub-buffer) of that storage's buffer.
+    View { slot: usize, offset: u64, len: u64 },
     /// A by-value argument: the bytes `clSetKernelArg` passes (a 3-component vector padded to 4).
     Scalar { bytes: Vec<u8> },
     /// A `__local` pointer to this many bytes per work-group.
@@ -131,10 +134,13 @@ impl Workload {
                 buffers.push(data);
             }
         }
-        BufferSet { buffers }
+        // Views and their parents are never swapped: a view is its parent's window.
+        let mut set = BufferSet { buffers };
+        self.fill_views(&mut set);
+        set
     }
 
-    fn buffer_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn buffer_index(&self, name: &str) -> Option<usize> {
         self.buffers.iter().position(|b| b.name == name)
     }
 }
@@ -222,6 +228,24 @@ impl Schedule<'_> {
         match arg {
             LaunchArg::Buffer { buffer } => {
                 let index = self.workload.buffer_index(buffer);
+                if let Some(b) = index.map(|i| &self.workload.buffers[i]) {
+                    if let Some(view) = &b.view {
+                        let parent = self.workload.buffer_index(&view.parent);
+                        return parent
+                            .and_then(|p| self.slots.get(p).copied())
+                            .map(|slot| StepArg::View {
+                                slot,
+                                offset: view.offset,
+                                len: b.byte_len(),
+                            })
+                            .ok_or_else(|| {
+                                invalid(format!(
+                                    "view `{buffer}` lies in unknown buffer `{}`",
+                                    view.parent
+                                ))
+                            });
+                    }
+                }
                 let image = index.and_then(|i| self.workload.buffers[i].image);
                 index
                     .and_then(|i| self.slots.get(i).copied())

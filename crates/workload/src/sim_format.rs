@@ -374,6 +374,7 @@ pub(crate) fn parse(
             tolerance: None,
             hex_dump: h.hex,
             image: None,
+            view: None,
         });
         args.push(LaunchArg::Buffer { buffer: name });
     }

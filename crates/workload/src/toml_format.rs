@@ -79,6 +79,15 @@ struct RawBuffer {
     access: Option<Spanned<String>>,
     tolerance: Option<Spanned<RawTolerance>>,
     image: Option<Spanned<RawImage>>,
+    view: Option<Spanned<RawView>>,
+}
+
+/// `view = { of = "parent", offset = BYTES }` on a pipeline buffer (see [`crate::model::View`]).
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawView {
+    of: String,
+    offset: u64,
 }
 
 /// `image = { type = "image2d_t", width = W, height = H, order = "CL_RGBA", channel_type =
@@ -751,6 +760,7 @@ fn single_launch(
                 tolerance: ctx.tolerance(arg.tolerance.as_ref())?,
                 hex_dump: false,
                 image: ctx.image(arg.image.as_ref())?,
+                view: None,
             });
             args.push(LaunchArg::Buffer { buffer: arg.name.clone() });
             continue;
@@ -830,6 +840,19 @@ fn pipeline<'r>(
             let span = b.span();
             let b = b.get_ref();
             let len = ctx.count(&b.len, &format!("`len` of buffer `{name}`"))?;
+            if let (Some(view), Some(init)) = (&b.view, &b.init) {
+                let span = view.span().start.min(init.span().start)..view.span().end;
+                return Err(ctx.invalid(
+                    span,
+                    format!(
+                        "buffer `{name}` is a view: its contents are its parent's, not an `init`"
+                    ),
+                ));
+            }
+            let view = b.view.as_ref().map(|v| crate::model::View {
+                parent: v.get_ref().of.clone(),
+                offset: v.get_ref().offset,
+            });
             buffers.push(Buffer {
                 name: name.clone(),
                 elem: ctx.elem(&b.ty)?,
@@ -840,6 +863,7 @@ fn pipeline<'r>(
                 tolerance: ctx.tolerance(b.tolerance.as_ref())?,
                 hex_dump: false,
                 image: ctx.image(b.image.as_ref())?,
+                view,
             });
             if len == 0 {
                 return Err(ctx.invalid(span, format!("buffer `{name}` has zero elements")));

@@ -59,7 +59,10 @@ impl Workload {
         let mut names: Vec<&str> = launch.args.iter().map(LaunchArg::name).collect();
         names.sort_unstable();
         names.dedup();
-        used == declared && names.len() == launch.args.len()
+        // Views are declared in the pipeline form's `[buffers]` table only.
+        used == declared
+            && names.len() == launch.args.len()
+            && self.buffers.iter().all(|b| b.view.is_none())
     }
 
     fn write_single(&self, out: &mut String, base_dir: &Path) {
@@ -205,7 +208,14 @@ fn write_range(out: &mut String, range: &NdRange) {
 }
 
 fn buffer_fields(b: &Buffer, base_dir: &Path) -> Vec<(&'static str, String)> {
-    let mut fields = vec![("len", b.len.to_string()), ("init", init_text(&b.init, base_dir))];
+    let mut fields = vec![("len", b.len.to_string())];
+    match &b.view {
+        Some(view) => fields.push((
+            "view",
+            format!("{{ of = {}, offset = {} }}", quote(&view.parent), view.offset),
+        )),
+        None => fields.push(("init", init_text(&b.init, base_dir))),
+    }
     if b.output {
         fields.push(("output", "true".to_string()));
     }
