@@ -3,39 +3,15 @@
 //! and libclc-16-dev; without them this test says why and passes, unless
 //! `CLMAP_REQUIRE_CLANG=1`.
 
-use std::path::Path;
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use clmap_db::Database;
-use clmap_llvm::ToolchainConfig;
 use clmap_phase::compiler::{BaselineLevel, CompileOutcome, CompiledPtx, SequenceCompiler};
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
-use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
+use clmap_phase::llvm_compiler::LlvmCompiler;
 use clmap_phase::{ContextKey, Engine, NoProgress, PhaseStore, SearchOptions, Strategy};
-use clmap_testkit::Requirement;
-use clmap_workload::Workload;
-
-fn compiler() -> Option<LlvmCompiler> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/pb_gemm.toml");
-    let workload = Workload::load(&path).expect("corpus workload");
-    let config = ToolchainConfig {
-        llvm_bin: None,
-        libclc: None,
-        clc_include: None,
-        sm: "sm_90".to_string(),
-        timeout: Duration::from_secs(60),
-    };
-    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    match LlvmCompiler::prepare(&config, &workload, jobs, None) {
-        Ok(compiler) => Some(compiler),
-        Err(PrepareError::Toolchain(message)) => {
-            Requirement::Clang.unavailable(format_args!("no LLVM toolchain for NVPTX: {message}"));
-            None
-        }
-        Err(error) => panic!("the toolchain is required: {error}"),
-    }
-}
 
 /// Counts the compilations that reach the real compiler.
 struct Counting<'a> {
@@ -88,7 +64,7 @@ impl Evaluator for SizeEvaluator {
 
 #[test]
 fn a_few_sequences_of_a_corpus_kernel_compile_deduplicate_and_resume() {
-    let Some(llvm) = compiler() else { return };
+    let Some(llvm) = common::corpus_compiler("pb_gemm.toml") else { return };
     assert!(llvm.pool().len() > 20, "pool of {} passes", llvm.pool().len());
     let o0 = llvm.compile_baseline(BaselineLevel::O0).expect("-O0 compiles");
     let o3 = llvm.compile_baseline(BaselineLevel::O3).expect("-O3 compiles");

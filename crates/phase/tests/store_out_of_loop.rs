@@ -10,39 +10,15 @@
 //! llvm-16, clang-16 and libclc-16-dev; without them this test says why and passes, unless
 //! `CLMAP_REQUIRE_CLANG=1`.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::Path;
-use std::time::Duration;
 
 use clmap_db::Database;
-use clmap_llvm::{PtxSummary, ToolchainConfig};
+use clmap_llvm::PtxSummary;
 use clmap_phase::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
-use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
 use clmap_phase::{ContextKey, Engine, NoProgress, PhaseStore, SearchOptions, Strategy};
-use clmap_testkit::Requirement;
-use clmap_workload::Workload;
-
-fn compiler() -> Option<LlvmCompiler> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/pbo_gemm.toml");
-    let workload = Workload::load(&path).expect("corpus workload");
-    let config = ToolchainConfig {
-        llvm_bin: None,
-        libclc: None,
-        clc_include: None,
-        sm: "sm_90".to_string(),
-        timeout: Duration::from_secs(60),
-    };
-    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    match LlvmCompiler::prepare(&config, &workload, jobs, None) {
-        Ok(compiler) => Some(compiler),
-        Err(PrepareError::Toolchain(message)) => {
-            Requirement::Clang.unavailable(format_args!("no LLVM toolchain for NVPTX: {message}"));
-            None
-        }
-        Err(error) => panic!("the toolchain is required: {error}"),
-    }
-}
 
 /// A loop that reads both operands from global memory (the reduction over k) but writes none
 /// of it. The kernel has no other loop that reads global memory, so this is the k loop, or one
@@ -98,7 +74,7 @@ impl Evaluator for LoopTrafficEvaluator {
 
 #[test]
 fn a_short_search_moves_the_global_store_out_of_gemms_reduction_loop() {
-    let Some(llvm) = compiler() else { return };
+    let Some(llvm) = common::corpus_compiler("pbo_gemm.toml") else { return };
     let pool = llvm.pool();
     for needed in ["licm", "loop-rotate", "loop-versioning-licm"] {
         assert!(pool.iter().any(|p| p == needed), "{needed} is in the detected pool");
