@@ -170,11 +170,36 @@ impl DeviceEvaluator {
         Ok(run.buffers)
     }
 
+    /// Times `ptx` on the full workload; with `give_up_ns`, a warm-up slower than that ends
+    /// the timing (see [`Evaluator::time_ptx_screened`]).
+    fn time_ptx_within(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+        give_up_ns: Option<u64>,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        let launches = std::mem::take(&mut self.full_launches);
+        let mut table = std::mem::take(&mut self.full_table);
+        let timed = match self.program(ptx) {
+            Err(verdict) => Err(verdict),
+            Ok(program) => Self::time_program(program, &launches, &mut table, reps, give_up_ns)
+                .map_err(|e| Verdict::Failed(format!("the kernel did not run: {e}"))),
+        };
+        self.full_launches = launches;
+        self.full_table = table;
+        if timed.is_err() {
+            self.last_program = None;
+            self.check_device_still_works()?;
+        }
+        Ok(timed)
+    }
+
     fn time_program(
         program: &Program,
         launches: &[SequenceLaunch],
         table: &mut BufferTable,
         reps: u32,
+        give_up_ns: Option<u64>,
     ) -> Result<Vec<u64>, String> {
         let mut samples = Vec::with_capacity(reps as usize);
         // One discarded run first: it absorbs the driver's final compilation and first-touch
@@ -183,6 +208,11 @@ impl DeviceEvaluator {
             let outcome = program.run_sequence(launches, table).map_err(|e| e.to_string())?;
             let total: Option<u64> = outcome.kernel_ns.iter().copied().sum();
             let total = total.ok_or_else(|| "the device does not profile kernels".to_string())?;
+            if round == 0 && give_up_ns.is_some_and(|limit| total > limit) {
+                // Too slow to win even with its first-run costs taken off: the warm-up
+                // stands as the one sample.
+                return Ok(vec![total]);
+            }
             if round > 0 {
                 samples.push(total);
             }
@@ -239,24 +269,21 @@ impl Evaluator for DeviceEvaluator {
         ptx: &CompiledPtx,
         reps: u32,
     ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
-        let launches = std::mem::take(&mut self.full_launches);
-        let mut table = std::mem::take(&mut self.full_table);
-        let timed = match self.program(ptx) {
-            Err(verdict) => Err(verdict),
-            Ok(program) => Self::time_program(program, &launches, &mut table, reps)
-                .map_err(|e| Verdict::Failed(format!("the kernel did not run: {e}"))),
-        };
-        self.full_launches = launches;
-        self.full_table = table;
-        if timed.is_err() {
-            self.last_program = None;
-            self.check_device_still_works()?;
-        }
-        Ok(timed)
+        self.time_ptx_within(ptx, reps, None)
+    }
+
+    fn time_ptx_screened(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+        give_up_ns: u64,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        self.time_ptx_within(ptx, reps, Some(give_up_ns))
     }
 
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
-        Self::time_program(&self.source_program, &self.full_launches, &mut self.full_table, reps)
+        let (launches, table) = (&self.full_launches, &mut self.full_table);
+        Self::time_program(&self.source_program, launches, table, reps, None)
             .map_err(EvaluatorError)
     }
 

@@ -64,6 +64,20 @@ pub trait Evaluator {
         reps: u32,
     ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError>;
 
+    /// As [`Evaluator::time_ptx`], but a PTX whose warm-up run alone takes longer than
+    /// `give_up_ns` is timed no further: the warm-up becomes its only sample. A search spends
+    /// most of its device time on candidates far slower than the best (a kernel of 100 ms that
+    /// a bad sequence makes ten times slower costs seconds per timing), and such a candidate
+    /// cannot win; the default times every PTX in full.
+    fn time_ptx_screened(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+        _give_up_ns: u64,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        self.time_ptx(ptx, reps)
+    }
+
     /// The same for the vendor's own compilation of the source (the "from source" baseline).
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError>;
 

@@ -192,7 +192,7 @@ impl PhaseReport {
             out,
             "  sequences   {} considered ({} from the database): {} compiled, {} crashed, {} timed \
              out, {} failed to compile; {} duplicate PTX; {} invalid ({} broke the device); {} \
-             timed",
+             timed ({} by one slow warm-up run)",
             c.sequences,
             c.resumed,
             c.compiled,
@@ -202,7 +202,8 @@ impl PhaseReport {
             c.duplicate_ptx,
             c.invalid,
             c.broke_device,
-            c.timed
+            c.timed,
+            c.screened
         );
         let _ = writeln!(
             out,

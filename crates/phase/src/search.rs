@@ -52,9 +52,32 @@ pub struct Counts {
     pub invalid: u64,
     /// Distinct valid PTX timed on the full workload.
     pub timed: u64,
+    /// Distinct valid PTX whose warm-up run alone was slower than the screening limit
+    /// ([`screening_limit_ns`]): timed by that one run instead of the full repetitions.
+    pub screened: u64,
     /// Distinct PTX whose run left the device unusable; each is stored as failed, the device
     /// is reopened and the search goes on (these are also counted as invalid).
     pub broke_device: u64,
+}
+
+/// A candidate whose warm-up run takes longer than this many times the best time known (the
+/// vendor's compilation or a better sequence) is not timed further.
+pub const SCREEN_FACTOR: f64 = 3.0;
+
+/// Never screen below this many nanoseconds: the warm-up carries the driver's first-run costs,
+/// which can outweigh a kernel of microseconds, and such kernels are cheap to time anyway.
+pub const SCREEN_FLOOR_NS: f64 = 20e6;
+
+/// The warm-up time above which a candidate is not timed further, given the reference time
+/// and the best time met so far: [`SCREEN_FACTOR`] times the faster of the two, at least
+/// [`SCREEN_FLOOR_NS`]. `None` before any time is known.
+pub fn screening_limit_ns(reference_ns: Option<f64>, best_ns: Option<f64>) -> Option<u64> {
+    let known = match (reference_ns, best_ns) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return None,
+    };
+    Some((known * SCREEN_FACTOR).max(SCREEN_FLOOR_NS) as u64)
 }
 
 /// What happened to one sequence.
@@ -270,7 +293,12 @@ impl<'a> Engine<'a> {
                     let result = self.judge(&ptx_hash, counts)?;
                     if first_time {
                         match (&result.verdict, result.samples.is_empty()) {
-                            (Verdict::Valid, false) => counts.timed += 1,
+                            (Verdict::Valid, false) => {
+                                counts.timed += 1;
+                                if self.reps > 1 && result.samples.len() == 1 {
+                                    counts.screened += 1;
+                                }
+                            }
                             (Verdict::Valid, true) => {}
                             _ => counts.invalid += 1,
                         }
@@ -317,7 +345,11 @@ impl<'a> Engine<'a> {
             Err(broken) => return self.blame(ptx_hash, broken, counts),
         };
         let stored = if verdict.is_valid() {
-            match self.evaluator.time_ptx(&ptx, self.reps) {
+            let timed = match screening_limit_ns(self.reference_ns, self.best_ns) {
+                Some(limit) => self.evaluator.time_ptx_screened(&ptx, self.reps, limit),
+                None => self.evaluator.time_ptx(&ptx, self.reps),
+            };
+            match timed {
                 Ok(Ok(samples)) => StoredPtx { verdict, samples },
                 Ok(Err(failure)) => StoredPtx { verdict: failure, samples: Vec::new() },
                 Err(broken) => return self.blame(ptx_hash, broken, counts),

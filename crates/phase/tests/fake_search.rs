@@ -118,6 +118,12 @@ struct FakeEvaluator {
     validations: Mutex<Vec<String>>,
     timings: AtomicUsize,
     full_validations: AtomicUsize,
+    /// Multiplies every time (0 = 1): kernels of milliseconds, where screening applies.
+    scale: u64,
+    /// A code that runs twenty times slower than its passes say.
+    slow_code: Option<String>,
+    /// Timings that stopped after the warm-up run.
+    screened_timings: AtomicUsize,
 }
 
 impl FakeEvaluator {
@@ -135,6 +141,13 @@ impl FakeEvaluator {
             t *= 0.5;
         }
         t as u64
+    }
+}
+
+impl FakeEvaluator {
+    fn scaled_time_of(&self, code: &str) -> u64 {
+        let slow = if self.slow_code.as_deref() == Some(code) { 20 } else { 1 };
+        Self::time_of(code) * self.scale.max(1) * slow
     }
 }
 
@@ -180,8 +193,22 @@ impl Evaluator for FakeEvaluator {
             return Err(EvaluatorError("CL_OUT_OF_RESOURCES".into()));
         }
         self.timings.fetch_add(1, Ordering::SeqCst);
-        let t = Self::time_of(&code_in(ptx));
+        let t = self.scaled_time_of(&code_in(ptx));
         Ok(Ok((0..reps).map(|i| t + u64::from(i % 2)).collect()))
+    }
+    fn time_ptx_screened(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+        give_up_ns: u64,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        let warm_up = self.scaled_time_of(&code_in(ptx));
+        if !self.broken && warm_up > give_up_ns {
+            self.timings.fetch_add(1, Ordering::SeqCst);
+            self.screened_timings.fetch_add(1, Ordering::SeqCst);
+            return Ok(Ok(vec![warm_up]));
+        }
+        self.time_ptx(ptx, reps)
     }
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
         if self.broken {
@@ -557,4 +584,40 @@ fn shards_of_a_random_search_hold_together_what_one_search_holds() {
 
 fn index_of_shard(index: u64) -> u64 {
     index % 4
+}
+
+#[test]
+fn a_candidate_far_slower_than_the_best_is_timed_by_its_warm_up_alone() {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    // Kernels of 63-100 ms; gvn alone takes 1.8 s, far beyond three times the best.
+    let mut evaluator =
+        FakeEvaluator { scale: 100_000, slow_code: Some("gvn".into()), ..FakeEvaluator::default() };
+    let opts = options(Strategy::Random, 200);
+    let mut engine = Engine::new(&compiler, &mut evaluator, &store, &NoProgress, opts.reps);
+    // The vendor's compilation as the reference, as run_phase sets it: 100 ms.
+    engine.reference_ns = Some(100e6);
+    let result = engine.explore(&opts, &pool()).expect("search runs");
+    let c = &result.counts;
+    assert!(c.screened >= 1, "the slow code must be screened: {c:?}");
+    assert_eq!(c.screened, evaluator.screened_timings.load(Ordering::SeqCst) as u64);
+    assert_eq!(evaluator.timings.load(Ordering::SeqCst) as u64, c.timed);
+    let mut fastest = f64::MAX;
+    for evaluation in &result.evaluations {
+        let Ok(hash) = &evaluation.ptx_hash else { continue };
+        let stored = store.ptx(hash).unwrap().expect("every compiled PTX is stored");
+        if !stored.verdict.is_valid() {
+            continue;
+        }
+        if stored.samples.len() == 1 {
+            assert_eq!(hash, &text_hash("gvn"), "only the slow code is cut short");
+        } else {
+            assert_eq!(stored.samples.len(), 3, "the others get every repetition");
+        }
+        fastest = fastest.min(evaluation.time().unwrap());
+    }
+    // Screening never hides the winner: the fastest valid code is still found and timed in full.
+    let best = result.evaluations.iter().filter_map(|e| e.time()).fold(f64::MAX, f64::min);
+    assert_eq!(best, fastest);
+    assert!(best < 0.7 * 100e6, "licm must win: {best}");
 }
