@@ -11,11 +11,16 @@
 # on an otherwise idle machine.
 #
 # Usage: bench/sim_scaling.sh [N]      (default N = 512; THREADS=16 REPS=3)
+# CLMAP=path/to/clmap uses that binary instead of building one (a machine without Rust).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p clmap
-bin=$CARGO_TARGET_DIR/release/clmap
+if [ -n "${CLMAP:-}" ]; then
+  bin=$CLMAP
+else
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+  cargo build --release -q -p clmap
+  bin=$CARGO_TARGET_DIR/release/clmap
+fi
 kernel=$(pwd)/tests/corpus/mm_simple.cl
 n=${1:-512}
 threads=${THREADS:-16}
@@ -23,13 +28,21 @@ reps=${REPS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Runs a command under /usr/bin/time; prints "cpu_seconds wall_seconds peak_kb".
+# Runs a command; prints "cpu_seconds wall_seconds peak_kb" (the child's user + system time
+# from getrusage, so it works where /usr/bin/time is not installed).
 measure() {
-  /usr/bin/time -f "%U %S %e %M" -o "$tmp/time" "$@" >"$tmp/out" 2>&1 || {
-    cat "$tmp/out" >&2
-    return 1
-  }
-  awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$tmp/time"
+  python3 - "$tmp/out" "$@" <<'PY'
+import resource, subprocess, sys, time
+start = time.monotonic()
+with open(sys.argv[1], "wb") as out:
+    code = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.STDOUT).returncode
+wall = time.monotonic() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+if code != 0:
+    sys.stderr.write(open(sys.argv[1], errors="replace").read())
+    sys.exit(1)
+print(f"{usage.ru_utime + usage.ru_stime:.3f} {wall:.3f} {usage.ru_maxrss}")
+PY
 }
 
 # Median of column $1 of file $2.
