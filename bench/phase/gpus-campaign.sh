@@ -40,10 +40,30 @@ cost() {
     esac
 }
 
-# Deal the kernels out: longest first, each to the least loaded GPU.
+# A later command may deal the kernels out differently (another GPU count, kernels finished):
+# every GPU starts from the merged database of all earlier commands, so each kernel resumes
+# wherever it ran before, and from one pass pool.
+for ((g = 0; g < GPUS; g++)); do
+    mkdir -p "$OUT/gpu$g"
+    if [ -s "$OUT/phase.db" ]; then
+        cp "$OUT/phase.db" "$OUT/gpu$g/phase.db"
+    fi
+    if [ ! -s "$OUT/gpu$g/passes" ]; then
+        for pool in "$OUT"/gpu*/passes; do
+            [ -s "$pool" ] && { cp "$pool" "$OUT/gpu$g/passes"; break; }
+        done
+    fi
+done
+
+# Deal the kernels out: longest first, each to the least loaded GPU; kernels with a final
+# report from an earlier command are done.
 declare -a load share
 for ((g = 0; g < GPUS; g++)); do load[g]=0; share[g]=""; done
 for k in $(for k in $KERNELS; do echo "$(cost "$k") $k"; done | sort -rn | cut -d' ' -f2); do
+    if [ -s "$OUT/$k.json" ]; then
+        echo "$k: finished by an earlier command ($OUT/$k.json)"
+        continue
+    fi
     best=0
     for ((g = 1; g < GPUS; g++)); do
         [ "${load[g]}" -lt "${load[best]}" ] && best=$g
