@@ -96,6 +96,18 @@ fn the_corpus_matrix_multiply_indexes_rows_by_x() {
 }
 
 #[test]
+fn an_unrolled_walk_down_a_column_is_the_column_map() {
+    // mm_float4_tiled reads B four rows at a time, `B[(kb + 0) * n4 + gx]` … `B[(kb + 3) *
+    // n4 + gx]` with kb stepping by 4: no loop counter's coefficient is the row, the distance
+    // between the four reads is. Each work-item reads all of column gx (MAP-302), as the
+    // naive multiply's B; A, staged in a tile, is read by rows chosen by y.
+    let prepared = PreparedWorkload::load(&corpus("mm_float4_tiled.toml")).expect("loads");
+    let d = detect_prepared(&prepared);
+    assert_map(&d, "B", "MAP-302", 0);
+    assert_map(&d, "A", "MAP-205", 0);
+}
+
+#[test]
 fn a_transposed_read_is_map_110() {
     let source = "#define AT(m, r, c) m[(r) * 32 + (c)]
 int flat(int r, int c, int w) { return r * w + c; }

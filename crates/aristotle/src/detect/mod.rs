@@ -253,16 +253,35 @@ fn detect_buffer(
 }
 
 /// Row lengths the index forms suggest: the coefficients of work-item ids and loop counters
-/// (a row step is `W`, a diagonal step `W + 1`).
+/// (a row step is `W`, a diagonal step `W + 1`), and the distance between reads that differ in
+/// their constant only, when the nearest two are at least two elements apart: an unrolled walk
+/// down a column (`B[(k + 0) * n + x]`, `B[(k + 1) * n + x]`, … with `k` stepping by 4) moves
+/// by a row from one read to the next, while no loop counter's coefficient is the row itself.
+/// (Reads one element apart, as in a stencil, say nothing of the row.)
 fn candidate_widths(reads: &[GlobalRead]) -> Vec<i64> {
     let mut widths = Vec::new();
-    for read in reads {
-        let Ok(index) = &read.index else { continue };
+    let forms: Vec<_> = reads.iter().filter_map(|r| r.index.as_ref().ok()).collect();
+    for index in &forms {
         for (atom, c) in &index.terms {
             if matches!(atom, IndexAtom::LocalId(_) | IndexAtom::Loop(_)) {
                 widths.extend([c.abs(), c.abs() - 1]);
             }
         }
+    }
+    let nearest = forms
+        .iter()
+        .enumerate()
+        .flat_map(|(k, a)| {
+            forms
+                .iter()
+                .skip(k + 1)
+                .filter(|b| b.terms == a.terms)
+                .map(|b| (a.constant - b.constant).abs())
+        })
+        .filter(|gap| *gap > 0)
+        .min();
+    if let Some(gap) = nearest {
+        widths.extend([gap, gap - 1]);
     }
     widths.retain(|w| *w >= 2);
     widths
