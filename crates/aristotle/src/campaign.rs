@@ -106,7 +106,7 @@ pub fn run(
     let setup = measurer.setup();
     let mut summary = CampaignSummary { planned: units.len(), ..CampaignSummary::default() };
     for (index, key) in units.iter().enumerate() {
-        let fate = if store::unit_done(db, device_id, key)? {
+        let fate = if store::unit_done(db, device_id, key, setup.work_group)? {
             summary.resumed += 1;
             UnitFate::Resumed
         } else if deadline.is_some_and(|limit| started.elapsed() >= limit) {

@@ -211,12 +211,8 @@ pub fn accuracy(table: &MapTable, times: &BTreeMap<PairUnit, f64>, delta: f64) -
         let (Some(t1), Some(t2)) = (at(ComposeVersion::V1), at(ComposeVersion::V2)) else {
             continue;
         };
-        let structures = [u.map1, u.map2].map(|map| DataStructure {
-            name: format!("MAP-{map}"),
-            map,
-            dataset: u.dataset,
-            local_bytes: 0,
-        });
+        let structures =
+            [u.map1, u.map2].map(|map| DataStructure::new(format!("MAP-{map}"), map, u.dataset, 0));
         let advice = rules::compose(table, &structures, None, delta);
         let (Some(first), Some(second)) = (advice.choices.first(), advice.choices.get(1)) else {
             continue;
@@ -382,6 +378,7 @@ mod tests {
             big_b_mean: mbr,
             big_b_std: 0.0,
             mbr,
+            work_group: None,
         };
         let table = MapTable {
             device: "d".into(),

@@ -168,6 +168,7 @@ mod tests {
             big_b_mean: mbr,
             big_b_std: 0.0,
             mbr,
+            work_group: None,
         };
         MapTable {
             device: "Test <GPU>".into(),

@@ -41,6 +41,10 @@ pub struct MapRecord {
     pub big_b_std: f64,
     /// B_mean / b_mean.
     pub mbr: f64,
+    /// The work-group `[x, y]` both were timed with; none for the 2014 history, which did not
+    /// keep it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_group: Option<[usize; 2]>,
 }
 
 /// Whether local memory pays off for a record, at threshold δ.
@@ -83,9 +87,19 @@ pub struct MapTable {
 }
 
 impl MapTable {
-    /// The record of (MAP, dataset), if measured.
+    /// The record of (MAP, dataset), if measured (the first work-group's when several were).
     pub fn get(&self, map: u16, dataset: usize) -> Option<&MapRecord> {
         self.records.iter().find(|r| r.map == map && r.dataset == dataset)
+    }
+
+    /// The record of (MAP, dataset) timed with `work_group`, else one without a work-group
+    /// (the 2014 history's).
+    pub fn get_on(&self, map: u16, dataset: usize, work_group: [usize; 2]) -> Option<&MapRecord> {
+        let on = |r: &&MapRecord| r.map == map && r.dataset == dataset;
+        let records = || self.records.iter().filter(on);
+        records()
+            .find(|r| r.work_group == Some(work_group))
+            .or_else(|| records().find(|r| r.work_group.is_none()))
     }
 
     /// Datasets present, ascending.
@@ -175,6 +189,7 @@ fn history_records(db: &Database, device_id: i64) -> Result<Vec<MapRecord>, DbEr
             big_b_mean: row.get(4)?,
             big_b_std: row.get(5)?,
             mbr: row.get(6)?,
+            work_group: None,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -185,14 +200,15 @@ fn measured_records(
     device_id: i64,
     local_variant: &str,
 ) -> Result<Vec<MapRecord>, DbError> {
-    // Per (MAP, dataset): the (mean, std) of b and of B as they are found.
+    // Per (MAP, dataset, work-group): the (mean, std) of b and of B as they are found. b and
+    // B pair only when timed with the same work-group.
     type Pair = (Option<(f64, f64)>, Option<(f64, f64)>);
-    let mut by_key: BTreeMap<(u16, usize), Pair> = BTreeMap::new();
+    let mut by_key: BTreeMap<(u16, usize, [usize; 2]), Pair> = BTreeMap::new();
     for unit in store::units(db, device_id)? {
         if unit.status != "measured" || unit.samples == 0 {
             continue;
         }
-        let entry = by_key.entry((unit.key.map, unit.key.dataset)).or_default();
+        let entry = by_key.entry((unit.key.map, unit.key.dataset, unit.work_group)).or_default();
         let stats = Some((unit.bandwidth_mean, unit.bandwidth_std));
         if unit.key.variant == NO_LOCAL_VARIANT {
             entry.0 = stats;
@@ -202,7 +218,7 @@ fn measured_records(
     }
     Ok(by_key
         .into_iter()
-        .filter_map(|((map, dataset), pair)| match pair {
+        .filter_map(|((map, dataset, work_group), pair)| match pair {
             (Some((b_mean, b_std)), Some((big_b_mean, big_b_std))) => Some(MapRecord {
                 map,
                 dataset,
@@ -211,6 +227,7 @@ fn measured_records(
                 big_b_mean,
                 big_b_std,
                 mbr: if b_mean > 0.0 { big_b_mean / b_mean } else { f64::NAN },
+                work_group: Some(work_group),
             }),
             _ => None,
         })
@@ -222,7 +239,16 @@ mod tests {
     use super::*;
 
     fn record(map: u16, dataset: usize, mbr: f64) -> MapRecord {
-        MapRecord { map, dataset, b_mean: 1.0, b_std: 0.0, big_b_mean: mbr, big_b_std: 0.0, mbr }
+        MapRecord {
+            map,
+            dataset,
+            b_mean: 1.0,
+            b_std: 0.0,
+            big_b_mean: mbr,
+            big_b_std: 0.0,
+            mbr,
+            work_group: None,
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! as not gaining: the paper advises against local memory where the gain does not repay the
 //! programming effort.
 
-use crate::query::{Impact, MapTable};
+use crate::query::{Impact, MapRecord, MapTable};
 use serde::Serialize;
 
 /// One data structure of a kernel.
@@ -28,6 +28,41 @@ pub struct DataStructure {
     /// Local memory it needs per work-group when staged, in bytes (0 when unknown: the
     /// capacity check then cannot refuse it).
     pub local_bytes: u64,
+    /// The launch's work-group `[x, y]`, when known: records timed with it are preferred.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_group: Option<[usize; 2]>,
+}
+
+impl DataStructure {
+    /// A structure of `map` on dataset `dataset` needing `local_bytes`, work-group unknown.
+    pub fn new(name: impl Into<String>, map: u16, dataset: usize, local_bytes: u64) -> Self {
+        DataStructure { name: name.into(), map, dataset, local_bytes, work_group: None }
+    }
+}
+
+/// How wide "similar" is.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum Similarity {
+    /// Table 5's threshold: |mbr − 1| ≤ δ.
+    Delta,
+    /// δ or the measurements' own spread, whichever is wider: a ratio closer to 1 than the
+    /// relative standard deviation of B/b over the runs (√((σ_b/b)² + (σ_B/B)²)) is no
+    /// evidence either way. Records without a spread (σ = 0, as imported means) use δ.
+    DeltaOrNoise,
+}
+
+/// The margin around 1 within which `record`'s ratio is similar.
+pub fn similarity_margin(record: &MapRecord, delta: f64, similarity: Similarity) -> f64 {
+    match similarity {
+        Similarity::Delta => delta,
+        Similarity::DeltaOrNoise => delta.max(relative_noise(record)),
+    }
+}
+
+/// The relative standard deviation of B/b from the runs' spread (0 without one).
+pub fn relative_noise(record: &MapRecord) -> f64 {
+    let part = |std: f64, mean: f64| if mean > 0.0 && std.is_finite() { std / mean } else { 0.0 };
+    part(record.b_std, record.b_mean).hypot(part(record.big_b_std, record.big_b_mean))
 }
 
 /// Which rule decided a choice.
@@ -65,6 +100,11 @@ pub struct Choice {
     pub mbr: Option<f64>,
     /// The dataset the record comes from (the nearest measured one when N itself is missing).
     pub record_dataset: Option<usize>,
+    /// The work-group the record was timed with (none for the 2014 history).
+    pub record_work_group: Option<[usize; 2]>,
+    /// The margin around 1 within which the ratio counted as similar (δ, or the record's
+    /// noise when wider and asked for).
+    pub margin: Option<f64>,
     pub impact: Option<Impact>,
     /// ω, for structures that gain.
     pub omega: Option<f64>,
@@ -97,22 +137,36 @@ impl Advice {
     }
 }
 
-/// The record of (MAP, N) in the table, else the one of the nearest dataset (by ratio of sides).
-fn lookup(table: &MapTable, map: u16, dataset: usize) -> Option<(f64, usize)> {
-    if let Some(r) = table.get(map, dataset) {
-        return Some((r.mbr, dataset));
-    }
+/// The record of (MAP, N) in the table, else the one of the nearest dataset (by ratio of
+/// sides). With a work-group, records timed with it come first: the exact (N, work-group), then
+/// the nearest dataset on that work-group, then the nearest dataset on any (a record without a
+/// work-group, from the 2014 history, counts as any).
+fn lookup<'t>(
+    table: &'t MapTable,
+    map: u16,
+    dataset: usize,
+    work_group: Option<[usize; 2]>,
+) -> Option<&'t MapRecord> {
     let target = (dataset.max(1) as f64).ln();
-    table
-        .records
-        .iter()
-        .filter(|r| r.map == map && r.dataset > 0)
-        .min_by(|a, b| {
-            let da = ((a.dataset as f64).ln() - target).abs();
-            let db = ((b.dataset as f64).ln() - target).abs();
-            da.total_cmp(&db)
-        })
-        .map(|r| (r.mbr, r.dataset))
+    let distance = |r: &MapRecord| ((r.dataset.max(1) as f64).ln() - target).abs();
+    let nearest = |same_shape: bool| {
+        table
+            .records
+            .iter()
+            .filter(|r| r.map == map && r.dataset > 0)
+            .filter(|r| !same_shape || r.work_group.is_none() || r.work_group == work_group)
+            .min_by(|a, b| {
+                distance(a)
+                    .total_cmp(&distance(b))
+                    .then_with(|| (a.work_group != work_group).cmp(&(b.work_group != work_group)))
+            })
+    };
+    match work_group {
+        Some(wg) => {
+            table.get_on(map, dataset, wg).or_else(|| nearest(true)).or_else(|| nearest(false))
+        }
+        None => table.get(map, dataset).or_else(|| nearest(false)),
+    }
 }
 
 /// Applies the composing rules to `structures` on the device `table` describes.
@@ -122,15 +176,29 @@ pub fn compose(
     local_capacity: Option<u64>,
     delta: f64,
 ) -> Advice {
+    compose_with(table, structures, local_capacity, delta, Similarity::Delta)
+}
+
+/// [`compose`] with a choice of what counts as similar.
+pub fn compose_with(
+    table: &MapTable,
+    structures: &[DataStructure],
+    local_capacity: Option<u64>,
+    delta: f64,
+    similarity: Similarity,
+) -> Advice {
     let mut choices: Vec<Choice> = structures
         .iter()
         .map(|s| {
-            let found = lookup(table, s.map, s.dataset);
+            let found = lookup(table, s.map, s.dataset, s.work_group);
+            let margin = found.map(|r| similarity_margin(r, delta, similarity));
             Choice {
                 structure: s.clone(),
-                mbr: found.map(|(mbr, _)| mbr),
-                record_dataset: found.map(|(_, n)| n),
-                impact: found.map(|(mbr, _)| Impact::of(mbr, delta)),
+                mbr: found.map(|r| r.mbr),
+                record_dataset: found.map(|r| r.dataset),
+                record_work_group: found.and_then(|r| r.work_group),
+                margin,
+                impact: found.zip(margin).map(|(r, m)| Impact::of(r.mbr, m)),
                 omega: None,
                 use_local: false,
                 rule: Rule::NoRecord,
@@ -200,10 +268,18 @@ pub fn compose(
             }
             (Some(mbr), _) => {
                 c.rule = Rule::NoGain;
-                c.reasoning = format!(
-                    "similar with and without local memory (mbr {mbr:.2} within 1 ± δ): \
-                     not worth the programming effort"
-                );
+                let margin = c.margin.unwrap_or(delta);
+                c.reasoning = if margin > delta {
+                    format!(
+                        "similar with and without local memory (mbr {mbr:.2} within 1 ± {margin:.2}, \
+                         the runs' own spread, wider than δ): no measurable gain"
+                    )
+                } else {
+                    format!(
+                        "similar with and without local memory (mbr {mbr:.2} within 1 ± δ): \
+                         not worth the programming effort"
+                    )
+                };
             }
             _ => {
                 c.rule = Rule::NoRecord;
@@ -253,13 +329,14 @@ mod tests {
                     big_b_mean: 10.0 * mbr,
                     big_b_std: 0.0,
                     mbr,
+                    work_group: None,
                 })
                 .collect(),
         }
     }
 
     fn ds(map: u16, dataset: usize, local_bytes: u64) -> DataStructure {
-        DataStructure { name: format!("MAP-{map}"), map, dataset, local_bytes }
+        DataStructure::new(format!("MAP-{map}"), map, dataset, local_bytes)
     }
 
     #[test]
@@ -329,6 +406,83 @@ mod tests {
         assert_eq!(a.tuple(), "(l, g)");
         assert_eq!(a.choices[0].record_dataset, Some(1024));
         assert_eq!(a.choices[1].rule, Rule::NoRecord);
+    }
+
+    fn measured(
+        map: u16,
+        dataset: usize,
+        wg: [usize; 2],
+        b: (f64, f64),
+        big_b: (f64, f64),
+    ) -> MapRecord {
+        MapRecord {
+            map,
+            dataset,
+            b_mean: b.0,
+            b_std: b.1,
+            big_b_mean: big_b.0,
+            big_b_std: big_b.1,
+            mbr: big_b.0 / b.0,
+            work_group: Some(wg),
+        }
+    }
+
+    #[test]
+    fn records_of_the_launchs_work_group_come_first() {
+        let t = MapTable {
+            device: "d".into(),
+            local_variant: "stage".into(),
+            records: vec![
+                measured(302, 64, [16, 16], (10.0, 0.0), (5.0, 0.0)),
+                measured(302, 256, [32, 8], (10.0, 0.0), (20.0, 0.0)),
+                measured(302, 64, [32, 8], (10.0, 0.0), (15.0, 0.0)),
+            ],
+        };
+        let on = |wg| {
+            let s = DataStructure { work_group: wg, ..ds(302, 64, 1) };
+            compose(&t, &[s], None, 0.05).choices.remove(0)
+        };
+        // The exact dataset and work-group.
+        let exact = on(Some([32, 8]));
+        assert_eq!((exact.record_dataset, exact.record_work_group), (Some(64), Some([32, 8])));
+        assert_eq!(exact.mbr, Some(1.5));
+        // Another work-group with no record of its own at N = 64 takes the nearest dataset
+        // measured on any: here the 16 × 16 record of N = 64 (the same side).
+        let other = on(Some([8, 8]));
+        assert_eq!((other.record_dataset, other.record_work_group), (Some(64), Some([16, 16])));
+        // On 32 × 8 a dataset with no record takes the nearest measured on 32 × 8.
+        let s = DataStructure { work_group: Some([32, 8]), ..ds(302, 96, 1) };
+        let near = compose(&t, &[s], None, 0.05).choices.remove(0);
+        assert_eq!((near.record_dataset, near.record_work_group), (Some(64), Some([32, 8])));
+    }
+
+    #[test]
+    fn a_ratio_within_the_runs_spread_is_similar_when_asked() {
+        // B/b = 1.2, but each side spreads by 15 %: √(0.15² + 0.15²) ≈ 0.21 > 0.2.
+        let noisy = MapTable {
+            device: "d".into(),
+            local_variant: "stage".into(),
+            records: vec![measured(205, 64, [16, 16], (10.0, 1.5), (12.0, 1.8))],
+        };
+        let s = [ds(205, 64, 1)];
+        assert_eq!(compose(&noisy, &s, None, 0.05).tuple(), "(l)");
+        let a = compose_with(&noisy, &s, None, 0.05, Similarity::DeltaOrNoise);
+        assert_eq!(a.tuple(), "(g)");
+        assert_eq!(a.choices[0].impact, Some(Impact::Similar));
+        assert!(a.choices[0].reasoning.contains("spread"), "{}", a.choices[0].reasoning);
+        // A loss beyond the spread stays a loss, and a quiet record keeps δ.
+        let losing = MapTable {
+            records: vec![measured(205, 64, [16, 16], (10.0, 1.5), (6.0, 0.9))],
+            ..noisy.clone()
+        };
+        let l = compose_with(&losing, &s, None, 0.05, Similarity::DeltaOrNoise);
+        assert_eq!(l.choices[0].impact, Some(Impact::Loss));
+        let quiet = MapTable {
+            records: vec![measured(205, 64, [16, 16], (10.0, 0.1), (10.7, 0.1))],
+            ..noisy
+        };
+        let q = compose_with(&quiet, &s, None, 0.05, Similarity::DeltaOrNoise);
+        assert_eq!((q.tuple(), q.choices[0].margin), ("(l)".to_string(), Some(0.05)));
     }
 
     #[test]

@@ -82,9 +82,53 @@ pub const SCHEMA: Schema = Schema {
     ",
 };
 
-/// Creates the campaign tables if this database does not have them yet.
+/// The units keyed by work-group shape as well: the same MAP, variant and dataset timed on
+/// 16×16 and on 32×8 work-groups are two measurements (a kernel's advice asks for its own
+/// launch's), where `aristotle-v1` kept whichever came first. SQLite cannot change a table's
+/// `UNIQUE` clause, so the units and their samples are copied into new tables (ids kept) that
+/// take the old names.
+pub const SCHEMA_V2: Schema = Schema {
+    name: "aristotle-v2",
+    sql: "
+        CREATE TABLE aristotle_units_v2 (
+            id          INTEGER PRIMARY KEY,
+            device_id   INTEGER NOT NULL REFERENCES devices(id),
+            map         INTEGER NOT NULL,
+            variant     TEXT NOT NULL,
+            dataset     INTEGER NOT NULL,
+            wg_x        INTEGER NOT NULL,
+            wg_y        INTEGER NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('measured', 'skipped', 'failed')),
+            reason      TEXT NOT NULL DEFAULT '',
+            bytes_moved INTEGER NOT NULL DEFAULT 0,
+            warmup      INTEGER NOT NULL DEFAULT 0,
+            flush_cache INTEGER NOT NULL DEFAULT 0,
+            recorded    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            UNIQUE (device_id, map, variant, dataset, wg_x, wg_y)
+        );
+        INSERT INTO aristotle_units_v2 SELECT id, device_id, map, variant, dataset, wg_x, wg_y,
+            status, reason, bytes_moved, warmup, flush_cache, recorded FROM aristotle_units;
+        CREATE TABLE aristotle_samples_v2 (
+            unit_id       INTEGER NOT NULL REFERENCES aristotle_units_v2(id) ON DELETE CASCADE,
+            rep           INTEGER NOT NULL,
+            kernel_ns     INTEGER NOT NULL,
+            bandwidth_gbs REAL NOT NULL,
+            PRIMARY KEY (unit_id, rep)
+        );
+        INSERT INTO aristotle_samples_v2 SELECT unit_id, rep, kernel_ns, bandwidth_gbs
+            FROM aristotle_samples;
+        DROP TABLE aristotle_samples;
+        DROP TABLE aristotle_units;
+        ALTER TABLE aristotle_units_v2 RENAME TO aristotle_units;
+        ALTER TABLE aristotle_samples_v2 RENAME TO aristotle_samples;
+    ",
+};
+
+/// Creates the campaign tables if this database does not have them yet, and brings tables
+/// of older clmap versions up to date.
 pub fn ensure_schema(db: &Database) -> Result<(), DbError> {
-    db.ensure_schema(&SCHEMA)
+    db.ensure_schema(&SCHEMA)?;
+    db.ensure_schema(&SCHEMA_V2)
 }
 
 /// What identifies a single-MAP measurement on one device.
@@ -145,22 +189,36 @@ fn to_i64(value: usize) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-/// Whether the unit is finished on this device (measured or skipped); failed units are not,
-/// so that a rerun tries them again.
-pub fn unit_done(db: &Database, device_id: i64, key: &UnitKey) -> Result<bool, DbError> {
+/// Whether the unit is finished on this device with `work_group` (measured or skipped); failed
+/// units are not, so that a rerun tries them again.
+pub fn unit_done(
+    db: &Database,
+    device_id: i64,
+    key: &UnitKey,
+    work_group: [usize; 2],
+) -> Result<bool, DbError> {
     let status: Option<String> = db
         .connection()
         .query_row(
             "SELECT status FROM aristotle_units
-             WHERE device_id = ?1 AND map = ?2 AND variant = ?3 AND dataset = ?4",
-            params![device_id, key.map, key.variant, to_i64(key.dataset)],
+             WHERE device_id = ?1 AND map = ?2 AND variant = ?3 AND dataset = ?4
+               AND wg_x = ?5 AND wg_y = ?6",
+            params![
+                device_id,
+                key.map,
+                key.variant,
+                to_i64(key.dataset),
+                to_i64(work_group[0]),
+                to_i64(work_group[1])
+            ],
             |row| row.get(0),
         )
         .optional()?;
     Ok(matches!(status.as_deref(), Some("measured") | Some("skipped")))
 }
 
-/// Records a unit and all its samples in one transaction, replacing an earlier failed attempt.
+/// Records a unit and all its samples in one transaction, replacing an earlier failed attempt
+/// on the same work-group shape (`setup.work_group`).
 pub fn record_unit(
     db: &mut Database,
     device_id: i64,
@@ -172,8 +230,15 @@ pub fn record_unit(
         tx.execute(
             "DELETE FROM aristotle_units
              WHERE device_id = ?1 AND map = ?2 AND variant = ?3 AND dataset = ?4
-               AND status = 'failed'",
-            params![device_id, key.map, key.variant, to_i64(key.dataset)],
+               AND wg_x = ?5 AND wg_y = ?6 AND status = 'failed'",
+            params![
+                device_id,
+                key.map,
+                key.variant,
+                to_i64(key.dataset),
+                to_i64(setup.work_group[0]),
+                to_i64(setup.work_group[1])
+            ],
         )?;
         let (status, reason, bytes) = match result {
             UnitResult::Measured { bytes_moved, .. } => ("measured", "", *bytes_moved),
@@ -288,6 +353,8 @@ pub fn record_validation(
 pub struct StoredUnit {
     /// Which measurement.
     pub key: UnitKey,
+    /// The work-group `[x, y]` it was timed with.
+    pub work_group: [usize; 2],
     /// `measured`, `skipped` or `failed`.
     pub status: String,
     /// Why it was skipped or failed.
@@ -300,30 +367,30 @@ pub struct StoredUnit {
     pub bandwidth_std: f64,
 }
 
-/// Every unit recorded for a device, in (MAP, variant, dataset) order.
+/// Every unit recorded for a device, in (MAP, variant, dataset, work-group) order.
 pub fn units(db: &Database, device_id: i64) -> Result<Vec<StoredUnit>, DbError> {
     let conn = db.connection();
     let mut stmt = conn.prepare(
-        "SELECT u.id, u.map, u.variant, u.dataset, u.status, u.reason
+        "SELECT u.id, u.map, u.variant, u.dataset, u.status, u.reason, u.wg_x, u.wg_y
          FROM aristotle_units u WHERE u.device_id = ?1
-         ORDER BY u.map, u.variant, u.dataset",
+         ORDER BY u.map, u.variant, u.dataset, u.wg_x, u.wg_y",
     )?;
     let heads = stmt
         .query_map([device_id], |row| {
             Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
+                (row.get::<_, i64>(0)?, row.get::<_, i64>(1)?),
                 row.get::<_, String>(2)?,
                 row.get::<_, i64>(3)?,
                 row.get::<_, String>(4)?,
                 row.get::<_, String>(5)?,
+                [row.get::<_, i64>(6)?, row.get::<_, i64>(7)?],
             ))
         })?
         .collect::<Result<Vec<_>, _>>()?;
     let mut samples =
         conn.prepare("SELECT bandwidth_gbs FROM aristotle_samples WHERE unit_id = ?1")?;
     let mut out = Vec::with_capacity(heads.len());
-    for (id, map, variant, dataset, status, reason) in heads {
+    for ((id, map), variant, dataset, status, reason, wg) in heads {
         let values =
             samples.query_map([id], |row| row.get::<_, f64>(0))?.collect::<Result<Vec<_>, _>>()?;
         let (mean, std) = mean_std(&values);
@@ -333,6 +400,7 @@ pub fn units(db: &Database, device_id: i64) -> Result<Vec<StoredUnit>, DbError> 
                 variant,
                 dataset: usize::try_from(dataset).unwrap_or(0),
             },
+            work_group: wg.map(|w| usize::try_from(w).unwrap_or(0)),
             status,
             reason,
             samples: values.len(),
@@ -388,10 +456,10 @@ mod tests {
         ensure_schema(&db).expect("schema");
         let dev = device(&db);
         let k = key(407, "max", 128);
-        assert!(!unit_done(&db, dev, &k).expect("query"));
+        assert!(!unit_done(&db, dev, &k, [16, 16]).expect("query"));
         let result = UnitResult::Measured { bytes_moved: 1000, samples_ns: vec![10, 20, 40] };
         record_unit(&mut db, dev, &k, &setup(), &result).expect("record");
-        assert!(unit_done(&db, dev, &k).expect("query"));
+        assert!(unit_done(&db, dev, &k, [16, 16]).expect("query"));
         let stored = units(&db, dev).expect("units");
         assert_eq!(stored.len(), 1);
         assert_eq!(stored[0].samples, 3);
@@ -410,12 +478,67 @@ mod tests {
         let k = key(205, "min", 256);
         let failed = UnitResult::Failed { reason: "build error".into() };
         record_unit(&mut db, dev, &k, &setup(), &failed).expect("record");
-        assert!(!unit_done(&db, dev, &k).expect("query"));
+        assert!(!unit_done(&db, dev, &k, [16, 16]).expect("query"));
         let ok = UnitResult::Measured { bytes_moved: 8, samples_ns: vec![1, 2] };
         record_unit(&mut db, dev, &k, &setup(), &ok).expect("record");
         let stored = units(&db, dev).expect("units");
         assert_eq!(stored.len(), 1);
         assert_eq!(stored[0].status, "measured");
+    }
+
+    #[test]
+    fn a_unit_on_another_work_group_is_another_measurement() {
+        let mut db = Database::in_memory().expect("db");
+        ensure_schema(&db).expect("schema");
+        let dev = device(&db);
+        let k = key(205, "stage", 64);
+        let result = UnitResult::Measured { bytes_moved: 100, samples_ns: vec![10, 10] };
+        record_unit(&mut db, dev, &k, &setup(), &result).expect("record 16x16");
+        assert!(unit_done(&db, dev, &k, [16, 16]).expect("query"));
+        assert!(!unit_done(&db, dev, &k, [32, 8]).expect("query"));
+        let wide = UnitSetup { work_group: [32, 8], ..setup() };
+        let faster = UnitResult::Measured { bytes_moved: 100, samples_ns: vec![5, 5] };
+        record_unit(&mut db, dev, &k, &wide, &faster).expect("record 32x8");
+        let stored = units(&db, dev).expect("units");
+        let shapes: Vec<([usize; 2], f64)> =
+            stored.iter().map(|u| (u.work_group, u.bandwidth_mean)).collect();
+        assert_eq!(shapes, [([16, 16], 10.0), ([32, 8], 20.0)]);
+    }
+
+    #[test]
+    fn version_1_tables_are_migrated_with_their_samples() {
+        let db = Database::in_memory().expect("db");
+        db.ensure_schema(&SCHEMA).expect("v1");
+        let dev = device(&db);
+        let conn = db.connection();
+        conn.execute(
+            "INSERT INTO aristotle_units (device_id, map, variant, dataset, wg_x, wg_y, status,
+                 bytes_moved) VALUES (?1, 204, 'nolocal', 128, 16, 16, 'measured', 100)",
+            [dev],
+        )
+        .expect("v1 unit");
+        let id = conn.last_insert_rowid();
+        conn.execute(
+            "INSERT INTO aristotle_samples VALUES (?1, 0, 10, 10.0), (?1, 1, 20, 5.0)",
+            [id],
+        )
+        .expect("v1 samples");
+        ensure_schema(&db).expect("migrate");
+        let stored = units(&db, dev).expect("units");
+        assert_eq!(stored.len(), 1);
+        assert_eq!((stored[0].samples, stored[0].work_group), (2, [16, 16]));
+        assert!(unit_done(&db, dev, &key(204, "nolocal", 128), [16, 16]).expect("query"));
+        // The samples still follow their unit: deleting it deletes them.
+        let conn = db.connection();
+        conn.execute("DELETE FROM aristotle_units WHERE id = ?1", [id]).expect("delete");
+        let left: i64 = conn
+            .query_row("SELECT count(*) FROM aristotle_samples", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(left, 0);
+        let broken: i64 = conn
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0))
+            .expect("check");
+        assert_eq!(broken, 0);
     }
 
     #[test]

@@ -271,19 +271,23 @@ pub struct Provenance {
     pub historical: bool,
     /// The device's stored units (for sample counts and why a unit has no record).
     pub units: Vec<StoredUnit>,
-    /// Units this command measured before advising.
-    pub measured_now: BTreeSet<UnitKey>,
+    /// Units this command measured before advising, with their work-groups.
+    pub measured_now: BTreeSet<NeededUnit>,
 }
 
 impl Provenance {
-    fn unit(&self, key: &UnitKey) -> Option<&StoredUnit> {
-        self.units.iter().find(|u| &u.key == key)
+    /// The stored unit of `key` on `work_group` (on any work-group when none is given).
+    fn unit(&self, key: &UnitKey, work_group: Option<[usize; 2]>) -> Option<&StoredUnit> {
+        self.units.iter().find(|u| &u.key == key && work_group.is_none_or(|wg| u.work_group == wg))
     }
 
-    fn source(&self, key: &UnitKey) -> &'static str {
+    fn source(&self, key: &UnitKey, work_group: Option<[usize; 2]>) -> &'static str {
+        let now = |wg: [usize; 2]| {
+            self.measured_now.contains(&NeededUnit { key: key.clone(), work_group: wg })
+        };
         if self.historical {
             "2014 Aristotle database (imported history)"
-        } else if self.measured_now.contains(key) {
+        } else if work_group.is_some_and(now) {
             "measured now by this command"
         } else {
             "performance database"
@@ -306,6 +310,9 @@ pub struct Measurement {
     /// `nolocal` is b; the local variant is B.
     pub variant: String,
     pub dataset: usize,
+    /// The work-group it was timed with (none for the 2014 history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_group: Option<[usize; 2]>,
     /// Mean and standard deviation over the samples (GB/s).
     pub bandwidth_gbs: f64,
     pub std_gbs: f64,
@@ -380,13 +387,22 @@ pub fn advise(
         let structures: Vec<rules::DataStructure> = asked
             .iter()
             .map(|q| rules::DataStructure {
-                name: q.buffer.clone(),
-                map: q.map.id().0,
-                dataset: q.dataset,
-                local_bytes: q.local_bytes,
+                work_group: Some(q.work_group),
+                ..rules::DataStructure::new(
+                    q.buffer.clone(),
+                    q.map.id().0,
+                    q.dataset,
+                    q.local_bytes,
+                )
             })
             .collect();
-        let composed = rules::compose(table, &structures, local_capacity, delta);
+        let composed = rules::compose_with(
+            table,
+            &structures,
+            local_capacity,
+            delta,
+            rules::Similarity::DeltaOrNoise,
+        );
         local_bytes_used.push((kernel.to_string(), composed.local_bytes_used));
         for (q, choice) in asked.iter().zip(&composed.choices) {
             buffers.push(buffer_advice(table, q, choice, provenance));
@@ -437,19 +453,34 @@ fn buffer_advice(
     provenance: &Provenance,
 ) -> BufferAdvice {
     let map = q.map.id().0;
-    let expected_gain = choice.mbr.map(|mbr| match (choice.use_local, q.staged_now) {
+    // A tie keeps the buffer as the kernel has it, staged or not: no measurement shows that
+    // either change pays, so the advice neither adds staging nor removes it.
+    let tie = choice.impact == Some(crate::query::Impact::Similar);
+    let use_local = choice.use_local || (tie && q.staged_now);
+    let expected_gain = choice.mbr.map(|mbr| match (use_local, q.staged_now) {
         (true, false) => mbr,
         (false, true) => 1.0 / mbr,
         _ => 1.0,
     });
     let mut reasoning = choice.reasoning.clone();
+    let mut rule = choice.rule.number().to_string();
+    if tie && q.staged_now {
+        rule = TIE_RULE.to_string();
+        reasoning.push_str("; it is staged now, and a tie keeps the kernel as written");
+    }
     let mut measurements = Vec::new();
-    match choice.record_dataset.and_then(|n| table.get(map, n)) {
+    let record = choice.record_dataset.and_then(|n| match choice.record_work_group {
+        Some(wg) => table.get_on(map, n, wg),
+        None => table.records.iter().find(|r| r.map == map && r.dataset == n),
+    });
+    match record {
         Some(record) => measurements = record_measurements(record, table, provenance),
         None => {
             for variant in [NO_LOCAL_VARIANT, table.local_variant.as_str()] {
                 let key = UnitKey { map, variant: variant.to_string(), dataset: q.dataset };
-                if let Some(unit) = provenance.unit(&key).filter(|u| u.status != "measured") {
+                if let Some(unit) =
+                    provenance.unit(&key, Some(q.work_group)).filter(|u| u.status != "measured")
+                {
                     reasoning.push_str(&format!(
                         "; MAP-{map} {variant} at N = {} was {} on this device: {}",
                         q.dataset, unit.status, unit.reason
@@ -471,10 +502,10 @@ fn buffer_advice(
         radius: (q.map.imap == crate::map::IMapKind::Block).then_some(q.map.radius),
         staged_now: Some(q.staged_now),
         dataset: Some(q.dataset),
-        advice: Some(if choice.use_local { Placement::Local } else { Placement::Global }),
+        advice: Some(if use_local { Placement::Local } else { Placement::Global }),
         expected_gain,
         mbr: choice.mbr,
-        rule: Some(choice.rule.number().to_string()),
+        rule: Some(rule),
         reasoning,
         local_bytes: Some(q.local_bytes),
         measurements,
@@ -499,14 +530,18 @@ fn record_measurements(
                 map: record.map,
                 variant: variant.to_string(),
                 dataset: record.dataset,
+                work_group: record.work_group,
                 bandwidth_gbs: mean,
                 std_gbs: std,
-                samples: provenance.unit(&key).map(|u| u.samples),
-                source: provenance.source(&key).to_string(),
+                samples: provenance.unit(&key, record.work_group).map(|u| u.samples),
+                source: provenance.source(&key, record.work_group).to_string(),
             }
         })
         .collect()
 }
+
+/// The rule of a buffer the kernel stages now whose ratio is a tie: kept as written.
+pub const TIE_RULE: &str = "tie";
 
 /// How the reasoning of a buffer the stager would not tile begins.
 const NOT_STAGED: &str = "the stager does not tile it";
@@ -577,6 +612,7 @@ mod tests {
                 big_b_mean: 20.0,
                 big_b_std: 1.0,
                 mbr: 2.0,
+                work_group: None,
             }],
         };
         let mut staged = question(204, 256);

@@ -19,7 +19,7 @@ fn history_db() -> Option<Database> {
 }
 
 fn structure(map: u16, dataset: usize, local_bytes: u64) -> DataStructure {
-    DataStructure { name: format!("MAP-{map}"), map, dataset, local_bytes }
+    DataStructure::new(format!("MAP-{map}"), map, dataset, local_bytes)
 }
 
 #[test]

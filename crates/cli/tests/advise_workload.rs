@@ -13,8 +13,20 @@ const DEVICE: &str = "advise test gpu";
 const BYTES: u64 = 1_000_000;
 
 /// A database with one device and, per `(map, dataset, b, B)`, the `nolocal` unit measured at
-/// b and the `stage` (the advisor's default B) and `max` units at B (three equal samples each).
+/// b and the `stage` (the advisor's default B) and `max` units at B (three equal samples each),
+/// on 16 × 16 work-groups.
 fn database(dir: &Scratch, records: &[(u16, usize, f64, f64)]) -> PathBuf {
+    let records: Vec<Record> =
+        records.iter().map(|&(map, n, b, big_b)| (map, n, b, big_b, [16, 16], 0.0)).collect();
+    database_on(dir, &records)
+}
+
+/// `(map, dataset, b, B, work-group, spread)`: the samples are the mean's times × (1 − spread,
+/// 1, 1 + spread).
+type Record = (u16, usize, f64, f64, [usize; 2], f64);
+
+/// [`database`] with each record's work-group and spread.
+fn database_on(dir: &Scratch, records: &[Record]) -> PathBuf {
     let path = dir.join("advise.db");
     let mut db = Database::open(&path).expect("database");
     store::ensure_schema(&db).expect("schema");
@@ -28,12 +40,14 @@ fn database(dir: &Scratch, records: &[(u16, usize, f64, f64)]) -> PathBuf {
             details: serde_json::json!({ "local_mem_bytes": 49152 }),
         })
         .expect("device");
-    let setup = UnitSetup { work_group: [16, 16], warmup: 1, flush_cache: true };
-    for &(map, dataset, b, big_b) in records {
+    for &(map, dataset, b, big_b, work_group, spread) in records {
+        let setup = UnitSetup { work_group, warmup: 1, flush_cache: true };
         for (variant, gbs) in [("nolocal", b), ("stage", big_b), ("max", big_b)] {
-            let ns = (BYTES as f64 / gbs).round() as u64;
+            let ns = BYTES as f64 / gbs;
+            let samples_ns =
+                [1.0 - spread, 1.0, 1.0 + spread].map(|f| (ns * f).round() as u64).to_vec();
             let key = UnitKey { map, variant: variant.into(), dataset };
-            let result = UnitResult::Measured { bytes_moved: BYTES, samples_ns: vec![ns; 3] };
+            let result = UnitResult::Measured { bytes_moved: BYTES, samples_ns };
             store::record_unit(&mut db, device, &key, &setup, &result).expect("unit");
         }
     }
@@ -70,7 +84,8 @@ fn matrix_multiply_stages_the_only_gainer() {
             "B: MAP-303, N = 256 → keep in __global; expected gain ×1.00; rule 5.1",
         )
         .assert_stdout_contains(
-            "b = 10.00 ± 0.00 GB/s: MAP-204 nolocal at N = 256, 3 samples, performance database",
+            "b = 10.00 ± 0.00 GB/s: MAP-204 nolocal at N = 256 on 16x16, 3 samples, \
+             performance database",
         )
         .assert_stdout_contains("B = 25.00 ± 0.00 GB/s: MAP-204 stage at N = 256")
         .assert_stdout_contains("B from the `stage` variant");
@@ -141,7 +156,7 @@ fn jacobi_is_asked_about_its_own_grid() {
 #[test]
 fn undetected_buffers_are_listed_with_the_detectors_reason() {
     let dir = Scratch::new("advise-undetected");
-    let db = database(&dir, &[(204, 256, 10.0, 9.0), (205, 256, 10.0, 15.0)]);
+    let db = database_on(&dir, &[(205, 256, 10.0, 15.0, [64, 1], 0.0)]);
     let run = advise("tests/corpus/pb_mvt.toml", &db, &[]);
     run.assert_success()
         .assert_stdout_contains("no MAP detected (no advice):")
@@ -160,9 +175,10 @@ fn undetected_buffers_are_listed_with_the_detectors_reason() {
 #[test]
 fn a_vector_every_work_item_walks_is_asked_about_at_its_length() {
     // `y1[j]` under `for (j < n)` in a 1-D kernel: MAP-205, a row the group shares, asked
-    // about as a row of its 256 elements (not as a 16 × 16 square).
+    // about as a row of its 256 elements (not as a 16 × 16 square), on the kernel's 64 × 1
+    // work-groups.
     let dir = Scratch::new("advise-vector");
-    let db = database(&dir, &[(204, 256, 10.0, 9.0), (205, 256, 10.0, 15.0)]);
+    let db = database_on(&dir, &[(205, 256, 10.0, 15.0, [64, 1], 0.0)]);
     let json = advise("tests/corpus/pb_mvt.toml", &db, &["--json"]);
     let list = json.json();
     let y1 = entry(&list, "mvt_kernel1", "y1");
@@ -199,6 +215,77 @@ fn no_measure_names_what_is_missing_and_the_command_that_measures_it() {
     run.assert_fails(1)
         .assert_stderr_contains("no device in the database matches it")
         .assert_stderr_contains("--maps 204,303 --sizes 256");
+}
+
+#[test]
+fn measurements_on_the_launchs_work_group_decide() {
+    // pb_gemm runs 32 × 8 work-groups on 64 × 64 matrices: a (MAP-205) and b (MAP-302) at
+    // N = 64. On 16 × 16 groups staging b loses and staging a gains; on the kernel's own 32 × 8
+    // it is the other way round, and the advice follows the 32 × 8 records.
+    let dir = Scratch::new("advise-shape");
+    let db = database_on(
+        &dir,
+        &[
+            (205, 64, 10.0, 20.0, [16, 16], 0.0),
+            (302, 64, 10.0, 5.0, [16, 16], 0.0),
+            (205, 64, 10.0, 8.0, [32, 8], 0.0),
+            (302, 64, 10.0, 14.0, [32, 8], 0.0),
+        ],
+    );
+    let run = advise("tests/corpus/pb_gemm.toml", &db, &["--json", "--no-measure"]);
+    run.assert_success();
+    let list = run.json();
+    let a = entry(&list, "gemm", "a");
+    assert_eq!((a["advice"].as_str(), a["rule"].as_str()), (Some("global"), Some("5.1")));
+    let b = entry(&list, "gemm", "b");
+    assert_eq!((b["advice"].as_str(), b["rule"].as_str()), (Some("local"), Some("5.2")));
+    assert_eq!(b["measurements"][1]["work_group"], serde_json::json!([32, 8]), "{b:#}");
+    assert!((b["expected_gain"].as_f64().expect("gain") - 1.4).abs() < 1e-3, "{b:#}");
+
+    // With the 16 × 16 records alone, the 32 × 8 units are missing: the advice measures them
+    // rather than answer from another launch shape.
+    let other = Scratch::new("advise-shape-missing");
+    let db = database_on(
+        &other,
+        &[(205, 64, 10.0, 20.0, [16, 16], 0.0), (302, 64, 10.0, 5.0, [16, 16], 0.0)],
+    );
+    advise("tests/corpus/pb_gemm.toml", &db, &["--no-measure"])
+        .assert_fails(1)
+        .assert_stderr_contains("lacks 4 measurement(s)")
+        .assert_stderr_contains("MAP-302 stage at N = 64 (32x8 work-groups)");
+}
+
+#[test]
+fn a_ratio_within_the_runs_spread_keeps_the_kernel_as_written() {
+    // mm_float4_tiled stages A (MAP-205 at N = 32 on 8 × 8 groups) and reads B (MAP-302)
+    // from global memory. Both ratios are 1.2, but the runs spread by 20 % each side: a tie,
+    // so both stay as the kernel has them, staged A staged, global B global.
+    let dir = Scratch::new("advise-tie");
+    let noisy = [(205, 32, 10.0, 12.0, [8, 8], 0.2), (302, 32, 10.0, 12.0, [8, 8], 0.2)];
+    let db = database_on(&dir, &noisy);
+    let run = advise("tests/corpus/mm_float4_tiled.toml", &db, &["--json"]);
+    run.assert_success();
+    let list = run.json();
+    let a = entry(&list, "mm_float4_tiled", "A");
+    assert_eq!(a["staged_now"], true);
+    assert_eq!((a["advice"].as_str(), a["rule"].as_str()), (Some("local"), Some("tie")));
+    let b = entry(&list, "mm_float4_tiled", "B");
+    assert_eq!((b["advice"].as_str(), b["rule"].as_str()), (Some("global"), Some("5.1")));
+    assert!(b["reasoning"].as_str().expect("text").contains("spread"), "{b:#}");
+    for e in [a, b] {
+        assert!((e["expected_gain"].as_f64().expect("gain") - 1.0).abs() < 1e-9, "{e:#}");
+    }
+    // The same ratios measured quietly are gains: both staged (rule 5.3, two gainers).
+    let quiet = Scratch::new("advise-tie-quiet");
+    let db = database_on(
+        &quiet,
+        &[(205, 32, 10.0, 12.0, [8, 8], 0.0), (302, 32, 10.0, 12.0, [8, 8], 0.0)],
+    );
+    let list = advise("tests/corpus/mm_float4_tiled.toml", &db, &["--json"]).json();
+    for buffer in ["A", "B"] {
+        let e = entry(&list, "mm_float4_tiled", buffer);
+        assert_eq!((e["advice"].as_str(), e["rule"].as_str()), (Some("local"), Some("5.3")));
+    }
 }
 
 #[test]

@@ -146,11 +146,8 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         .zip(&sizes)
         .zip(&local)
         .enumerate()
-        .map(|(i, ((&map, &dataset), &local_bytes))| DataStructure {
-            name: format!("#{} MAP-{map}", i + 1),
-            map,
-            dataset,
-            local_bytes,
+        .map(|(i, ((&map, &dataset), &local_bytes))| {
+            DataStructure::new(format!("#{} MAP-{map}", i + 1), map, dataset, local_bytes)
         })
         .collect();
     let advice = rules::compose(&table, &structures, capacity, args.delta);

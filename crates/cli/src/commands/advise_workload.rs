@@ -137,7 +137,7 @@ fn pending(
 ) -> Result<Vec<NeededUnit>, CliError> {
     let mut out = Vec::new();
     for unit in needed {
-        if !store::unit_done(db, device_id, &unit.key).map_err(db_error)? {
+        if !store::unit_done(db, device_id, &unit.key, unit.work_group).map_err(db_error)? {
             out.push(unit.clone());
         }
     }
@@ -181,7 +181,7 @@ fn measure(
     args: &Args,
     known: Option<DeviceRecord>,
     needed: &[NeededUnit],
-) -> Result<(DeviceRecord, BTreeSet<UnitKey>), CliError> {
+) -> Result<(DeviceRecord, BTreeSet<NeededUnit>), CliError> {
     let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
     let identity = crate::device_identity::device_identity(device.info());
     let device_id = db.device_id(&identity).map_err(db_error)?;
@@ -226,7 +226,7 @@ fn measure(
         let summary = campaign::run(db, device_id, &units, &mut measurer, None, &mut |p| {
             bar.update(p);
             if p.fate == UnitFate::Measured {
-                measured_now.insert(p.unit.clone());
+                measured_now.insert(NeededUnit { key: p.unit.clone(), work_group: shape });
             }
         })
         .map_err(db_error)?;
@@ -346,8 +346,9 @@ fn print_buffer(b: &BufferAdvice) {
     for m in &b.measurements {
         let name = if m.variant == query::NO_LOCAL_VARIANT { "b" } else { "B" };
         let samples = m.samples.map(|n| format!(", {n} samples")).unwrap_or_default();
+        let shape = m.work_group.map(|[x, y]| format!(" on {x}x{y}")).unwrap_or_default();
         println!(
-            "    {name} = {:.2} ± {:.2} GB/s: MAP-{} {} at N = {}{samples}, {}",
+            "    {name} = {:.2} ± {:.2} GB/s: MAP-{} {} at N = {}{shape}{samples}, {}",
             m.bandwidth_gbs, m.std_gbs, m.map, m.variant, m.dataset, m.source
         );
     }

@@ -229,7 +229,7 @@ fn run_maps(args: MapsArgs) -> Result<Status, CliError> {
     let device_id = db.device_id(&identity).map_err(|e| CliError::BadInput(e.to_string()))?;
     let mut pending = Vec::new();
     for (position, key) in units.iter().enumerate() {
-        if !clmap_aristotle::store::unit_done(&db, device_id, key)
+        if !clmap_aristotle::store::unit_done(&db, device_id, key, work_group)
             .map_err(|e| CliError::BadInput(e.to_string()))?
         {
             pending.push(position);
