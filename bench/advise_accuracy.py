@@ -51,6 +51,8 @@ def judge(report, tie):
         "variants_built": len(variants),
         "variants_timed": len(timed),
         "times_ns": {v["name"]: v["time"]["median_ns"] for v in timed},
+        # The runs' standard deviation, so that a re-judged database knows each time's noise.
+        "spread_ns": {v["name"]: v["time"].get("std_ns") for v in timed},
         "advised": advisor.get("advised"),
         "advised_variant": advisor.get("advised_variant"),
         "decisions": advisor.get("decisions", []),

@@ -48,16 +48,27 @@ def elements_per_item(map_id, n):
 
 
 def database_records(table):
-    """MAP -> (N, b GB/s, B GB/s) from the MAP rows that timed both layouts."""
+    """MAP -> (N, b, b's std, B, B's std) in GB/s from the MAP rows that timed both layouts.
+
+    A bandwidth's standard deviation is the time's relative one applied to the bandwidth (to
+    first order, bytes / t spreads as t does); tables written before the spreads were kept
+    give 0, and the advisor then judges with delta alone."""
     records = {}
     for row in table["rows"]:
         m = MAP_ROW.match(row["name"])
         times = row.get("times_ns") or {}
+        spreads = row.get("spread_ns") or {}
         if not m or "as-written" not in times or "stage:in" not in times:
             continue
         map_id, n = int(m.group(1)), int(m.group(2))
         bytes_read = n * n * elements_per_item(map_id, n) * 4
-        records[map_id] = (n, bytes_read / times["as-written"], bytes_read / times["stage:in"])
+
+        def bandwidth(variant):
+            t = times[variant]
+            relative = (spreads.get(variant) or 0.0) / t if t > 0 else 0.0
+            return bytes_read / t, bytes_read / t * relative
+
+        records[map_id] = (n, *bandwidth("as-written"), *bandwidth("stage:in"))
     return records
 
 
@@ -77,8 +88,8 @@ def make_database(clmap, records, work):
     csv = os.path.join(work, "measured.csv")
     with open(csv, "w", encoding="utf-8") as f:
         f.write("platform,map,n,b_mean,b_std,B_mean,B_std,mbr_mean\n")
-        for map_id, (n, b, big_b) in sorted(records.items()):
-            f.write(f"accuracy-measured,{map_id},{n},{b},0,{big_b},0,{big_b / b}\n")
+        for map_id, (n, b, b_std, big_b, big_b_std) in sorted(records.items()):
+            f.write(f"accuracy-measured,{map_id},{n},{b},{b_std},{big_b},{big_b_std},{big_b / b}\n")
     db = os.path.join(work, "measured.db")
     done = run([clmap, "db", "import-aristotle", csv, "--db", db])
     if done.returncode != 0:
@@ -144,7 +155,7 @@ def rejudge_row(old, advice, tie):
             "name": name,
             "built": {"kind": "as_written" if name == "as-written" else name.split(":")[0]},
             "status": "timed",
-            "time": {"median_ns": ns},
+            "time": {"median_ns": ns, "std_ns": (old.get("spread_ns") or {}).get(name)},
             "layout": layout,
         })
     report = {
