@@ -29,6 +29,12 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most memory a workload's buffers may take together, and one simulated work-group
+    /// (registers, private and local memory): bytes, or with K, M, G or T, e.g. 16G (default
+    /// 4G for the buffers, 1G for a work-group; the environment variable CLMAP_MAX_ALLOC sets
+    /// it too).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = workload_args::parse_size)]
+    max_alloc: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -75,7 +81,17 @@ fn end_quietly_when_the_reader_leaves() {
 
 fn main() -> ExitCode {
     end_quietly_when_the_reader_leaves();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            // `--help` and `--version` are answers; anything else is a bad option (exit 1, as
+            // documented), not clap's own 2, which clmap keeps for kernels that misbehave.
+            return if error.use_stderr() { exit::Status::BadInput } else { exit::Status::Success }
+                .into();
+        }
+    };
+    workload_args::set_max_alloc(cli.max_alloc);
     let outcome = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Print(args) => commands::print::run(args),

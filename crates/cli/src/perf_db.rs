@@ -31,14 +31,15 @@ pub fn db_error(e: impl std::fmt::Display) -> CliError {
 }
 
 /// The devices `selector` names: a database id (`#3`), a kind or part of a name or platform;
-/// an empty selector means all. Naming none is an error that lists the devices there are.
+/// an empty selector means all. Naming none is an error that lists the devices there are; like
+/// a device missing from the machine, it exits 3 (the database lacks it, the input is fine).
 pub fn select_devices(db: &Database, selector: &str) -> Result<Vec<DeviceRecord>, CliError> {
     let found = if selector.trim().is_empty() { db.devices() } else { db.find_devices(selector) }
         .map_err(db_error)?;
     if found.is_empty() {
         let known = db.devices().map_err(db_error)?;
         let list: Vec<String> = known.iter().map(|d| format!("#{} {}", d.id, d.label())).collect();
-        return Err(CliError::BadInput(format!(
+        return Err(CliError::Environment(format!(
             "no device in the database matches `{selector}`; it knows: {}",
             if list.is_empty() {
                 "none (run `clmap bench maps` first)".into()

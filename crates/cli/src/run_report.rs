@@ -16,15 +16,30 @@ use std::path::Path;
 pub fn exec_error(error: ExecError) -> CliError {
     match error {
         ExecError::Device(d) => environment_error(d),
-        // A kernel that does not finish is the kernel's fault, as any other it commits.
-        ExecError::Simulator(e @ clmap_sim::SimError::StepLimit { .. }) => {
-            CliError::KernelFault(format!("{e}; `clmap run --max-steps N` allows more"))
-        }
+        ExecError::Simulator(e) => sim_error(e),
         ExecError::Workload(e @ clmap_workload::WorkloadError::TooLarge { .. }) => {
-            CliError::BadInput(format!(
-                "{e}; set {}=BYTES (suffixes K, M, G, T) to allow more",
-                crate::workload_args::MAX_ALLOC_VAR
-            ))
+            CliError::BadInput(format!("{e}; {LIFT_ALLOC}"))
+        }
+        other => CliError::BadInput(other.to_string()),
+    }
+}
+
+/// What lifts the memory limits, as the errors that hit them say.
+const LIFT_ALLOC: &str = "`--max-alloc SIZE` allows more (bytes, or with K, M, G or T, e.g. 16G)";
+
+/// Maps a simulator failure to the exit code that explains it, naming the option that lifts
+/// a limit the run hit.
+pub fn sim_error(error: clmap_sim::SimError) -> CliError {
+    use clmap_sim::SimError;
+    match error {
+        // A kernel that does not finish is the kernel's fault, as any other it commits.
+        SimError::StepLimit { limit, group: [x, y, z], .. } => CliError::KernelFault(format!(
+            "work-group ({x}, {y}, {z}) ran more than {limit} steps: the kernel may loop forever; \
+             if it does not, `--max-steps N` allows more"
+        )),
+        e @ SimError::AllocationLimit { .. } => CliError::BadInput(format!("{e}; {LIFT_ALLOC}")),
+        SimError::Workload(e @ clmap_workload::WorkloadError::TooLarge { .. }) => {
+            CliError::BadInput(format!("{e}; {LIFT_ALLOC}"))
         }
         other => CliError::BadInput(other.to_string()),
     }

@@ -1,5 +1,6 @@
 //! The arguments every command that reads OpenCL C takes: a file and its build options.
 
+use crate::exit::CliError;
 use clmap_lang::frontend::{self, CompileFailure, Compiled};
 use std::path::PathBuf;
 
@@ -37,5 +38,32 @@ impl SourceArgs {
 
     pub fn compile(&self) -> Result<Compiled, CompileFailure> {
         frontend::compile_file(&self.file, &self.option_string())
+    }
+
+    /// These commands read OpenCL C; a workload given instead is refused with a sentence
+    /// naming its kernel file and the command that takes the workload.
+    pub fn refuse_workload(&self, command: &str) -> Result<(), CliError> {
+        let path = &self.file;
+        let Some(ext) = path.extension().and_then(|e| e.to_str()) else { return Ok(()) };
+        if ext != "toml" && ext != "sim" {
+            return Ok(());
+        }
+        let source = crate::workload_args::prepare(path)
+            .ok()
+            .map(|p| p.workload().source_path.display().to_string());
+        Err(CliError::BadInput(match source {
+            Some(cl) => format!(
+                "{}: this is a workload, and {command} reads OpenCL C (a .cl file): `clmap \
+                 {command} {cl}` reads its kernels (`clmap run {}` runs it)",
+                path.display(),
+                path.display()
+            ),
+            None => format!(
+                "{}: this is a workload, and {command} reads OpenCL C (a .cl file); `clmap run {}` \
+                 loads a workload and reports what is wrong with it",
+                path.display(),
+                path.display()
+            ),
+        }))
     }
 }

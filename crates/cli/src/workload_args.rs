@@ -3,6 +3,7 @@
 use crate::exit::CliError;
 use crate::run_report::exec_error;
 use clmap_exec::{ExecError, PreparedWorkload};
+use clmap_sim::SimOptions;
 use clmap_workload::{LoadOptions, Workload};
 use std::path::Path;
 
@@ -41,22 +42,57 @@ pub fn prepare_with_build_options(
     PreparedWorkload::load_with(path, &options).map_err(exec_error)
 }
 
-/// The environment variable that raises (or lowers) the limit on a workload's buffers.
+/// The environment variable that raises (or lowers) the memory limits, as `--max-alloc` does.
 pub const MAX_ALLOC_VAR: &str = "CLMAP_MAX_ALLOC";
 
-/// Loading limits: the default, or the buffer limit `CLMAP_MAX_ALLOC` sets for every command.
+/// The value of the global `--max-alloc` option, set once by `main` before any command runs.
+static MAX_ALLOC_FLAG: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+
+/// Records `--max-alloc` for every later load and simulation of this process.
+pub fn set_max_alloc(bytes: Option<u64>) {
+    let _ = MAX_ALLOC_FLAG.set(bytes);
+}
+
+/// The memory limit the user set: `--max-alloc`, else `CLMAP_MAX_ALLOC`, else none.
+fn max_alloc() -> Result<Option<u64>, CliError> {
+    if let Some(bytes) = MAX_ALLOC_FLAG.get().copied().flatten() {
+        return Ok(Some(bytes));
+    }
+    let Some(text) = std::env::var_os(MAX_ALLOC_VAR) else { return Ok(None) };
+    let text = text.to_string_lossy();
+    parse_bytes(&text).map(Some).ok_or_else(|| {
+        CliError::BadInput(format!(
+            "{MAX_ALLOC_VAR}={text} is not a size: write bytes, optionally with K, M, G or T \
+             (powers of 1024), e.g. 16G"
+        ))
+    })
+}
+
+/// Loading limits: the default, or the buffer limit `--max-alloc` (or `CLMAP_MAX_ALLOC`) sets
+/// for every command.
 pub fn load_options() -> Result<LoadOptions, CliError> {
     let mut options = LoadOptions::default();
-    if let Some(text) = std::env::var_os(MAX_ALLOC_VAR) {
-        let text = text.to_string_lossy();
-        options.max_total_bytes = parse_bytes(&text).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "{MAX_ALLOC_VAR}={text} is not a size: write bytes, optionally with K, M, G or T \
-                 (powers of 1024), e.g. 16G"
-            ))
-        })?;
+    if let Some(bytes) = max_alloc()? {
+        options.max_total_bytes = bytes;
     }
     Ok(options)
+}
+
+/// Simulator settings with the memory limit `--max-alloc` (or `CLMAP_MAX_ALLOC`) sets: the
+/// most one work-group's registers, private and local memory may take.
+pub fn sim_options(threads: usize) -> Result<SimOptions, CliError> {
+    let mut options = SimOptions { threads, ..SimOptions::default() };
+    if let Some(bytes) = max_alloc()? {
+        options.max_memory_bytes = bytes;
+    }
+    Ok(options)
+}
+
+/// Reads a `--max-alloc` value.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    parse_bytes(text).ok_or_else(|| {
+        format!("`{text}` is not a size: write bytes, optionally with K, M, G or T, e.g. 16G")
+    })
 }
 
 /// `123`, `64K`, `16G`: bytes, with binary suffixes.

@@ -107,44 +107,6 @@ fn a_closed_output_pipe_ends_clmap_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-/// Limits say how to lift them: a runaway kernel is the kernel's fault (exit 2) and the error
-/// names `--max-steps`; a workload over the buffer limit names `CLMAP_MAX_ALLOC`, which works.
-#[test]
-fn limits_name_the_setting_that_lifts_them() {
-    let dir = clmap_testkit::Scratch::new("limits");
-    dir.write(
-        "spin.cl",
-        "__kernel void spin(__global int *x) { while (x[0] == 0) { x[1] += 1; } }\n",
-    );
-    let spin = dir.write(
-        "spin.toml",
-        "kernel = \"spin\"\nsource = \"spin.cl\"\nglobal = [1]\n\
-         [[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 2\noutput = true\n",
-    );
-    let spin = spin.to_str().expect("utf-8 path");
-    let out = clmap(&["run", spin, "--max-steps", "10000"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("--max-steps"), "{}", text(&out.stderr));
-
-    let run_with_limit = |limit: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_clmap"))
-            .args(["run", "examples/vector_add.toml"])
-            .current_dir(root())
-            .env("CLMAP_MAX_ALLOC", limit)
-            .output()
-            .expect("clmap runs")
-    };
-    let small = run_with_limit("1K");
-    assert_eq!(small.status.code(), Some(1));
-    let err = text(&small.stderr);
-    assert!(err.contains("more than the limit of 1024 bytes"), "{err}");
-    assert!(err.contains("CLMAP_MAX_ALLOC"), "{err}");
-    assert_eq!(run_with_limit("1G").status.code(), Some(0));
-    let bad = run_with_limit("lots");
-    assert_eq!(bad.status.code(), Some(1));
-    assert!(text(&bad.stderr).contains("is not a size"), "{}", text(&bad.stderr));
-}
-
 /// Real kernels carry Latin-1 comments and strings; they are read as Latin-1, not refused,
 /// by `check`, by workloads and by `#include`.
 #[test]

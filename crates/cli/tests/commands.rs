@@ -12,8 +12,11 @@ use serde_json::Value;
 const SUCCESS: i32 = 0;
 const BAD_INPUT: i32 = 1;
 const KERNEL_FAULT: i32 = 2;
-/// clap's own code for a command line it cannot parse.
-const USAGE: i32 = 2;
+/// A command line clmap cannot parse is bad input too (not clap's own 2, which would read as a
+/// kernel fault).
+const USAGE: i32 = BAD_INPUT;
+/// Something the command needs is not there: an OpenCL runtime, a device, a device's records.
+const ENVIRONMENT: i32 = 3;
 
 /// Whether an OpenCL CPU device is there for the commands given `--device cpu`.
 fn cpu_device() -> bool {
@@ -453,8 +456,11 @@ mod advise {
     fn bad_requests_are_bad_input() {
         let dir = Scratch::new("advise-bad");
         let db = database(&dir);
-        let cases: [(&[&str], &str); 4] = [
-            (&["--device", "no-such-gpu", "--maps", "205"], "no device in the database matches"),
+        // A device the database does not have is missing, as one the machine lacks (exit 3).
+        clmap(&["advise", "--device", "no-such-gpu", "--maps", "205", "--db", &db])
+            .assert_fails(ENVIRONMENT)
+            .assert_stderr_contains("no device in the database matches");
+        let cases: [(&[&str], &str); 3] = [
             (&["--device", "k20m", "--maps", "999"], "MAP-999"),
             (
                 &["--device", "k20m", "--maps", "205,108", "--sizes", "1,2,3"],

@@ -74,7 +74,7 @@ pub enum WorkloadError {
     /// The buffers together exceed the configured allocation limit.
     #[error(
         "{location}: the buffers need {needed} bytes in total, more than the limit of {limit} \
-         bytes (LoadOptions::max_total_bytes)"
+         bytes"
     )]
     TooLarge { location: Location, needed: u64, limit: u64 },
     /// The kernel source does not compile (`message`: the compiler's rendered diagnostics).

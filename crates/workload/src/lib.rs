@@ -95,8 +95,10 @@ impl Workload {
         let file = Some(path.to_path_buf());
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") => {
-                let workload = toml_format::parse(&text, base_dir, file, options)?;
-                workload.check_signatures(signatures)?;
+                let (workload, located) =
+                    toml_format::parse_located(&text, base_dir, file, options)?;
+                let program = workload.compile_signatures(signatures)?;
+                signature::check_launches(&workload, program, &located)?;
                 Ok(workload)
             }
             Some("sim") => sim_format::parse(&text, base_dir, file, signatures, options),
@@ -110,13 +112,17 @@ impl Workload {
         &self,
         signatures: &mut dyn SignatureSource,
     ) -> Result<(), WorkloadError> {
-        let program = signatures
-            .signatures(&self.source_path, &self.source, &self.options)
-            .map_err(|message| WorkloadError::Frontend {
-                location: Location::file(self.path.clone()),
-                message,
-            })?;
-        check_kernel_params(self, program)
+        check_kernel_params(self, self.compile_signatures(signatures)?)
+    }
+
+    /// The signatures of the workload's program, compiled through `signatures`.
+    fn compile_signatures<'s>(
+        &self,
+        signatures: &'s mut dyn SignatureSource,
+    ) -> Result<&'s mut dyn KernelSignatures, WorkloadError> {
+        signatures.signatures(&self.source_path, &self.source, &self.options).map_err(|message| {
+            WorkloadError::Frontend { location: Location::file(self.path.clone()), message }
+        })
     }
 
     /// Parses TOML workload text; relative paths are resolved against `base_dir`.

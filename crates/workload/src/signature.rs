@@ -178,26 +178,31 @@ pub fn check_kernel_params(
     workload: &Workload,
     signatures: &mut dyn KernelSignatures,
 ) -> Result<(), WorkloadError> {
-    let fail = |message: String| WorkloadError::Invalid {
-        location: Location::file(workload.path.clone()),
-        message,
-    };
+    check_launches(workload, signatures, &[])
+}
+
+/// [`check_kernel_params`], with where each launch is written (`located[i]` for launch `i`;
+/// the file alone for launches it does not cover), so a message points at the launch.
+pub(crate) fn check_launches(
+    workload: &Workload,
+    signatures: &mut dyn KernelSignatures,
+    located: &[Location],
+) -> Result<(), WorkloadError> {
     for (index, launch) in workload.launches.iter().enumerate() {
+        let fail = |message: String| WorkloadError::Invalid {
+            location: located
+                .get(index)
+                .cloned()
+                .unwrap_or_else(|| Location::file(workload.path.clone())),
+            message,
+        };
         let at = format!("launch {} (`{}`)", index + 1, launch.kernel);
         let params = signatures
             .kernel_params(&launch.kernel)
             .map_err(|e| fail(format!("{at}: {e}")))?
             .ok_or_else(|| fail(format!("{at}: {}", no_such_kernel(&launch.kernel, signatures))))?;
         if params.len() != launch.args.len() {
-            let list: Vec<String> = params.iter().map(KernelParam::declaration).collect();
-            return Err(fail(format!(
-                "{at}: {} argument{} given, the kernel has {} parameter{} ({})",
-                launch.args.len(),
-                if launch.args.len() == 1 { "" } else { "s" },
-                params.len(),
-                if params.len() == 1 { "" } else { "s" },
-                list.join(", ")
-            )));
+            return Err(fail(format!("{at}: {}", count_mismatch(&params, &launch.args))));
         }
         for (position, (arg, param)) in launch.args.iter().zip(&params).enumerate() {
             check_arg(workload, arg, param).map_err(|problem| {
@@ -210,6 +215,50 @@ pub fn check_kernel_params(
         }
     }
     Ok(())
+}
+
+/// Says which parameters have no argument, or which arguments no parameter. Arguments are
+/// bound by position; when every argument is named after a parameter, the names tell which
+/// are missing wherever they are in the list, else the list's tail is.
+fn count_mismatch(params: &[KernelParam], args: &[LaunchArg]) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let declared: Vec<String> = params.iter().map(KernelParam::declaration).collect();
+    let counts = format!(
+        "{} argument{} given, the kernel has {} parameter{} ({})",
+        args.len(),
+        plural(args.len()),
+        params.len(),
+        plural(params.len()),
+        declared.join(", ")
+    );
+    let quoted =
+        |names: Vec<String>| names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    if args.len() < params.len() {
+        let by_name = args.iter().all(|a| params.iter().any(|p| p.name == a.name()));
+        let missing: Vec<String> = if by_name {
+            params
+                .iter()
+                .filter(|p| !args.iter().any(|a| a.name() == p.name))
+                .map(KernelParam::declaration)
+                .collect()
+        } else {
+            params[args.len()..].iter().map(KernelParam::declaration).collect()
+        };
+        format!(
+            "{counts}: no argument for {}; add one for each, in the kernel's order",
+            quoted(missing)
+        )
+    } else {
+        // Positions count from 0, as `clSetKernelArg` and the other messages here count them.
+        let extra: Vec<String> = args
+            .iter()
+            .enumerate()
+            .skip(params.len())
+            .map(|(i, a)| format!("{i} (`{}`)", a.name()))
+            .collect();
+        let (s, verb) = if extra.len() == 1 { ("", "matches") } else { ("s", "match") };
+        format!("{counts}: argument{s} {} {verb} no parameter", extra.join(", "))
+    }
 }
 
 fn check_arg(workload: &Workload, arg: &LaunchArg, param: &KernelParam) -> Result<(), String> {

@@ -618,6 +618,18 @@ pub(crate) fn parse(
     file: Option<PathBuf>,
     options: &LoadOptions,
 ) -> Result<Workload, WorkloadError> {
+    parse_located(text, base_dir, file, options).map(|(workload, _)| workload)
+}
+
+/// [`parse`], with where each launch is written: its `kernel` key (a single launch) or its
+/// `[[launch]]` table, one per entry of [`Workload::launches`], for messages about a launch
+/// found wrong later (against its kernel's parameters).
+pub(crate) fn parse_located(
+    text: &str,
+    base_dir: &Path,
+    file: Option<PathBuf>,
+    options: &LoadOptions,
+) -> Result<(Workload, Vec<Location>), WorkloadError> {
     let mut ctx = Ctx { file: file.clone(), text, base_dir, sizes: BTreeMap::new() };
     let raw: RawFile = toml::from_str(text).map_err(|e| WorkloadError::Syntax {
         location: match e.span() {
@@ -641,10 +653,12 @@ pub(crate) fn parse(
     let mut buffers = Vec::new();
     let mut groups = Vec::new();
     let mut output_lists: Vec<&Spanned<Vec<String>>> = raw.outputs.iter().collect();
+    let mut launch_spans = Vec::new();
     let launches = if raw.launch.is_empty() && raw.group.is_empty() {
+        launch_spans.extend(raw.kernel.as_ref().map(Spanned::span));
         vec![single_launch(&ctx, &raw, &mut buffers)?]
     } else {
-        pipeline(&ctx, &raw, &mut buffers, &mut groups, &mut output_lists)?
+        pipeline(&ctx, &raw, &mut buffers, &mut groups, &mut output_lists, &mut launch_spans)?
     };
 
     let mut outputs: Vec<String> = Vec::new();
@@ -683,7 +697,8 @@ pub(crate) fn parse(
         bytes_moved: raw.bytes_moved,
     };
     workload.validate(options).map_err(|e| crate::with_file(e, file))?;
-    Ok(workload)
+    let located = launch_spans.into_iter().map(|span| ctx.at(span)).collect();
+    Ok((workload, located))
 }
 
 fn single_launch(
@@ -818,6 +833,7 @@ fn pipeline<'r>(
     buffers: &mut Vec<Buffer>,
     groups: &mut Vec<Group>,
     outputs: &mut Vec<&'r Spanned<Vec<String>>>,
+    spans: &mut Vec<Range<usize>>,
 ) -> Result<Vec<Launch>, WorkloadError> {
     for (present, key, span) in [
         (raw.kernel.is_some(), "kernel", raw.kernel.as_ref().map(|k| k.span())),
@@ -871,7 +887,7 @@ fn pipeline<'r>(
         }
     }
     let mut launches = Vec::new();
-    let mut body = Body { ctx, buffers, launches: &mut launches, groups, outputs };
+    let mut body = Body { ctx, buffers, launches: &mut launches, groups, outputs, spans };
     body.items(&raw.launch, &raw.group, &mut vec!["i".to_string()], 0)?;
     Ok(launches)
 }
@@ -883,6 +899,8 @@ struct Body<'c, 'r, 'o> {
     launches: &'o mut Vec<Launch>,
     groups: &'o mut Vec<Group>,
     outputs: &'o mut Vec<&'r Spanned<Vec<String>>>,
+    /// Where each launch of `launches` is written.
+    spans: &'o mut Vec<Range<usize>>,
 }
 
 impl<'r> Body<'_, 'r, '_> {
@@ -989,6 +1007,7 @@ impl<'r> Body<'_, 'r, '_> {
             writes.push(self.write(write)?);
         }
         self.outputs.extend(l.outputs.as_ref());
+        self.spans.push(span.clone());
         self.launches.push(Launch {
             kernel: l.kernel.clone(),
             range,

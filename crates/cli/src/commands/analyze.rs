@@ -4,7 +4,7 @@ use crate::exit::{CliError, Status};
 use crate::workload_args;
 use clmap_metrics::{analyze_workload, KernelMetrics, Mode};
 use clmap_plot::{line_chart_png, line_chart_svg, read_font, ChartText, Series};
-use clmap_sim::{SimError, SimOptions};
+use clmap_sim::SimError;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,6 +45,9 @@ pub struct Args {
     /// Simulator threads (0: one per core). Results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Stop a work-group after this many steps (runaway loops); exit code 2 when one does.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
 }
 
 /// Tools whose metric definitions `--compat` can follow.
@@ -91,7 +94,10 @@ pub fn run(args: Args) -> Result<Status, CliError> {
         Some(Compat::Aiwc) => Mode::AiwcCompat,
         None => Mode::Clmap,
     };
-    let options = SimOptions { threads: args.threads, ..SimOptions::default() };
+    let mut options = workload_args::sim_options(args.threads)?;
+    if let Some(steps) = args.max_steps {
+        options.max_steps = steps;
+    }
     let mut analysed = Vec::new();
     for input in &args.inputs {
         let prepared = workload_args::prepare(input)?;
@@ -136,8 +142,14 @@ pub fn present(analysed: &[Analysed], how: &Presentation<'_>) -> Result<(), CliE
     Ok(())
 }
 
+/// A simulation failure, named after its workload: the kernel's fault (a runaway loop) or the
+/// input's, with the option that lifts a limit it hit.
 fn sim_error(input: &Path, error: SimError) -> CliError {
-    CliError::BadInput(format!("{}: {error}", input.display()))
+    match crate::run_report::sim_error(error) {
+        CliError::KernelFault(m) => CliError::KernelFault(format!("{}: {m}", input.display())),
+        CliError::BadInput(m) => CliError::BadInput(format!("{}: {m}", input.display())),
+        CliError::Environment(m) => CliError::Environment(format!("{}: {m}", input.display())),
+    }
 }
 
 /// Every metric as (category, name, value), in report order.

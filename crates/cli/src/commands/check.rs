@@ -25,9 +25,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<Status, CliError> {
     let name = args.source.file.display().to_string();
-    if let Some(hint) = workload_hint(&args.source.file) {
-        return Err(CliError::BadInput(hint));
-    }
+    args.source.refuse_workload("check")?;
     match args.source.compile() {
         Ok(compiled) => {
             let kernels: Vec<String> =
@@ -90,29 +88,4 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             Ok(Status::BadInput)
         }
     }
-}
-
-/// `check` reads OpenCL C; a workload given instead gets a sentence naming its kernel file.
-fn workload_hint(path: &std::path::Path) -> Option<String> {
-    let ext = path.extension()?.to_str()?;
-    if ext != "toml" && ext != "sim" {
-        return None;
-    }
-    let source = crate::workload_args::prepare(path)
-        .ok()
-        .map(|p| p.workload().source_path.display().to_string());
-    Some(match source {
-        Some(cl) => format!(
-            "{}: this is a workload, and check reads OpenCL C: `clmap check {cl}` checks its \
-             kernels (`clmap run {}` runs it)",
-            path.display(),
-            path.display()
-        ),
-        None => format!(
-            "{}: this is a workload, and check reads OpenCL C (a .cl file); `clmap run {}` \
-             loads a workload and reports what is wrong with it",
-            path.display(),
-            path.display()
-        ),
-    })
 }

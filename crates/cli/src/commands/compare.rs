@@ -4,7 +4,6 @@ use crate::exit::{CliError, Status};
 use crate::run_report::exec_error;
 use crate::workload_args;
 use clmap_exec::{differential, Side, StopAt, Target};
-use clmap_sim::SimOptions;
 use clmap_workload::Tolerance;
 use serde_json::json;
 use std::path::PathBuf;
@@ -41,6 +40,10 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Stop a simulated work-group after this many steps (runaway loops); exit code 2 when one
+    /// does.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
@@ -49,10 +52,14 @@ pub fn run(args: Args) -> Result<Status, CliError> {
             "compare needs at least two targets, e.g. --devices sim,cpu".into(),
         ));
     }
+    let mut sim = workload_args::sim_options(0)?;
+    if let Some(steps) = args.max_steps {
+        sim.max_steps = steps;
+    }
     let targets: Vec<Target> = args
         .devices
         .iter()
-        .map(|d| Target::select(d, SimOptions::default()).map_err(exec_error))
+        .map(|d| Target::select(d, sim.clone()).map_err(exec_error))
         .collect::<Result<_, _>>()?;
     if [args.rel, args.abs, args.norm].iter().any(|v| !v.is_finite() || *v < 0.0) {
         return Err(CliError::BadInput(

@@ -22,6 +22,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
+    args.source.refuse_workload("ir")?;
     match args.source.compile() {
         Ok(compiled) => {
             eprint!("{}", compiled.warnings.render(&compiled.sources));

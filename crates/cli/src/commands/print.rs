@@ -16,6 +16,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Status, CliError> {
+    args.source.refuse_workload("print")?;
     match args.source.compile() {
         Ok(compiled) => {
             eprint!("{}", compiled.warnings.render(&compiled.sources));

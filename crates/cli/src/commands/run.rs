@@ -4,7 +4,6 @@ use crate::exit::{CliError, Status};
 use crate::run_report;
 use crate::workload_args;
 use clmap_exec::{run_on, Target};
-use clmap_sim::SimOptions;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -22,7 +21,8 @@ const EXAMPLES: &str = "Examples:
 /// Oclgrind's layout (`--dump`) or written as binary and CSV files (`--out DIR`).
 ///
 /// Exit codes: 0 clean run; 1 bad workload or kernel; 2 the kernel did something wrong
-/// (a checker fired, or a divergent barrier); 3 no OpenCL device.
+/// (a checker fired, a divergent barrier, more steps than `--max-steps` allows); 3 no OpenCL
+/// device.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -50,7 +50,7 @@ pub struct Args {
     /// apply as if given here.
     #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
     pub build_options: Option<String>,
-    /// Stop a work-group after this many steps (runaway loops).
+    /// Stop a work-group after this many steps (runaway loops); exit code 2 when one does.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
     /// Print at most N findings (the exit status still counts them all), as oclgrind-kernel's
@@ -157,7 +157,7 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
         );
         return Ok(Status::Success);
     }
-    let mut sim = SimOptions { threads: args.threads, ..SimOptions::default() };
+    let mut sim = workload_args::sim_options(args.threads)?;
     sim.check_races = args.races;
     sim.check_uninitialised = args.uninit;
     sim.quick = args.quick;

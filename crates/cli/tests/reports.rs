@@ -1,0 +1,208 @@
+//! Reports a user can act on: each error names what to change (the option that lifts a limit,
+//! the parameter a launch lacks, the kernels there are, the command that takes the file), and
+//! every command exits with the documented code (README: 1 bad input, 2 the kernel's fault,
+//! 3 something missing from the environment).
+
+use clmap_testkit::{clmap, ClmapRun, Scratch};
+
+const BAD_INPUT: i32 = 1;
+const KERNEL_FAULT: i32 = 2;
+const ENVIRONMENT: i32 = 3;
+
+/// A kernel that never ends unless `x[0]` is set, which nothing does.
+const SPIN: &str = "__kernel void spin(__global int *x) { while (x[0] == 0) { x[1] += 1; } }\n";
+
+fn spin_workload(dir: &Scratch) -> String {
+    dir.write("spin.cl", SPIN);
+    dir.write(
+        "spin.toml",
+        "kernel = \"spin\"\nsource = \"spin.cl\"\nglobal = [1]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 2\noutput = true\n",
+    )
+    .display()
+    .to_string()
+}
+
+fn path(p: std::path::PathBuf) -> String {
+    p.display().to_string()
+}
+
+/// A runaway kernel is the kernel's fault (2) in every command that simulates, and each names
+/// the option that lets it run longer, which that command has.
+#[test]
+fn the_step_budget_names_max_steps_in_every_simulating_command() {
+    let dir = Scratch::new("reports-steps");
+    let spin = spin_workload(&dir);
+    for command in [
+        vec!["run", &spin, "--max-steps", "5000"],
+        vec!["analyze", &spin, "--max-steps", "5000"],
+        vec!["compare", &spin, "--devices", "sim,sim", "--max-steps", "5000"],
+    ] {
+        let run = clmap(&command);
+        run.assert_fails(KERNEL_FAULT);
+        let err = run.stderr();
+        assert!(err.contains("ran more than 5000 steps"), "{}", run.describe());
+        assert!(err.contains("`--max-steps N` allows more"), "{}", run.describe());
+        let help = clmap(&[command[0], "--help"]);
+        assert!(help.stdout().contains("--max-steps"), "{} --help lacks it", command[0]);
+    }
+}
+
+/// Both memory limits name `--max-alloc`, which every command takes and which lifts them;
+/// the environment variable still works for scripts that set it.
+#[test]
+fn memory_limits_name_max_alloc_which_lifts_them() {
+    for command in ["run", "analyze", "compare", "time"] {
+        let help = clmap(&[command, "--help"]);
+        assert!(help.stdout().contains("--max-alloc <SIZE>"), "{command} --help lacks it");
+    }
+    let small = clmap(&["run", "examples/vector_add.toml", "--max-alloc", "1K"]);
+    small.assert_fails(BAD_INPUT);
+    let err = small.stderr();
+    assert!(err.contains("more than the limit of 1024 bytes"), "{}", small.describe());
+    assert!(err.contains("`--max-alloc SIZE` allows more"), "{}", small.describe());
+    assert!(!err.contains("LoadOptions"), "no library names in messages: {err}");
+    clmap(&["run", "examples/vector_add.toml", "--max-alloc", "1G"]).assert_success();
+    clmap(&["run", "examples/vector_add.toml", "--max-alloc", "lots"])
+        .assert_fails(BAD_INPUT)
+        .assert_stderr_contains("is not a size");
+
+    // One work-group of 64 work-items with a 256 KiB private array each needs 16 MiB.
+    let dir = Scratch::new("reports-alloc");
+    dir.write(
+        "private.cl",
+        "__kernel void p(__global float *x) {\n  float a[65536];\n  int i = get_global_id(0);\n\
+         \x20 a[i] = i;\n  x[i] = a[i];\n}\n",
+    );
+    let private = path(dir.write(
+        "private.toml",
+        "kernel = \"p\"\nsource = \"private.cl\"\nglobal = [64]\nlocal = [64]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"float\"\nlen = 64\noutput = true\n",
+    ));
+    let limited = clmap(&["run", &private, "--max-alloc", "1M"]);
+    limited.assert_fails(BAD_INPUT);
+    assert!(limited.stderr().contains("a work-group"), "{}", limited.describe());
+    assert!(limited.stderr().contains("`--max-alloc SIZE`"), "{}", limited.describe());
+    clmap(&["run", &private, "--max-alloc", "64M"]).assert_success();
+
+    let by_environment = |limit: &str| {
+        let mut command = clmap_testkit::clmap_command();
+        command.args(["run", "examples/vector_add.toml"]).env("CLMAP_MAX_ALLOC", limit);
+        ClmapRun::of(&mut command, &["run", "examples/vector_add.toml"])
+    };
+    by_environment("1K").assert_fails(BAD_INPUT);
+    by_environment("1G").assert_success();
+}
+
+/// An argument-count error points at the launch in the workload and names the parameter
+/// that has no argument (or the argument that has no parameter).
+#[test]
+fn argument_count_errors_point_at_the_launch_and_name_the_parameter() {
+    let dir = Scratch::new("reports-args");
+    dir.write(
+        "two.cl",
+        "__kernel void fill(__global int *x) { x[get_global_id(0)] = 1; }\n\
+         __kernel void scale(__global int *x, int factor, int offset) {\n\
+         \x20 x[get_global_id(0)] = x[get_global_id(0)] * factor + offset;\n}\n",
+    );
+    let single = path(dir.write(
+        "single.toml",
+        "kernel = \"scale\"\nsource = \"two.cl\"\nglobal = [4]\n\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 4\noutput = true\n\n\
+         [[arg]]\nname = \"offset\"\nscalar = \"int\"\nvalue = 3\n",
+    ));
+    let run = clmap(&["run", &single]);
+    run.assert_fails(BAD_INPUT);
+    let err = run.stderr();
+    assert!(err.contains("single.toml:1:10: launch 1 (`scale`)"), "{}", run.describe());
+    // The arguments are named after parameters: the one in the middle is the one missing.
+    assert!(err.contains("no argument for `int factor`"), "{}", run.describe());
+
+    let pipeline = path(dir.write(
+        "pipeline.toml",
+        "source = \"two.cl\"\n[buffers.data]\ntype = \"int\"\nlen = 4\noutput = true\n\n\
+         [[launch]]\nkernel = \"fill\"\nglobal = [4]\nargs = [\"data\"]\n\n\
+         [[launch]]\nkernel = \"fill\"\nglobal = [4]\nargs = [\"data\", \"data\"]\n",
+    ));
+    let run = clmap(&["run", &pipeline]);
+    run.assert_fails(BAD_INPUT);
+    let err = run.stderr();
+    assert!(err.contains("pipeline.toml:12:1: launch 2 (`fill`)"), "{}", run.describe());
+    assert!(err.contains("argument 1 (`data`) matches no parameter"), "{}", run.describe());
+}
+
+/// "No kernel named" lists the kernels the program has, for `check` and for workloads.
+#[test]
+fn a_missing_kernel_is_named_with_the_kernels_there_are() {
+    let check = clmap(&["check", "examples/transpose.cl", "-D", "TILE=16", "--kernel", "nope"]);
+    check.assert_fails(BAD_INPUT);
+    assert!(check.stderr().contains("(kernels: transpose)"), "{}", check.describe());
+    let dir = Scratch::new("reports-kernel");
+    dir.write(
+        "two.cl",
+        "__kernel void a(__global int *x) {}\n__kernel void b(__global int *x) {}\n",
+    );
+    let workload = path(dir.write(
+        "w.toml",
+        "kernel = \"c\"\nsource = \"two.cl\"\nglobal = [1]\n[[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 1\n",
+    ));
+    let run = clmap(&["run", &workload]);
+    run.assert_fails(BAD_INPUT);
+    assert!(run.stderr().contains("(kernels: a, b)"), "{}", run.describe());
+}
+
+/// Commands that read OpenCL C refuse a workload with the command that takes it.
+#[test]
+fn commands_that_read_kernels_say_which_command_takes_a_workload() {
+    for command in ["check", "print", "ir"] {
+        let run = clmap(&[command, "examples/vector_add.toml"]);
+        run.assert_fails(BAD_INPUT);
+        let err = run.stderr();
+        assert!(
+            err.contains(&format!("this is a workload, and {command} reads OpenCL C")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("`clmap {command} ")), "{err}");
+        assert!(err.contains("vector_add.cl") && err.contains("`clmap run "), "{err}");
+    }
+}
+
+/// A bad option is bad input (1), not clap's own 2, which reads as a kernel fault.
+#[test]
+fn a_bad_option_exits_1_and_help_exits_0() {
+    clmap(&["run", "examples/vector_add.toml", "--no-such-option"]).assert_fails(BAD_INPUT);
+    clmap(&["no-such-command"]).assert_fails(BAD_INPUT);
+    clmap(&["run"]).assert_fails(BAD_INPUT);
+    clmap(&["run", "--help"]).assert_success();
+    clmap(&["--version"]).assert_success();
+}
+
+/// A device that is not there exits 3 in every command that takes one, whether the machine
+/// has OpenCL or not; a device the performance database does not know is missing the same way.
+#[test]
+fn a_missing_device_exits_3_in_every_command() {
+    let dir = Scratch::new("reports-device");
+    let db = path(dir.join("perf.db"));
+    let w = "examples/vector_add.toml";
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["run", w, "--device", "nosuch"],
+        vec!["compare", w, "--devices", "sim,nosuch"],
+        vec!["time", w, "--device", "nosuch"],
+        vec!["tune", w, "--device", "nosuch"],
+        vec!["local", "examples/transpose.toml", "--buffer", "in", "--validate-on", "nosuch"],
+        vec!["unlocal", "examples/transpose.toml", "--validate-on", "nosuch"],
+        vec!["phase", w, "--device", "nosuch"],
+        vec!["fuse", "examples/fusion/hotspot_small.toml", "--measure", "--device", "nosuch"],
+        vec!["advise", w, "--device", "nosuch", "--db", &db],
+        vec!["bench", "maps", "--device", "nosuch", "--db", &db],
+        vec!["bench", "compose", "--device", "nosuch", "--all", "--db", &db],
+        vec!["db", "maps", "--device", "nosuch", "--db", &db],
+        vec!["db", "compose", "--device", "nosuch", "--db", &db],
+    ];
+    for command in commands {
+        let run = clmap(&command);
+        run.assert_fails(ENVIRONMENT);
+        let err = run.stderr();
+        assert!(err.contains("nosuch") || err.contains("OpenCL"), "{}", run.describe());
+    }
+}
