@@ -63,6 +63,8 @@ def judge(report, tie):
         "ratio": None,
         "within_tie": None,
         "winner_moves_undecided": None,
+        "decisive": None,
+        "tie_margin": None,
         "judged": False,
         "note": None,
     }
@@ -111,7 +113,37 @@ def judge(report, tie):
     else:
         row["within_tie"] = False
         add_note(row, f"the advised variant {advised['name']} is {advised.get('status')}")
+    decide(row, timed, winner, advised, tie)
     return row
+
+
+def decide(row, timed, winner, advised, tie):
+    """Whether the verdict is decisive or a tie, by one rule for both outcomes.
+
+    The verdict compares the winner with one other layout: the advised variant when the
+    advice is wrong, the fastest variant of another layout than the winner's when it agrees.
+    It is a tie when the two medians differ by at most the margin, max(tie, the relative
+    spread of their ratio √((σ₁/t₁)² + (σ₂/t₂)²) from the runs' standard deviations): a
+    right advice that beats the runner-up by less than that is as undecided as a wrong one
+    that loses by less. A wrong advice without a timed variant is decisive."""
+    if row["agree"]:
+        key = layout_key(winner.get("layout"))
+        others = [v for v in timed if layout_key(v.get("layout")) != key]
+        other = min(others, key=lambda v: v["time"]["median_ns"]) if others else None
+    else:
+        other = advised if advised is not None and row.get("advised_ns") is not None else None
+    if other is None:
+        row["decisive"] = True
+        return
+    t_w, t_o = winner["time"]["median_ns"], other["time"]["median_ns"]
+
+    def relative(v, t):
+        std = v["time"].get("std_ns")
+        return std / t if std and t > 0 else 0.0
+
+    spread = math.hypot(relative(winner, t_w), relative(other, t_o))
+    row["tie_margin"] = max(tie, spread)
+    row["decisive"] = t_o / t_w - 1.0 > row["tie_margin"]
 
 
 def add_note(row, text):
@@ -173,6 +205,9 @@ def summarise(rows):
     ratios = [r["ratio"] for r in wrong if r["ratio"] is not None]
     agreed = len(judged) - len(wrong)
     tie_agreed = sum(1 for r in judged if r["agree"] or r["within_tie"])
+    # Rows of tables written before the decisive rule count as decisive.
+    decisive = [r for r in judged if r.get("decisive", True) is not False]
+    decisive_agreed = sum(1 for r in decisive if r["agree"])
     return {
         "workloads": len(rows),
         "judged": len(judged),
@@ -180,6 +215,11 @@ def summarise(rows):
         "accuracy": agreed / len(judged) if judged else None,
         "agree_within_tie": tie_agreed,
         "accuracy_within_tie": tie_agreed / len(judged) if judged else None,
+        "decisive": len(decisive),
+        "decisive_agree": decisive_agreed,
+        "decisive_accuracy": decisive_agreed / len(decisive) if decisive else None,
+        "ties_right": sum(1 for r in judged if r.get("decisive") is False and r["agree"]),
+        "ties_wrong": sum(1 for r in judged if r.get("decisive") is False and not r["agree"]),
         "wrong": len(wrong),
         "wrong_on_undecided_buffer": sum(1 for r in wrong if r.get("winner_moves_undecided")),
         "wrong_with_time": len(ratios),
@@ -231,6 +271,14 @@ def markdown(table):
         f" counting an advised variant within {100 * tie:.0f} % of the winner as agreeing:"
         f" {s['agree_within_tie']} of {s['judged']} ({percent(s['accuracy_within_tie'])})."
     )
+    if s.get("decisive") is not None:
+        out.append(
+            f"Decisive verdicts only (the winner and the layout it is compared with, the advised"
+            f" one when wrong and the runner-up when right, more than max({100 * tie:.0f} %, the"
+            f" runs' spread) apart): **{s['decisive_agree']} of {s['decisive']}"
+            f" ({percent(s['decisive_accuracy'])})**; ties left out: {s['ties_right']} right,"
+            f" {s['ties_wrong']} wrong."
+        )
     if s["wrong"]:
         geo = s["wrong_ratio_geomean"]
         worst = s["wrong_ratio_max"]
@@ -246,7 +294,9 @@ def markdown(table):
             out.append(
                 f"- {g}: {gs['agree']} of {gs['judged']} judged ({percent(gs['accuracy'])}),"
                 f" {gs['agree_within_tie']} within {100 * tie:.0f} %"
-                f" ({percent(gs['accuracy_within_tie'])}); {gs['workloads']} workloads run"
+                f" ({percent(gs['accuracy_within_tie'])}), {gs['decisive_agree']} of"
+                f" {gs['decisive']} decisive ({percent(gs['decisive_accuracy'])});"
+                f" {gs['workloads']} workloads run"
             )
     out.append("")
     out.append(
@@ -258,9 +308,11 @@ def markdown(table):
         if r["agree"] is None:
             agree = "-"
         elif r["agree"]:
-            agree = "yes"
+            agree = "yes" if r.get("decisive", True) is not False else "yes (tie)"
         else:
             agree = "tie" if r["within_tie"] else "**no**"
+            if r.get("decisive") is False and not r["within_tie"]:
+                agree = "no (tie)"
         ratio = f"×{r['ratio']:.2f}" if r.get("ratio") is not None else "-"
         winner = (
             f"`{r['winner']}` {human_ns(r.get('winner_ns'))}" if r.get("winner") else "-"
