@@ -79,12 +79,14 @@ impl Number {
             match ty {
                 ScalarType::Double => out.extend_from_slice(&value.to_le_bytes()),
                 ScalarType::Float => {
-                    check_float_range(self, value, f64::from(f32::MAX), ty)?;
-                    out.extend_from_slice(&(value as f32).to_le_bytes());
+                    let rounded = value as f32;
+                    check_float_range(self, value, rounded.is_infinite(), ty)?;
+                    out.extend_from_slice(&rounded.to_le_bytes());
                 }
                 _ => {
-                    check_float_range(self, value, HALF_MAX, ty)?;
-                    out.extend_from_slice(&f64_to_half_bits(value).to_le_bytes());
+                    let rounded = f64_to_half_bits(value);
+                    check_float_range(self, value, rounded & 0x7fff == 0x7c00, ty)?;
+                    out.extend_from_slice(&rounded.to_le_bytes());
                 }
             }
             return Ok(());
@@ -142,9 +144,16 @@ fn parse_hex_digits(hex: &str) -> Option<i128> {
     u128::from_str_radix(hex, 16).ok().and_then(|v| i128::try_from(v).ok())
 }
 
-fn check_float_range(n: Number, value: f64, max: f64, ty: ScalarType) -> Result<(), NumberError> {
-    // Infinity and NaN are legitimate inputs; only a finite value that would overflow is a typo.
-    if value.is_finite() && value.abs() > max {
+/// Infinity and NaN are legitimate inputs; only a finite value that rounds to an infinity of
+/// the type is a typo. A value just above the largest finite one that rounds down to it is
+/// that value: `3.4028235e38`, the shortest form of `FLT_MAX`, reads back as `FLT_MAX`.
+fn check_float_range(
+    n: Number,
+    value: f64,
+    rounds_to_infinity: bool,
+    ty: ScalarType,
+) -> Result<(), NumberError> {
+    if value.is_finite() && rounds_to_infinity {
         return Err(NumberError::FloatOverflow { value: n.to_string(), ty });
     }
     Ok(())
@@ -268,6 +277,22 @@ mod tests {
         assert!(bytes(Number::Float(1e39), ScalarType::Float).is_err());
         assert!(bytes(Number::Float(f64::INFINITY), ScalarType::Float).is_ok());
         assert!(bytes(Number::Float(70000.0), ScalarType::Half).is_err());
+    }
+
+    #[test]
+    fn values_that_round_to_the_largest_finite_value_are_accepted() {
+        // The shortest decimal forms of FLT_MAX and -FLT_MAX lie just outside them.
+        let max = Number::parse("3.4028235e38").unwrap();
+        assert_eq!(bytes(max, ScalarType::Float), Ok(f32::MAX.to_le_bytes().to_vec()));
+        let min = Number::parse("-3.4028235e38").unwrap();
+        assert_eq!(bytes(min, ScalarType::Float), Ok(f32::MIN.to_le_bytes().to_vec()));
+        // Half a unit in the last place above FLT_MAX rounds to infinity (ties to even).
+        let halfway = f64::from(f32::MAX) + 2f64.powi(103);
+        assert!(bytes(Number::Float(halfway), ScalarType::Float).is_err());
+        assert!(bytes(Number::Float(halfway - 2f64.powi(76)), ScalarType::Float).is_ok());
+        // Half: 65519.99 rounds to 65504, 65520 to infinity.
+        assert_eq!(bytes(Number::Float(65519.99), ScalarType::Half), Ok(vec![0xff, 0x7b]));
+        assert!(bytes(Number::Float(-65520.0), ScalarType::Half).is_err());
     }
 
     #[test]
