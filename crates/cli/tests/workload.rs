@@ -138,3 +138,59 @@ fn skeleton_errors_exit_non_zero_and_explain() {
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("Example") && help.contains("--skeleton"), "{help}");
 }
+
+/// The `out[i] = v` lines of a `--dump`.
+fn dumped(stdout: &str) -> Vec<i64> {
+    stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("out[")?.split_once("] = ")?.1.parse().ok())
+        .collect()
+}
+
+#[test]
+fn opencl_c_2_program_globals_persist_between_launches_and_groups_may_be_partial() {
+    let path = root().join("crates/cli/tests/data/program_globals.toml");
+    let out = clmap(&["run", path.to_str().expect("utf-8"), "--races", "--uninit", "--dump"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // Three launches added into `sums` and three counted in `launches` (from 100); the last
+    // group of 6 work-items in groups of 4 has 2.
+    let expected: Vec<i64> =
+        (0..6).map(|i| 3000 * (i + 1) + 1030 + if i < 4 { 4 } else { 2 }).collect();
+    assert_eq!(dumped(&stdout), expected, "{stdout}");
+
+    // Without -cl-std=CL2.0 the same launches are refused, saying what to pass.
+    let scratch = Scratch::new("program-globals");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::copy(path.with_extension("cl"), scratch.join("program_globals.cl")).expect("copy");
+    scratch.write("old.toml", &text.replace("options = \"-cl-std=CL2.0\"\n", ""));
+    let old = clmap(&["run", scratch.join("old.toml").to_str().expect("utf-8")]);
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert_eq!(old.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("does not divide") && stderr.contains("-cl-std=CL2.0"), "{stderr}");
+    scratch.write(
+        "old_uniform.toml",
+        &text.replace("global = [6]", "global = [8]").replace("options = \"-cl-std=CL2.0\"\n", ""),
+    );
+    let old = clmap(&["run", scratch.join("old_uniform.toml").to_str().expect("utf-8")]);
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert_eq!(old.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("program scope variable must reside in constant address space")
+            && stderr.contains("-cl-std=CL2.0"),
+        "{stderr}"
+    );
+
+    // A device either runs it as the simulator does or, compiling only OpenCL C 1.2 (PoCL
+    // 3.1), refuses the partial group and says why.
+    let selector = std::env::var("CLMAP_TEST_DEVICE").unwrap_or_else(|_| "cpu".to_string());
+    let on_device = clmap(&["run", path.to_str().expect("utf-8"), "--device", &selector, "--dump"]);
+    let stderr = String::from_utf8_lossy(&on_device.stderr);
+    match on_device.status.code() {
+        Some(0) => assert_eq!(dumped(&String::from_utf8_lossy(&on_device.stdout)), expected),
+        Some(3) if std::env::var("CLMAP_REQUIRE_OPENCL").as_deref() != Ok("1") => {
+            eprintln!("skipped the device half: no OpenCL device ({stderr})")
+        }
+        _ => assert!(stderr.contains("partial work-groups need OpenCL C 2.0"), "{stderr}"),
+    }
+}

@@ -121,20 +121,41 @@ pub(crate) fn check_launch_shape(
             )));
         }
     }
-    // OpenCL 1.x requires whole work-groups; 2.0 and later may allow a partial last group, and
-    // if the build does not, the runtime's CL_INVALID_WORK_GROUP_SIZE is explained then.
-    if info.opencl_version().is_none_or(|(major, _)| major < 2) {
+    // OpenCL 1.x requires whole work-groups; a partial last group needs an OpenCL 2.0 device
+    // that compiles OpenCL C 2.0 (a 3.0 device may still lack it: the runtime's
+    // CL_INVALID_WORK_GROUP_SIZE is explained then).
+    let c_version = opencl_c_version(&info.opencl_c_version);
+    let whole_groups_only = info.opencl_version().is_none_or(|(major, _)| major < 2)
+        || c_version.is_some_and(|(major, _)| major < 2);
+    if whole_groups_only {
         for (dimension, (&global, &size)) in launch.global.iter().zip(local).enumerate() {
             if global % size != 0 {
+                let version = match c_version {
+                    Some((a, b)) if info.opencl_version().is_some_and(|(m, _)| m >= 2) => {
+                        format!("OpenCL C {a}.{b}, the only version the device compiles,")
+                    }
+                    _ => format!(
+                        "OpenCL {}",
+                        info.opencl_version()
+                            .map_or("1.x".to_string(), |(a, b)| format!("{a}.{b}"))
+                    ),
+                };
                 return Err(too_large(format!(
                     "the global size {global} is not a multiple of the work-group size {size} in \
-                     dimension {dimension}, which OpenCL {} requires",
-                    info.opencl_version().map_or("1.x".to_string(), |(a, b)| format!("{a}.{b}"))
+                     dimension {dimension}, which {version} requires (partial work-groups need \
+                     OpenCL C 2.0); run it on the simulator or choose a size that divides it"
                 )));
             }
         }
     }
     Ok(())
+}
+
+/// The version in a device's `CL_DEVICE_OPENCL_C_VERSION` ("OpenCL C 1.2 PoCL").
+fn opencl_c_version(text: &str) -> Option<(u32, u32)> {
+    let number = text.strip_prefix("OpenCL C ")?.split_whitespace().next()?;
+    let (major, minor) = number.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// Builds the work-group error with every limit named.
@@ -258,6 +279,14 @@ mod tests {
     fn partial_groups_rejected_only_before_opencl_2() {
         let mut info = sample_info(0, 0, "gpu");
         let launch = spec(vec![100], Some(vec![64]));
+        // An OpenCL 3.0 device that compiles only OpenCL C 1.2 (PoCL's CPU device).
+        let message = check_launch_shape(&info, &launch).err().map(|e| e.to_string());
+        assert!(
+            message.as_deref().is_some_and(|m| m.contains("OpenCL C 1.2")
+                && m.contains("partial work-groups need OpenCL C 2.0")),
+            "{message:?}"
+        );
+        info.opencl_c_version = "OpenCL C 2.0 pocl".into();
         assert!(check_launch_shape(&info, &launch).is_ok());
         info.device_version = "OpenCL 1.2 CUDA".into();
         assert!(matches!(

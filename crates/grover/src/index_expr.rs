@@ -396,7 +396,7 @@ pub fn work_item_atom(f: WorkItemFunction, dim: u8) -> Option<Atom> {
     Some(match f {
         WorkItemFunction::LocalId => Atom::LocalId(dim),
         WorkItemFunction::GroupId => Atom::GroupId(dim),
-        WorkItemFunction::LocalSize => Atom::LocalSize(dim),
+        WorkItemFunction::LocalSize | WorkItemFunction::EnqueuedLocalSize => Atom::LocalSize(dim),
         WorkItemFunction::GlobalSize => Atom::GlobalSize(dim),
         WorkItemFunction::NumGroups => Atom::NumGroups(dim),
         WorkItemFunction::GlobalOffset => Atom::GlobalOffset(dim),

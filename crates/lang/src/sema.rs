@@ -180,6 +180,7 @@ impl Checker {
             definitions_so_far: 0,
             language_version,
         };
+        checker.module.language_version = language_version;
         names::define_predefined(&mut checker);
         checker
     }

@@ -87,6 +87,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         globals: c.global_images,
         undefined_slots: c.undefined_slots,
         reqd_work_group_size: reqd,
+        partial_groups: module.allows_partial_groups(),
         independent_work_items,
         hoisted,
     })
@@ -804,7 +805,12 @@ impl<'m> Compiler<'m> {
             self.write_const(gv.ty, init, &mut bytes, 0, 0)?;
         }
         let index = self.global_images.len() as u32;
-        self.global_images.push(GlobalImage { name: gv.name.clone(), bytes });
+        self.global_images.push(GlobalImage {
+            name: gv.name.clone(),
+            bytes,
+            variable: g.index() as u32,
+            persistent: gv.space == AddressSpace::Global,
+        });
         self.globals.insert(g, index);
         Ok(index)
     }

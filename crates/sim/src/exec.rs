@@ -326,7 +326,17 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 _ => {}
             }
         }
-        self.live = Mask::all(lanes);
+        // A partial group runs as a whole one whose missing work-items have returned.
+        self.live = if self.group.is_partial() {
+            let size = self.group.group_size();
+            let group = &self.group;
+            Mask::all(lanes).filter(|lane| {
+                let id = group.local_id(lane);
+                (0..3).all(|d| id[d] < size[d])
+            })
+        } else {
+            Mask::all(lanes)
+        };
         self.targets.clear();
         self.call_depth = 0;
         self.time = 0;
@@ -337,7 +347,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             u.group_start(plan.program);
         }
         self.observer.group_start(&self.group);
-        let mut mask = Mask::all(lanes);
+        let mut mask = self.live.clone();
         let nodes = match &plan.program.hoisted {
             Some(hoisted) if plan.unobserved => hoisted,
             _ => &plan.program.nodes,
@@ -1531,6 +1541,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let lanes = self.lanes;
         let g = &self.group;
         let dims = self.plan.dims;
+        let group_size = g.group_size();
         for lane in 0..lanes {
             let d = dim
                 .map_or(0, |(s, _)| self.regs.get(s as usize * lanes + lane).copied().unwrap_or(0));
@@ -1546,6 +1557,13 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     }
                 }
                 WorkItemFunction::LocalSize => {
+                    if in_range {
+                        group_size[di]
+                    } else {
+                        1
+                    }
+                }
+                WorkItemFunction::EnqueuedLocalSize => {
                     if in_range {
                         g.local_size[di]
                     } else {

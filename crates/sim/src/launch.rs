@@ -132,7 +132,24 @@ fn bad(message: impl Into<String>) -> SimError {
     SimError::BadArguments { message: message.into() }
 }
 
-/// Runs a compiled kernel over `range` with `args`.
+/// The storage of a program's `__global` program-scope variables (OpenCL C 2.0): created
+/// from their initialisers by the first launch that uses each, then kept, so that launches of
+/// the same program see what earlier ones wrote, as OpenCL 2.0 says.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramGlobals {
+    /// By index of the variable in the module.
+    buffers: std::collections::HashMap<u32, SharedBuffer>,
+}
+
+impl ProgramGlobals {
+    /// The contents of the variable called `name`, if a launch has used it.
+    pub fn bytes(&self, name: &str) -> Option<Vec<u8>> {
+        self.buffers.values().find(|b| &*b.name == name).map(SharedBuffer::to_bytes)
+    }
+}
+
+/// Runs a compiled kernel over `range` with `args`; its program-scope variables start from
+/// their initialisers (see [`run_program_with_globals`] for a program's launches in turn).
 pub fn run_program<F: ObserverFactory>(
     program: &Program,
     range: &NdRange,
@@ -140,7 +157,27 @@ pub fn run_program<F: ObserverFactory>(
     options: &SimOptions,
     observers: &F,
 ) -> Result<KernelRun<F::Observer>, SimError> {
-    range.validate().map_err(|message| SimError::BadRange { message })?;
+    run_program_with_globals(
+        program,
+        range,
+        args,
+        options,
+        observers,
+        &mut ProgramGlobals::default(),
+    )
+}
+
+/// [`run_program`] with the `__global` program-scope variables kept in `globals`, which the
+/// launches of one program share.
+pub fn run_program_with_globals<F: ObserverFactory>(
+    program: &Program,
+    range: &NdRange,
+    args: &[ArgValue],
+    options: &SimOptions,
+    observers: &F,
+    globals: &mut ProgramGlobals,
+) -> Result<KernelRun<F::Observer>, SimError> {
+    range.validate_for(program.partial_groups).map_err(|message| SimError::BadRange { message })?;
     let local_size = range.local.unwrap_or_else(|| default_local_size(range));
     let lanes = local_size.iter().product::<u64>();
     if lanes > MAX_GROUP_LANES {
@@ -162,7 +199,7 @@ pub fn run_program<F: ObserverFactory>(
     }
     let mut num_groups = [1u64; 3];
     for d in 0..3 {
-        if range.global[d] % local_size[d] != 0 {
+        if range.global[d] % local_size[d] != 0 && !program.partial_groups {
             return Err(SimError::BadRange {
                 message: format!(
                     "local size {} does not divide global size {} in dimension {d}",
@@ -170,8 +207,10 @@ pub fn run_program<F: ObserverFactory>(
                 ),
             });
         }
-        num_groups[d] = range.global[d] / local_size[d];
+        // OpenCL C 2.0: a last, smaller group covers the rest.
+        num_groups[d] = range.global[d].div_ceil(local_size[d]);
     }
+    let uniform = (0..3).all(|d| range.global[d] % local_size[d] == 0);
     if args.len() != program.params.len() {
         return Err(bad(format!(
             "kernel `{}` takes {} arguments, {} given",
@@ -258,7 +297,15 @@ pub fn run_program<F: ObserverFactory>(
     let globals_base = buffers.len();
     images.resize(globals_base, None);
     for g in &program.globals {
-        buffers.push(SharedBuffer::from_bytes(&g.name, &g.bytes));
+        buffers.push(if g.persistent {
+            globals
+                .buffers
+                .entry(g.variable)
+                .or_insert_with(|| SharedBuffer::from_bytes(&g.name, &g.bytes))
+                .clone()
+        } else {
+            SharedBuffer::from_bytes(&g.name, &g.bytes)
+        });
     }
 
     // Memory per thread.
@@ -299,7 +346,8 @@ pub fn run_program<F: ObserverFactory>(
     let scheduled = if options.quick { groups.min(2) } else { groups };
     let group_of = |index: u64| if options.quick && index == 1 { groups - 1 } else { index };
     let cores = options.thread_count().max(1);
-    let pieces = if plan.unobserved && program.independent_work_items && local_bytes == 0 {
+    let pieces = if plan.unobserved && program.independent_work_items && local_bytes == 0 && uniform
+    {
         pieces_per_group(scheduled, lanes as usize, cores)
     } else {
         1

@@ -67,7 +67,8 @@ pub use compile::compile_kernel;
 pub use error::SimError;
 pub use image::{ImageArg, ImageDesc, ImageKind};
 pub use launch::{
-    default_local_size, run_kernel, run_program, ArgValue, KernelRun, SimOptions, MAX_GROUP_LANES,
+    default_local_size, run_kernel, run_program, run_program_with_globals, ArgValue, KernelRun,
+    ProgramGlobals, SimOptions, MAX_GROUP_LANES,
 };
 pub use mask::Mask;
 pub use memory::SharedBuffer;

@@ -63,6 +63,21 @@ pub struct GroupInfo {
 }
 
 impl GroupInfo {
+    /// Work-items of this group in each dimension (`get_local_size`): the launch's local size
+    /// (`get_enqueued_local_size`), except in a partial last group of an OpenCL C 2.0 launch
+    /// whose global size the local size does not divide.
+    pub fn group_size(&self) -> [u64; 3] {
+        std::array::from_fn(|d| {
+            let start = self.group_id[d].saturating_mul(self.local_size[d]);
+            self.local_size[d].min(self.global_size[d].saturating_sub(start)).max(1)
+        })
+    }
+
+    /// Whether the group has fewer work-items than the launch's local size.
+    pub fn is_partial(&self) -> bool {
+        self.group_size() != self.local_size
+    }
+
     /// Local id of a lane (lanes count x fastest).
     pub fn local_id(&self, lane: usize) -> [u64; 3] {
         let lane = (self.first_lane + lane) as u64;

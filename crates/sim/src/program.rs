@@ -315,11 +315,16 @@ pub(crate) struct LocalObject {
     pub size: u64,
 }
 
-/// A program-scope constant and its initial bytes.
+/// A program-scope variable and its initial bytes.
 #[derive(Clone, Debug)]
 pub(crate) struct GlobalImage {
     pub name: String,
     pub bytes: Vec<u8>,
+    /// Index of the variable in the module's `global_variables`.
+    pub variable: u32,
+    /// A `__global` variable (OpenCL C 2.0), whose contents persist from launch to launch of
+    /// the program; a `__constant` one starts from `bytes` in every launch.
+    pub persistent: bool,
 }
 
 /// A kernel ready to run.
@@ -343,6 +348,8 @@ pub struct Program {
     /// undefined until assigned, which the uninitialised-value check follows.
     pub(crate) undefined_slots: Vec<(Slot, u32)>,
     pub(crate) reqd_work_group_size: Option<[u32; 3]>,
+    /// The program is OpenCL C 2.0 or later: a launch may end in partial work-groups.
+    pub(crate) partial_groups: bool,
     /// No work-item can see what another of its group does, or when: the kernel has no
     /// barrier, `__local` variable, atomic, `printf` or async copy (local-pointer arguments
     /// are checked per launch). Such a group may run in pieces.

@@ -9,7 +9,7 @@ use clmap_workload::{BufferSet, ImageSpec, ImageType, StepArg, Workload};
 use crate::compile::compile_kernel;
 use crate::error::SimError;
 use crate::image::{ImageArg, ImageDesc, ImageKind};
-use crate::launch::{run_program, ArgValue, SimOptions};
+use crate::launch::{run_program_with_globals, ArgValue, ProgramGlobals, SimOptions};
 use crate::memory::{HostAccess, SharedBuffer};
 use crate::observer::{NoObserver, ObserverFactory};
 use crate::program::Program;
@@ -108,6 +108,8 @@ pub fn run_workload_with<F: ObserverFactory>(
         })
         .collect();
     let mut programs: HashMap<String, Program> = HashMap::new();
+    // Every launch of the workload runs the same program: its `__global` variables persist.
+    let mut globals = ProgramGlobals::default();
     let mut reports = Vec::new();
     let mut printf = Vec::new();
     let mut observed = Vec::new();
@@ -167,7 +169,14 @@ pub fn run_workload_with<F: ObserverFactory>(
                 StepArg::Sampler { bits } => ArgValue::Sampler(*bits),
             });
         }
-        let run = run_program(program, &launch.range, &args, options, observers)?;
+        let run = run_program_with_globals(
+            program,
+            &launch.range,
+            &args,
+            options,
+            observers,
+            &mut globals,
+        )?;
         // Only windows the kernel changed go back, so a view it only read cannot undo what
         // it wrote into the parent.
         for (parent, offset, window, before) in &windows {

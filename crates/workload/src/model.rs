@@ -197,6 +197,19 @@ impl NdRange {
     /// Checks the OpenCL 1.2 rules: 1 to 3 dimensions, non-zero sizes, local sizes dividing
     /// global sizes.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_for(false)
+    }
+
+    /// Whether every work-group is whole: no local size, or local sizes dividing the global
+    /// ones.
+    pub fn is_uniform(&self) -> bool {
+        self.local.is_none_or(|l| (0..3).all(|d| l[d] != 0 && self.global[d] % l[d] == 0))
+    }
+
+    /// [`NdRange::validate`], except that with `partial_groups` (OpenCL C 2.0 and later) a
+    /// local size need not divide the global size: the last work-group of a dimension is then
+    /// smaller.
+    pub fn validate_for(&self, partial_groups: bool) -> Result<(), String> {
         if !(1..=3).contains(&self.dims) {
             return Err(format!("{} dimensions given; OpenCL allows 1 to 3", self.dims));
         }
@@ -219,10 +232,11 @@ impl NdRange {
                 if l == 0 {
                     return Err(format!("local size is zero in dimension {d}"));
                 }
-                if g % l != 0 {
+                if g % l != 0 && !partial_groups {
                     return Err(format!(
                         "local size {l} does not divide global size {g} in dimension {d} \
-                         (OpenCL 1.2 requires whole work-groups)"
+                         (OpenCL 1.2 requires whole work-groups; OpenCL C 2.0 allows a smaller \
+                         last group: build with -cl-std=CL2.0)"
                     ));
                 }
             }
@@ -369,7 +383,21 @@ pub(crate) fn invalid(message: String) -> WorkloadError {
     WorkloadError::Invalid { location: Location::default(), message }
 }
 
+/// Whether a program built with `options` may launch partial work-groups: OpenCL C 2.0 and
+/// later allow a last group smaller than the local size (options that do not parse allow
+/// nothing new; building them reports why).
+pub fn allows_partial_groups(options: &str) -> bool {
+    clmap_lang::preprocess::BuildOptions::parse(options)
+        .is_ok_and(|o| o.std() >= clmap_lang::preprocess::ClStd::Cl20)
+}
+
 impl Workload {
+    /// Whether the workload's build options allow partial work-groups (see
+    /// [`allows_partial_groups`]).
+    pub fn allows_partial_groups(&self) -> bool {
+        allows_partial_groups(&self.options)
+    }
+
     /// A hash of everything in the workload that can change its results: the source, the
     /// build options, the buffers with their initial data, the launches and the outputs. The
     /// file's own path is left out, so a moved workload keeps the results stored under it.
@@ -504,7 +532,10 @@ impl Workload {
             if launch.kernel.is_empty() {
                 return Err(invalid(format!("launch {}: empty kernel name", i + 1)));
             }
-            launch.range.validate().map_err(|e| invalid(format!("{at}: {e}")))?;
+            launch
+                .range
+                .validate_for(self.allows_partial_groups())
+                .map_err(|e| invalid(format!("{at}: {e}")))?;
             if launch.repeat == 0 {
                 return Err(invalid(format!("{at}: repeat must be at least 1")));
             }

@@ -245,7 +245,11 @@ pub(crate) fn parse(
     }
     // Oclgrind always launches three dimensions, so `get_work_dim()` is 3.
     let range = NdRange { global, local: Some(local), offset: [0; 3], dims: 3 };
-    range.validate().map_err(|message| WorkloadError::Invalid { location: range_at, message })?;
+    // A .sim file has no build options of its own; the runner may give some.
+    let build = options.build_options.clone().unwrap_or_default();
+    range
+        .validate_for(crate::model::allows_partial_groups(&build))
+        .map_err(|message| WorkloadError::Invalid { location: range_at, message })?;
 
     let source_path = base_dir.join(program);
     let source =
@@ -254,8 +258,6 @@ pub(crate) fn parse(
             path: source_path.clone(),
             source,
         })?;
-    // A .sim file has no build options of its own; the runner may give some.
-    let build = options.build_options.clone().unwrap_or_default();
     let program = signatures
         .signatures(&source_path, &source, &build)
         .map_err(|message| WorkloadError::Frontend { location: source_at.clone(), message })?;

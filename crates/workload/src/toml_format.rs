@@ -181,6 +181,8 @@ struct Ctx<'a> {
     base_dir: &'a Path,
     /// The `[sizes]` table, evaluated.
     sizes: BTreeMap<String, i128>,
+    /// The build options select OpenCL C 2.0 or later: launches may end in partial groups.
+    partial_groups: bool,
 }
 
 /// Deepest nesting of `[[group]]` tables.
@@ -446,7 +448,7 @@ impl Ctx<'_> {
             dims: dims as u8,
         };
         let span = local.map_or_else(|| global.span(), |l| l.span());
-        range.validate().map_err(|message| self.invalid(span, message))?;
+        range.validate_for(self.partial_groups).map_err(|message| self.invalid(span, message))?;
         Ok(range)
     }
 
@@ -630,7 +632,8 @@ pub(crate) fn parse_located(
     file: Option<PathBuf>,
     options: &LoadOptions,
 ) -> Result<(Workload, Vec<Location>), WorkloadError> {
-    let mut ctx = Ctx { file: file.clone(), text, base_dir, sizes: BTreeMap::new() };
+    let mut ctx =
+        Ctx { file: file.clone(), text, base_dir, sizes: BTreeMap::new(), partial_groups: false };
     let raw: RawFile = toml::from_str(text).map_err(|e| WorkloadError::Syntax {
         location: match e.span() {
             Some(span) => ctx.at(span),
@@ -641,6 +644,11 @@ pub(crate) fn parse_located(
     if let Some(table) = &raw.sizes {
         ctx.sizes = sizes(&ctx, table.get_ref())?;
     }
+    ctx.partial_groups = crate::model::allows_partial_groups(&format!(
+        "{} {}",
+        raw.options,
+        options.build_options.as_deref().unwrap_or("")
+    ));
 
     let source_path = base_dir.join(raw.source.get_ref());
     let source =

@@ -562,7 +562,9 @@ impl<'a> Walker<'a> {
                             .and_then(|g| g.add(&Affine::constant(offset)))
                             .ok_or_else(overflow)
                     }
-                    WorkItemFunction::LocalSize => size(facts.local[dim]),
+                    WorkItemFunction::LocalSize | WorkItemFunction::EnqueuedLocalSize => {
+                        size(facts.local[dim])
+                    }
                     WorkItemFunction::GlobalSize => size(facts.global[dim]),
                     WorkItemFunction::NumGroups => {
                         size(facts.global[dim] / facts.local[dim].max(1))

@@ -38,6 +38,9 @@ named_enum! {
         NumGroups = "get_num_groups",
         GroupId = "get_group_id",
         GlobalOffset = "get_global_offset",
+        /// OpenCL C 2.0: the local size the launch asked for, which differs from
+        /// `get_local_size` in a partial last work-group.
+        EnqueuedLocalSize = "get_enqueued_local_size",
     }
 }
 

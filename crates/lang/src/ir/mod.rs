@@ -53,7 +53,8 @@ use crate::span::Span;
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     pub types: UniqueArena<Type>,
-    /// Program-scope variables (in OpenCL C 1.2 these are `__constant` and initialised).
+    /// Program-scope variables: `__constant` and initialised, or, from OpenCL C 2.0 on,
+    /// `__global` (initialised or zero) and shared by every launch of the program.
     pub global_variables: Arena<GlobalVariable>,
     /// Helper functions and kernels, in source order (a function is defined before its callers).
     pub functions: Arena<Function>,
@@ -62,6 +63,9 @@ pub struct Module {
     pub pragmas: Vec<ModulePragma>,
     /// Typedef names in source order, kept so the printer can write them back.
     pub typedefs: Vec<Typedef>,
+    /// `__OPENCL_C_VERSION__` the module was checked as (120 for OpenCL C 1.2, 200 for 2.0);
+    /// 0 for a module built in code, which is taken as 1.2.
+    pub language_version: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +93,11 @@ impl Module {
         self.kernels().find(|(_, f)| f.name == name).map(|(h, _)| h)
     }
 
+    /// Whether launches may end in partial work-groups (OpenCL C 2.0 and later).
+    pub fn allows_partial_groups(&self) -> bool {
+        self.language_version >= 200
+    }
+
     pub fn function_by_name(&self, name: &str) -> Option<Handle<Function>> {
         self.functions.iter().find(|(_, f)| f.name == name).map(|(h, _)| h)
     }
@@ -108,7 +117,7 @@ impl Module {
 }
 
 /// A program-scope variable; a `sampler_t` one holds its [`SamplerBits`] as a `uint`
-/// literal.
+/// literal. A `__global` one without `init` starts as zeros.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalVariable {
     pub name: String,

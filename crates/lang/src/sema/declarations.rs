@@ -141,14 +141,32 @@ impl Checker {
         let is_const_sampler = matches!(self.inner(declared.ty), TypeInner::Sampler)
             && declared.is_const
             && declared.space.is_none();
-        if declared.space != Some(AddressSpace::Constant) && !is_const_sampler {
-            return Err(self.error_with_help(
-                name.span,
-                "program scope variable must reside in constant address space",
-                "declare it '__constant' with an initializer",
-            ));
-        }
+        // OpenCL C 2.0 adds `__global` program-scope variables (the default space there).
+        let space = match declared.space {
+            Some(AddressSpace::Constant) => AddressSpace::Constant,
+            None if is_const_sampler => AddressSpace::Constant,
+            Some(AddressSpace::Global) | None if self.language_version >= 200 => {
+                AddressSpace::Global
+            }
+            Some(AddressSpace::Global) | None => {
+                return Err(self.error_with_help(
+                    name.span,
+                    "program scope variable must reside in constant address space",
+                    "declare it '__constant' with an initializer, or build with -cl-std=CL2.0 \
+                     for a '__global' one",
+                ));
+            }
+            Some(_) => {
+                return Err(self.error(
+                    name.span,
+                    "program scope variable must reside in global or constant address space",
+                ));
+            }
+        };
         let Some(init) = &decl.init else {
+            if space == AddressSpace::Global {
+                return self.declare_global(name, declared.ty, space, declared.is_const, None);
+            }
             return Err(
                 self.error(name.span, "variable in constant address space must be initialized")
             );
@@ -164,22 +182,29 @@ impl Checker {
             }
             return Err(Reported);
         };
-        let handle = self.module.global_variables.append(
-            ir::GlobalVariable {
-                name: name.name.clone(),
-                ty: declared.ty,
-                space: AddressSpace::Constant,
-                init: Some(value),
-            },
-            name.span,
-        );
+        let is_const = space == AddressSpace::Constant || declared.is_const;
+        self.declare_global(name, declared.ty, space, is_const, Some(value))
+    }
+
+    fn declare_global(
+        &mut self,
+        name: &ast::Ident,
+        ty: Handle<ir::Type>,
+        space: AddressSpace,
+        is_const: bool,
+        init: Option<ConstValue>,
+    ) -> SResult<()> {
+        let handle = self
+            .module
+            .global_variables
+            .append(ir::GlobalVariable { name: name.name.clone(), ty, space, init }, name.span);
         self.declare_symbol(
             name,
             Symbol::Variable {
                 var: VariableRef::Global(handle),
-                ty: declared.ty,
-                space: AddressSpace::Constant,
-                is_const: true,
+                ty,
+                space,
+                is_const,
                 span: name.span,
             },
         );

@@ -272,7 +272,13 @@ impl<'a> FunctionValidator<'a> {
                 Some(Expression::Variable(VariableRef::Param(i))) => {
                     return self.function.params.get(*i as usize).is_some_and(|p| p.is_const);
                 }
-                Some(Expression::Variable(VariableRef::Global(_))) => return true,
+                Some(Expression::Variable(VariableRef::Global(h))) => {
+                    return self
+                        .module
+                        .global_variables
+                        .get(*h)
+                        .is_none_or(|g| g.space == AddressSpace::Constant);
+                }
                 Some(Expression::Deref(pointer)) => return self.points_to_read_only(*pointer),
                 Some(Expression::Index { base, .. }) => {
                     if matches!(self.type_of(*base), Some(TypeInner::Pointer { .. })) {

@@ -25,9 +25,14 @@ pub(super) fn check_module(module: &Module, errors: &mut Vec<ValidationError>) -
             report(format!("type handle [{}] is out of range", global.ty.index()));
             continue;
         }
-        if global.space != AddressSpace::Constant {
+        let space_ok = match global.space {
+            AddressSpace::Constant => true,
+            AddressSpace::Global => module.language_version >= 200,
+            _ => false,
+        };
+        if !space_ok {
             report(format!(
-                "program-scope variables must be __constant, not {}",
+                "program-scope variables must be __constant or (OpenCL C 2.0) __global, not {}",
                 global.space.qualifier()
             ));
         }

@@ -15,7 +15,10 @@ use super::conversions::Operand;
 use super::{Checker, Reported, SResult};
 use crate::ast;
 use crate::diag::Diagnostic;
-use crate::ir::{self, AddressSpace, Builtin, Expression, Handle, Scalar, TypeInner, VectorSize};
+use crate::ir::{
+    self, AddressSpace, Builtin, Expression, Handle, Scalar, TypeInner, VectorSize,
+    WorkItemFunction,
+};
 use crate::span::Span;
 
 /// An arithmetic type of a signature: a scalar or a vector.
@@ -236,6 +239,13 @@ impl Checker {
             return self.as_call(name, target, args, span);
         }
         let signatures = candidates(name);
+        if name == WorkItemFunction::EnqueuedLocalSize.name() && self.language_version < 200 {
+            return Err(self.error_with_help(
+                name_span,
+                format!("'{name}' is an OpenCL C 2.0 function"),
+                "build with -cl-std=CL2.0",
+            ));
+        }
         if signatures.is_empty() {
             return Err(self.error(
                 name_span,
