@@ -206,3 +206,44 @@ fn a_missing_device_exits_3_in_every_command() {
         assert!(err.contains("nosuch") || err.contains("OpenCL"), "{}", run.describe());
     }
 }
+
+/// A macro the build should define is one error, however often the kernel uses it, and says
+/// how to define it; `-D` on `run` defines it for a workload.
+#[test]
+fn a_missing_macro_is_one_error_that_says_how_to_define_it() {
+    let dir = Scratch::new("reports-macro");
+    let kernel = path(dir.write(
+        "scale.cl",
+        "__kernel void scale(__global float *x) {\n  int i = get_global_id(0);\n\
+         \x20 if (i < N) x[i] = x[i] * N;\n  x[i + N] = 0;\n}\n",
+    ));
+    let check = clmap(&["check", &kernel]);
+    check.assert_fails(BAD_INPUT);
+    let err = check.stderr();
+    assert_eq!(err.matches("error: use of undeclared identifier 'N'").count(), 1, "{err}");
+    assert!(err.contains("pass `-D N=VALUE`"), "{err}");
+    assert!(err.contains("`options = \"-D N=VALUE\"` in the workload"), "{err}");
+    assert!(err.contains("`N` is also used on lines 3, 4"), "{err}");
+    assert!(err.contains("scale.cl: 1 error"), "{err}");
+    clmap(&["check", &kernel, "-D", "N=2"]).assert_success();
+
+    // A variable that is not declared is not taken for a macro.
+    let typo = path(
+        dir.write("typo.cl", "__kernel void k(__global int *x) { x[0] = idx; x[1] = idx; }\n"),
+    );
+    let err = clmap(&["check", &typo]).stderr();
+    assert_eq!(err.matches("undeclared identifier 'idx'").count(), 1, "{err}");
+    assert!(!err.contains("-D idx"), "{err}");
+
+    let workload = path(dir.write(
+        "scale.toml",
+        "kernel = \"scale\"\nsource = \"scale.cl\"\nglobal = [4]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"float\"\nlen = 8\ninit = \"fill(1)\"\noutput = true\n",
+    ));
+    let run = clmap(&["run", &workload]);
+    run.assert_fails(BAD_INPUT);
+    assert_eq!(run.stderr().matches("error: use of undeclared").count(), 1, "{}", run.describe());
+    let defined = clmap(&["run", &workload, "-D", "N=4", "--dump"]);
+    defined.assert_success();
+    assert!(defined.stdout().contains("x[0] = 4"), "{}", defined.describe());
+}

@@ -127,6 +127,67 @@ pub fn runs_on_this_thread() -> u64 {
     RUNS.with(std::cell::Cell::get)
 }
 
+/// One error per undeclared name (or unknown type name), however often the kernel uses it: a macro the host program
+/// defines at build time (`N`, `TILE_SIZE`) is missing from every use at once, and one message
+/// with the fix says more than a page of the same error. The first use keeps the error; the
+/// others are counted in its help, which, for a name written like a macro, says how to define it.
+fn merge_undeclared(diagnostics: Diagnostics, sources: &SourceMap) -> Diagnostics {
+    // A missing macro that stands for a type (`REAL x;`) is an unknown type name.
+    let undeclared = |d: &Diagnostic| {
+        let name = d
+            .message
+            .strip_prefix(crate::sema::UNDECLARED_IDENTIFIER)
+            .or_else(|| d.message.strip_prefix("unknown type name "))?;
+        Some(name.trim_matches('\'').to_string())
+    };
+    let line = |span: Span| sources.get(span.file).map(|f| f.line_col(span.start).line);
+    let mut uses: Vec<(String, Vec<Span>)> = Vec::new();
+    for d in &diagnostics.0 {
+        if let Some(name) = undeclared(d) {
+            match uses.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, spans)) => spans.push(d.span),
+                None => uses.push((name, vec![d.span])),
+            }
+        }
+    }
+    let mut merged = Diagnostics::default();
+    for mut d in diagnostics.0 {
+        let Some(name) = undeclared(&d) else {
+            merged.push(d);
+            continue;
+        };
+        let Some((_, spans)) = uses.iter().find(|(n, _)| *n == name) else { continue };
+        if spans.first() != Some(&d.span) {
+            continue;
+        }
+        let mut help = Vec::new();
+        let looks_like_macro = !name.is_empty()
+            && !name.chars().any(|c| c.is_ascii_lowercase())
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if looks_like_macro {
+            help.push(format!(
+                "if `{name}` is a macro the host program defines, pass `-D {name}=VALUE` (or set \
+                 `options = \"-D {name}=VALUE\"` in the workload)"
+            ));
+        }
+        if spans.len() > 1 {
+            let mut lines: Vec<u32> = spans[1..].iter().filter_map(|s| line(*s)).collect();
+            lines.dedup();
+            let lines: Vec<String> = lines.iter().map(u32::to_string).collect();
+            help.push(format!(
+                "`{name}` is also used on line{} {}",
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join(", ")
+            ));
+        }
+        if !help.is_empty() {
+            d.help = Some(help.join("; "));
+        }
+        merged.push(d);
+    }
+    merged
+}
+
 /// Runs every stage; stops after the first stage that reports an error.
 pub fn compile(
     mut sources: SourceMap,
@@ -141,12 +202,12 @@ pub fn compile(
         return Err(CompileFailure { sources, diagnostics });
     }
     let (unit, parse_diagnostics) = crate::parse::parse(&pre.tokens);
-    diagnostics.extend(parse_diagnostics);
+    diagnostics.extend(merge_undeclared(parse_diagnostics, &sources));
     if diagnostics.has_errors() {
         return Err(CompileFailure { sources, diagnostics });
     }
     let (module, sema_diagnostics) = crate::sema::check_with(&unit, options.std().version());
-    diagnostics.extend(sema_diagnostics);
+    diagnostics.extend(merge_undeclared(sema_diagnostics, &sources));
     let module = match module {
         Some(module) if !diagnostics.has_errors() => module,
         _ => return Err(CompileFailure { sources, diagnostics }),

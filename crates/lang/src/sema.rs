@@ -164,6 +164,10 @@ pub(crate) fn empty_function(name: &str, span: Span) -> ir::Function {
     }
 }
 
+/// How an error about a name nothing declares starts; the front end merges the errors about
+/// one name into one (see [`crate::frontend`]).
+pub(crate) const UNDECLARED_IDENTIFIER: &str = "use of undeclared identifier ";
+
 impl Checker {
     fn new(language_version: u32) -> Self {
         let mut checker = Checker {

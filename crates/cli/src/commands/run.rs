@@ -50,6 +50,10 @@ pub struct Args {
     /// apply as if given here.
     #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
     pub build_options: Option<String>,
+    /// Define a macro for the kernel, as `-D NAME` or `-D NAME=VALUE` (repeatable), added to
+    /// the workload's build options.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
     /// Stop a work-group after this many steps (runaway loops); exit code 2 when one does.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -136,6 +140,11 @@ impl OclgrindIgnored {
 
 pub fn run(mut args: Args) -> Result<Status, CliError> {
     apply_sim_args(&mut args)?;
+    if !args.defines.is_empty() {
+        let defines: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
+        let mine = args.build_options.take().unwrap_or_default();
+        args.build_options = Some(format!("{mine} {}", defines.join(" ")).trim().to_string());
+    }
     let ignored = args.oclgrind_ignored.given();
     if !ignored.is_empty() && !args.json {
         eprintln!(

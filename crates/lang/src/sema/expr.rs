@@ -166,7 +166,7 @@ impl Checker {
             None if super::builtins::is_builtin_name(name) => {
                 Err(self.error(span, format!("built-in function '{name}' must be called")))
             }
-            None => Err(self.error(span, format!("use of undeclared identifier '{name}'"))),
+            None => Err(self.error(span, format!("{}'{name}'", super::UNDECLARED_IDENTIFIER))),
         }
     }
 
