@@ -122,7 +122,8 @@ const OCLGRIND_DIFFERS: &[(&str, &str)] = &[
     ("null_pointer", "Oclgrind reports the NULL read once per work-item"),
     (
         "private_array",
-        "Oclgrind gives private arrays addresses of its own and adds an index warning",
+        "Oclgrind reports the read and the index once per work-item, and optimised, reads the \
+         table as a constant in global memory",
     ),
     ("uniform_writes", "Oclgrind reports the global race once per pair of work-items"),
 ];

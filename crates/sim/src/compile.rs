@@ -42,6 +42,7 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         globals: HashMap::new(),
         global_images: Vec::new(),
         undefined_slots: Vec::new(),
+        pending_index_checks: Vec::new(),
     };
     let mut nodes = Vec::new();
     let mut ctx = FnCtx::new(function);
@@ -215,6 +216,9 @@ pub(crate) struct Compiler<'m> {
     globals: HashMap<Handle<clmap_lang::ir::GlobalVariable>, u32>,
     global_images: Vec<GlobalImage>,
     undefined_slots: Vec<(Slot, u32)>,
+    /// Index checks of the place being compiled ([`Op::IndexCheck`]), emitted after the
+    /// load or store that uses it: an address only taken (`&a[4]`) is no access.
+    pending_index_checks: Vec<Op>,
 }
 
 fn align_up(x: u64, align: u64) -> u64 {
@@ -600,6 +604,38 @@ impl<'m> Compiler<'m> {
         r
     }
 
+    /// A place whose address is taken, not accessed: its index checks are dropped.
+    fn place_unaccessed(
+        &mut self,
+        ctx: &mut FnCtx<'_>,
+        e: Handle<Expression>,
+        out: &mut Vec<Node>,
+    ) -> Result<Place, SimError> {
+        let pending = self.pending_index_checks.len();
+        let place = self.place(ctx, e, out);
+        self.pending_index_checks.truncate(pending);
+        place
+    }
+
+    /// Compiles a value while the index checks of a place are pending, so that the value's
+    /// own accesses do not emit them (they belong after the place's access, under its mask).
+    fn value_keeping_checks(
+        &mut self,
+        ctx: &mut FnCtx<'_>,
+        e: Handle<Expression>,
+        out: &mut Vec<Node>,
+    ) -> Result<Slot, SimError> {
+        let pending = std::mem::take(&mut self.pending_index_checks);
+        let value = self.expr(ctx, e, out);
+        self.pending_index_checks = pending;
+        value
+    }
+
+    /// Emits the index checks of the place just loaded or stored.
+    fn flush_index_checks(&mut self, out: &mut Vec<Node>) {
+        out.extend(self.pending_index_checks.drain(..).map(Node::Op));
+    }
+
     fn place_inner(
         &mut self,
         ctx: &mut FnCtx<'_>,
@@ -625,6 +661,10 @@ impl<'m> Compiler<'m> {
                 let elem_size = u64::from(self.module.size_of(ty));
                 let mut packed = false;
                 let mut bounds = None;
+                let array_len = match self.inner(base_ty)? {
+                    TypeInner::Array { len, .. } => Some(u64::from(*len)),
+                    _ => None,
+                };
                 let (base_addr, space) = match self.inner(base_ty)? {
                     TypeInner::Pointer { space, .. } => (self.expr(ctx, *base, out)?, *space),
                     TypeInner::Array { .. } => match self.place(ctx, *base, out)? {
@@ -646,8 +686,16 @@ impl<'m> Compiler<'m> {
                             .unsupported(span, "indexing a value that is not an array or pointer"))
                     }
                 };
-                let idx = self.expr(ctx, *index, out)?;
+                let idx = self.value_keeping_checks(ctx, *index, out)?;
                 let (idx_scalar, _) = self.arith(ctx.ty(*index)?)?;
+                if let Some(len) = array_len.filter(|&l| l > 0) {
+                    self.pending_index_checks.push(Op::IndexCheck {
+                        index: idx,
+                        signed: idx_scalar.is_signed(),
+                        len,
+                        span,
+                    });
+                }
                 let dst = self.alloc(1)?;
                 out.push(Node::Op(Op::AddrIndex {
                     dst,
@@ -885,6 +933,12 @@ impl<'m> Compiler<'m> {
 
     /// Reads a place into registers.
     fn load(&mut self, out: &mut Vec<Node>, place: &Place) -> Result<Slot, SimError> {
+        let loaded = self.load_place(out, place);
+        self.flush_index_checks(out);
+        loaded
+    }
+
+    fn load_place(&mut self, out: &mut Vec<Node>, place: &Place) -> Result<Slot, SimError> {
         Ok(match place {
             Place::Reg { slot, .. } => *slot,
             Place::RegComponents { slots } => {
@@ -983,6 +1037,7 @@ impl<'m> Compiler<'m> {
             })),
         }
         let _ = ty;
+        self.flush_index_checks(out);
         Ok(())
     }
 
@@ -1063,7 +1118,7 @@ impl<'m> Compiler<'m> {
                 let place = self.place(ctx, *p, out)?;
                 self.load(out, &place)
             }
-            Expression::AddressOf(p) => match self.place(ctx, *p, out)? {
+            Expression::AddressOf(p) => match self.place_unaccessed(ctx, *p, out)? {
                 Place::Mem { addr, .. } => Ok(addr),
                 Place::MemComponents { addr, scalar, comps, .. } if comps.len() == 1 => {
                     let dst = self.alloc(1)?;
@@ -1073,7 +1128,7 @@ impl<'m> Compiler<'m> {
                 }
                 _ => Err(self.unsupported(span, "taking the address of a value held in registers")),
             },
-            Expression::Decay(p) => match self.place(ctx, *p, out)? {
+            Expression::Decay(p) => match self.place_unaccessed(ctx, *p, out)? {
                 Place::Mem { addr, .. } => Ok(addr),
                 _ => Err(self.unsupported(span, "an array held in registers")),
             },
@@ -1272,14 +1327,14 @@ impl<'m> Compiler<'m> {
             Expression::Compose(parts) => self.compose(ctx, ty, parts, span, out),
             Expression::Assign { place, value } => {
                 let p = self.place(ctx, *place, out)?;
-                let v = self.expr(ctx, *value, out)?;
+                let v = self.value_keeping_checks(ctx, *value, out)?;
                 self.store(out, &p, v, ty)?;
                 Ok(v)
             }
             Expression::CompoundAssign { op, place, value, compute_type } => {
                 let p = self.place(ctx, *place, out)?;
                 let place_ty = ctx.ty(*place)?;
-                let rhs = self.expr(ctx, *value, out)?;
+                let rhs = self.value_keeping_checks(ctx, *value, out)?;
                 let current = self.load(out, &p)?;
                 let result = if self.shape(place_ty)? == Shape::Word {
                     let (pointee, _) = self.pointee(place_ty)?;

@@ -944,6 +944,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             Op::MemZero { dst, size, site } => {
                 self.mem_copy(*dst, None, *size, *site, mask);
             }
+            Op::IndexCheck { index, signed, len, span } => {
+                self.check_index(*index, *signed, *len, *span, mask);
+            }
             Op::WorkItem { func, dst, dim } => {
                 self.note_op(OpClass::WorkItemQuery, mask, 1);
                 self.work_item(*func, *dst, *dim);
@@ -1535,6 +1538,32 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             AccessKind::Store,
             None,
         );
+    }
+
+    /// Reports every lane that indexed an array of `len` elements outside it.
+    fn check_index(&mut self, index: Slot, signed: bool, len: u64, span: Span, mask: &Mask) {
+        let at = index as usize * self.lanes;
+        let Some(values) = self.regs.get(at..at + self.lanes) else { return };
+        // Index registers hold 64-bit values, sign-extended for signed types: a negative
+        // index is a huge unsigned one.
+        if mask.is_full() && values.iter().all(|&v| v < len) {
+            return;
+        }
+        let outside: Vec<(usize, u64)> = mask
+            .iter()
+            .filter_map(|l| values.get(l).map(|&v| (l, v)))
+            .filter(|p| p.1 >= len)
+            .collect();
+        for (lane, value) in outside {
+            let shown = if signed { (value as i64).to_string() } else { value.to_string() };
+            self.report(
+                ReportKind::IndexOutOfRange,
+                span,
+                lane,
+                format!("index ({shown}) exceeds static array size ({len})"),
+                None,
+            );
+        }
     }
 
     fn work_item(&mut self, func: WorkItemFunction, dst: Slot, dim: Option<(Slot, Scalar)>) {

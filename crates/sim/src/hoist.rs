@@ -213,7 +213,7 @@ fn for_written(op: &Op, f: &mut impl FnMut(Slot)) {
         | Op::WorkItem { dst, .. } => f(*dst),
         Op::Load { dst, width, .. } => range(*dst, *width, f),
         Op::Builtin(call) => range(call.dst, call.width, f),
-        Op::Store { .. } | Op::MemCopy { .. } | Op::MemZero { .. } => {}
+        Op::Store { .. } | Op::MemCopy { .. } | Op::MemZero { .. } | Op::IndexCheck { .. } => {}
     }
 }
 
@@ -265,6 +265,7 @@ fn for_read(op: &Op, f: &mut impl FnMut(Slot)) {
             f(*src);
         }
         Op::MemZero { dst, .. } => f(*dst),
+        Op::IndexCheck { index, .. } => f(*index),
         Op::Builtin(call) => call.args.iter().for_each(|a| range(a.slot, a.width, f)),
     }
 }

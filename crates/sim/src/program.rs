@@ -249,6 +249,15 @@ pub(crate) enum Op {
         size: u64,
         site: u32,
     },
+    /// Reports lanes whose `index` is not below `len`: an access through an array of `len`
+    /// elements indexed past its end (or below 0), even when the address stays inside the
+    /// enclosing object (`int a[4][4]; a[0][5]`). Placed after the access it guards.
+    IndexCheck {
+        index: Slot,
+        signed: bool,
+        len: u64,
+        span: Span,
+    },
     WorkItem {
         func: WorkItemFunction,
         dst: Slot,

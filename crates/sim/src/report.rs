@@ -35,6 +35,10 @@ pub enum ReportKind {
     ForbiddenAccess,
     /// An `async_work_group_copy` never waited for, or a wait for an event no copy returned.
     AsyncCopy,
+    /// A load or store through an array of fixed size indexed outside it (`int a[4][4];
+    /// a[0][5]`), which Oclgrind reports even where the address stays inside the enclosing
+    /// object.
+    IndexOutOfRange,
 }
 
 impl ReportKind {
@@ -57,6 +61,7 @@ impl ReportKind {
             ReportKind::Misaligned => "misaligned access",
             ReportKind::ForbiddenAccess => "access the buffer's flags forbid",
             ReportKind::AsyncCopy => "async copy",
+            ReportKind::IndexOutOfRange => "array index out of range",
         }
     }
 }

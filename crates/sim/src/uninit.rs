@@ -464,6 +464,7 @@ impl UninitValues {
                 }
             }
             Op::Builtin(call) => self.begin_call(call),
+            Op::IndexCheck { .. } => {}
         }
     }
 

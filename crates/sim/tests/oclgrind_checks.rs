@@ -262,14 +262,73 @@ fn an_index_past_a_private_array_is_reported_even_inside_the_work_items_memory()
             &[ArgValue::Buffer(out), int(n)],
             &SimOptions { threads: 1, ..SimOptions::default() },
         );
-        assert_eq!(run.reports.len(), expect, "n = {n}: {:#?}", run.reports);
-        if let Some(r) = run.reports.first() {
-            assert_eq!(r.kind, ReportKind::OutOfBounds);
+        let out_of_bounds = of_kind(&run.reports, ReportKind::OutOfBounds);
+        assert_eq!(out_of_bounds.len(), expect, "n = {n}: {:#?}", run.reports);
+        // The index is reported too, in Oclgrind's words, after the read it guards.
+        let index = of_kind(&run.reports, ReportKind::IndexOutOfRange);
+        assert_eq!(index.len(), expect, "n = {n}: {:#?}", run.reports);
+        assert_eq!(run.reports.len(), 2 * expect);
+        if let Some(r) = index.first() {
+            assert_eq!(r.message, format!("index ({n}) exceeds static array size (4)"));
+            assert_eq!(r.occurrences, 4);
+            assert_eq!(run.reports.last(), Some(*r));
+        }
+        if let Some(r) = out_of_bounds.first() {
             assert_eq!(r.object.as_deref(), Some("a"));
             assert_eq!(r.occurrences, 4);
             assert!(r.message.contains(says), "{}", r.message);
             assert!(r.access.is_some_and(|a| !a.store && a.size == 4));
         }
+    }
+}
+
+#[test]
+fn an_index_past_an_inner_array_is_reported_where_the_address_stays_inside() {
+    // `a[0][n]` for n = 5 is a[1][1]: inside `a`, so no access is out of bounds, but the
+    // index exceeds the row. Taking the address one past a row is no access.
+    let src = r#"
+    __kernel void k(__global int *out, int n) {
+        int a[4][4];
+        __local int t[2][4];
+        int l = get_local_id(0);
+        for (int i = 0; i < 4; i++) {
+            for (int j = 0; j < 4; j++)
+                a[i][j] = i * 4 + j;
+            t[l][i] = l * 4 + i;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int *end = &a[0][4];
+        out[l] = a[0][n] + t[0][n + l] + (int)(end - &a[0][0]);
+    }"#;
+    for (n, flagged) in [(2, vec![]), (5, vec!["index (5)", "index (5)"])] {
+        let out = buf_i32("out", &[0; 2]);
+        let run = run_with(
+            src,
+            "k",
+            &[2],
+            &[2],
+            &[ArgValue::Buffer(out.clone()), int(n)],
+            &SimOptions { threads: 1, ..SimOptions::default() },
+        );
+        // a[0][n] by both work-items (one finding, 2 occurrences); t[0][n + l] with index 5
+        // for work-item 0 and 6 for work-item 1: one finding, kept for work-item 0.
+        let messages: Vec<String> = run
+            .reports
+            .iter()
+            .map(|r| {
+                assert_eq!((r.kind, r.occurrences), (ReportKind::IndexOutOfRange, 2));
+                r.message.clone()
+            })
+            .collect();
+        assert_eq!(messages.len(), flagged.len(), "n = {n}: {:#?}", run.reports);
+        for (m, f) in messages.iter().zip(&flagged) {
+            assert!(m.starts_with(f) && m.ends_with("exceeds static array size (4)"), "{m}");
+        }
+        assert_eq!(
+            i32s(&out),
+            (0..2).map(|l| n + (n + l) + 4).collect::<Vec<_>>(),
+            "the read lands where the address points"
+        );
     }
 }
 
