@@ -7,6 +7,7 @@ mod commands;
 mod device_identity;
 mod exit;
 mod perf_db;
+mod progress;
 mod report;
 mod run_report;
 mod source_args;

@@ -247,3 +247,142 @@ fn a_missing_macro_is_one_error_that_says_how_to_define_it() {
     defined.assert_success();
     assert!(defined.stdout().contains("x[0] = 4"), "{}", defined.describe());
 }
+
+/// An out-of-bounds vector access is one access of the vector's size, named by its type, and
+/// counted once per work-item, not once per component; Oclgrind's layout gives the same size.
+#[test]
+fn vector_accesses_out_of_bounds_say_their_size_and_count_accesses() {
+    let dir = Scratch::new("reports-vectors");
+    dir.write(
+        "v.cl",
+        "__kernel void v(__global float4 *x, __global float *y) {\n\
+         \x20 int i = get_global_id(0);\n\
+         \x20 float4 a = x[i + 2];\n\
+         \x20 vstore4(a, i + 2, y);\n}\n",
+    );
+    let workload = path(dir.write(
+        "v.toml",
+        "kernel = \"v\"\nsource = \"v.cl\"\nglobal = [4]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"float4\"\nlen = 4\ninit = \"fill(1)\"\n\
+         [[arg]]\nname = \"y\"\nbuffer = \"float\"\nlen = 16\noutput = true\n",
+    ));
+    // Work-items 2 and 3 go past both buffers.
+    let run = clmap(&["run", &workload]);
+    run.assert_fails(KERNEL_FAULT);
+    let err = run.stderr();
+    assert!(
+        err.contains("v.cl:3:14: error: out-of-bounds access: load of 16 bytes (float4) at byte offset 64 of a 64-byte buffer (`x`)"),
+        "{}",
+        run.describe()
+    );
+    assert!(err.contains("store of 16 bytes at byte offset 64"), "{}", run.describe());
+    assert_eq!(err.matches("; 2 occurrences in this launch").count(), 2, "{}", run.describe());
+    let json = clmap(&["run", &workload, "--json"]).json();
+    let reports = json["reports"].as_array().expect("reports");
+    assert_eq!(reports.len(), 2, "{json:#}");
+    assert!(reports.iter().all(|r| r["occurrences"] == 2), "{json:#}");
+    let oclgrind = clmap(&["run", &workload, "--oclgrind-output"]);
+    assert!(
+        oclgrind.stderr().contains("Invalid read of size 16 at global memory address"),
+        "{}",
+        oclgrind.describe()
+    );
+}
+
+/// A race names the element (`a[1]`, a `__local` array's element too) and, in a pipeline,
+/// the launch; a race in which every work-item stores the same value is a warning that says
+/// so, apart from races that lose data, and does not fail the run.
+#[test]
+fn races_name_the_element_and_the_launch_and_same_value_races_stand_apart() {
+    let dir = Scratch::new("reports-races");
+    dir.write(
+        "race.cl",
+        "__kernel void first(__global int *a, __global int *flag) {\n\
+         \x20 a[get_global_id(0)] = 1;\n\
+         \x20 flag[0] = 1;\n}\n\
+         __kernel void second(__global int *a, __global int *flag) {\n\
+         \x20 __local int pad[4];\n\
+         \x20 __local int tile[8];\n\
+         \x20 int i = get_global_id(0);\n\
+         \x20 tile[i] = a[i];\n\
+         \x20 a[(i + 1) % 8] = tile[(i + 1) % 8];\n}\n",
+    );
+    let pipeline = |name: &str, second: bool| {
+        let mut text = String::from(
+            "source = \"race.cl\"\n[buffers.a]\ntype = \"int\"\nlen = 8\noutput = true\n\
+             [buffers.flag]\ntype = \"int\"\nlen = 4\noutput = true\n\
+             [[launch]]\nkernel = \"first\"\nglobal = [8]\nlocal = [8]\nargs = [\"a\", \"flag\"]\n",
+        );
+        if second {
+            text.push_str(
+                "[[launch]]\nkernel = \"second\"\nglobal = [8]\nlocal = [8]\nargs = [\"a\", \"flag\"]\n",
+            );
+        }
+        path(dir.write(name, text))
+    };
+    let both = pipeline("both.toml", true);
+    let run = clmap(&["run", &both, "--races"]);
+    run.assert_fails(KERNEL_FAULT);
+    let err = run.stderr();
+    assert!(
+        err.contains("warning: same-value data race: write after write of the same value on global memory at `flag[0]`"),
+        "{}",
+        run.describe()
+    );
+    assert!(err.contains("of kernel `first` in launch 1"), "{}", run.describe());
+    assert!(
+        err.contains("error: data race: read after write on local memory at `tile[1]`"),
+        "{}",
+        run.describe()
+    );
+    assert!(err.contains("on global memory at `a[1]`"), "{}", run.describe());
+    assert!(err.contains("of kernel `second` in launch 2"), "{}", run.describe());
+    let json = clmap(&["run", &both, "--races", "--json"]).json();
+    let kinds: Vec<&str> = json["reports"]
+        .as_array()
+        .expect("reports")
+        .iter()
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"same-value data race") && kinds.contains(&"data race"), "{kinds:?}");
+
+    // Alone, the same-value race is a warning: the run succeeds and says so.
+    let first = pipeline("first.toml", false);
+    let run = clmap(&["run", &first, "--races"]);
+    run.assert_success();
+    assert!(run.stdout().contains("no problems found; 1 warning"), "{}", run.describe());
+    assert!(!run.stderr().contains("in launch"), "one launch needs no number: {}", run.describe());
+    clmap(&["run", &first, "--races", "--uniform-writes"]).assert_fails(KERNEL_FAULT);
+}
+
+/// `--progress` shows how far a long simulation has got on standard error, even into a pipe;
+/// without it nothing is shown where standard error is not a terminal, and standard output
+/// (JSON included) never carries it.
+#[test]
+fn long_runs_show_progress_on_standard_error_when_asked() {
+    let dir = Scratch::new("reports-progress");
+    dir.write(
+        "slow.cl",
+        "__kernel void slow(__global int *x, int n) {\n  int acc = 0;\n\
+         \x20 for (int j = 0; j < n; j++) acc += j ^ get_global_id(0);\n\
+         \x20 x[get_global_id(0)] = acc;\n}\n",
+    );
+    // One work-item per group, so the groups' count shows progress; a few seconds of work.
+    let slow = path(dir.write(
+        "slow.toml",
+        "kernel = \"slow\"\nsource = \"slow.cl\"\nglobal = [32]\nlocal = [1]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"int\"\nlen = 32\noutput = true\n\
+         [[arg]]\nname = \"n\"\nscalar = \"int\"\nvalue = 200000\n",
+    ));
+    let shown = clmap(&["run", &slow, "--progress", "--threads", "1", "--json"]);
+    shown.assert_success();
+    assert!(shown.stderr().contains("simulating: launch 1 of 1, "), "{}", shown.describe());
+    assert!(!shown.stdout().contains("simulating"), "{}", shown.describe());
+    assert_eq!(shown.json()["launches"], 1);
+    let quiet = clmap(&["run", &slow, "--threads", "1"]);
+    quiet.assert_success();
+    assert!(!quiet.stderr().contains("simulating"), "{}", quiet.describe());
+    let analyze = clmap(&["analyze", &slow, "--progress", "--threads", "1", "--json"]);
+    analyze.assert_success();
+    assert!(analyze.stderr().contains("simulating: launch 1 of 1, "), "{}", analyze.describe());
+}

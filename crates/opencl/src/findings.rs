@@ -67,7 +67,7 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
         let text = if config().oclgrind_format {
             oclgrind_errors(sources, &reports)
         } else {
-            render_reports(sources, &reports)
+            render_reports(sources, &reports, true)
         };
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes());

@@ -50,7 +50,9 @@ impl Checkers {
         Checkers {
             race: options.check_races.then(|| {
                 let sizes: Vec<u64> = plan.buffers.iter().map(|b| b.len()).collect();
-                RaceChecker::new(plan.local_size_bytes, &sizes)
+                let mut race = RaceChecker::new(plan.local_size_bytes, &sizes);
+                race.names = ObjectNames::of(plan);
+                race
             }),
             info: options.check_races.then(|| LaunchInfo {
                 names: plan.buffers.iter().map(|b| b.name.to_string()).collect(),
@@ -171,6 +173,54 @@ struct RaceChecker {
     reports: ReportSink,
     /// Scratch for one batch's addresses.
     runs: Vec<AddressRun>,
+    /// What the launch's memory holds, to name the element a race is on.
+    names: ObjectNames,
+}
+
+/// The names of the launch's memory objects: buffers by index, and where each `__local`
+/// variable and `__local` pointer argument starts in the work-group's local memory.
+#[derive(Clone, Debug, Default)]
+struct ObjectNames {
+    buffers: Vec<String>,
+    /// (first byte, name), by first byte.
+    local: Vec<(u64, String)>,
+}
+
+impl ObjectNames {
+    fn of(plan: &LaunchPlan<'_>) -> ObjectNames {
+        let mut local: Vec<(u64, String)> =
+            plan.program.local_objects.iter().map(|o| (o.offset, o.name.clone())).collect();
+        for (param, value) in plan.program.params.iter().zip(&plan.param_values) {
+            if param.pointer_space != Some(AddressSpace::Local) {
+                continue;
+            }
+            if let crate::exec::ParamValue::Components(values) = value {
+                if let Some(Target::Local { offset }) = values.first().map(|a| decode(*a)) {
+                    local.push((offset, param.name.clone()));
+                }
+            }
+        }
+        local.sort_by_key(|(offset, _)| *offset);
+        ObjectNames { buffers: plan.buffers.iter().map(|b| b.name.to_string()).collect(), local }
+    }
+
+    /// The element `size` bytes at `addr` are, as the kernel indexes it in the object the
+    /// address falls in (`a[12]`), or its byte offset when the access is not one element.
+    fn element(&self, addr: u64, size: u64) -> Option<String> {
+        let (name, offset) = match decode(addr) {
+            Target::Buffer { index, offset } => (self.buffers.get(index)?, offset),
+            Target::Local { offset } => {
+                let (start, name) = self.local.iter().rev().find(|(s, _)| *s <= offset)?;
+                (name, offset - start)
+            }
+            _ => return None,
+        };
+        Some(if size > 0 && offset % size == 0 {
+            format!("`{name}[{}]`", offset / size)
+        } else {
+            format!("byte {offset} of `{name}`")
+        })
+    }
 }
 
 const SHARED_READ_SLOTS: usize = 64;
@@ -325,6 +375,7 @@ impl RaceChecker {
             stamp: 1,
             reports: ReportSink::default(),
             runs: Vec::new(),
+            names: ObjectNames::default(),
         }
     }
 
@@ -739,19 +790,26 @@ impl RaceChecker {
                 let id = batch.group.local_id(who as usize - 1);
                 format!("work-item with local id ({},{},{})", id[0], id[1], id[2])
             };
+            let at = batch
+                .addresses
+                .get(lane)
+                .and_then(|&addr| self.names.element(addr, size))
+                .map(|element| format!(" at {element}"))
+                .unwrap_or_default();
             let (kind, message) = if what == SAME_VALUE {
                 (
                     ReportKind::SameValueRace,
                     format!(
-                        "{what} on {space} memory: {other} stored the same value to these bytes in the \
-                         same barrier interval, so no data is lost (Oclgrind does not report it)"
+                        "{what} on {space} memory{at}: {other} stored the same value to these bytes in \
+                         the same barrier interval, so no data is lost (Oclgrind does not report it)"
                     ),
                 )
             } else {
                 (
                     ReportKind::DataRace,
                     format!(
-                        "{what} on {space} memory: this access conflicts with {other} in the same barrier interval"
+                        "{what} on {space} memory{at}: this access conflicts with {other} in the same \
+                         barrier interval"
                     ),
                 )
             };

@@ -1075,41 +1075,68 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         }
     }
 
-    fn describe_oob(&self, addr: u64, size: u32, store: bool) -> String {
+    /// `shape`: the vector type of a whole-vector access (`float4`), named after its size.
+    fn describe_oob(&self, addr: u64, size: u32, store: bool, shape: Option<&str>) -> String {
         let what = if store { "store" } else { "load" };
+        let bytes = match shape {
+            Some(shape) => format!("{size} bytes ({shape})"),
+            None => format!("{size} bytes"),
+        };
         match decode(addr) {
             Target::Buffer { index, offset } => match self.plan.buffers.get(index) {
                 Some(b) => format!(
-                    "{what} of {size} bytes at byte offset {offset} of a {}-byte buffer",
+                    "{what} of {bytes} at byte offset {offset} of a {}-byte buffer",
                     b.len()
                 ),
-                None => format!("{what} of {size} bytes through a pointer to no buffer"),
+                None => format!("{what} of {bytes} through a pointer to no buffer"),
             },
             Target::Local { offset } => format!(
-                "{what} of {size} bytes at byte offset {offset} of {} bytes of local memory",
+                "{what} of {bytes} at byte offset {offset} of {} bytes of local memory",
                 self.local.len()
             ),
             Target::Private { offset, .. } => format!(
-                "{what} of {size} bytes at byte offset {offset} of {} bytes of private memory",
+                "{what} of {bytes} at byte offset {offset} of {} bytes of private memory",
                 self.frame
             ),
             Target::Invalid if addr < 4096 => {
-                format!("{what} of {size} bytes through a null pointer")
+                format!("{what} of {bytes} through a null pointer")
             }
-            Target::Invalid => format!("{what} of {size} bytes at invalid address {addr:#x}"),
+            Target::Invalid => format!("{what} of {bytes} at invalid address {addr:#x}"),
         }
     }
 
     fn flush_oob(&mut self, site: u32, size: u32, store: bool) {
+        self.flush_oob_shaped(site, size, store, None);
+    }
+
+    /// Reports the out-of-bounds accesses of a load or store of `width` components: a whole
+    /// vector (`float4 v = p[i]`) is one access of the vector's size, whose lanes recorded
+    /// the vector's first byte; single components are accesses of their own.
+    fn flush_oob_of(&mut self, site: u32, scalar: Scalar, width: u32, whole: bool, store: bool) {
         if self.oob.is_empty() {
             return;
         }
-        let oob = std::mem::take(&mut self.oob);
+        if whole {
+            let shape = format!("{}{width}", scalar.name());
+            self.flush_oob_shaped(site, scalar.size() * width, store, Some(&shape));
+        } else {
+            self.flush_oob_shaped(site, scalar.size(), store, None);
+        }
+    }
+
+    fn flush_oob_shaped(&mut self, site: u32, size: u32, store: bool, shape: Option<&str>) {
+        if self.oob.is_empty() {
+            return;
+        }
+        let mut oob = std::mem::take(&mut self.oob);
         let (span, fallback, _) = self.site(site);
         // One report per instruction: the first lane (the sink merges repeats).
         if let Some(&(lane, addr)) = oob.first() {
-            let message = self.describe_oob(addr, size, store);
+            let message = self.describe_oob(addr, size, store, shape);
             let object = self.object_name(addr, fallback);
+            // Accesses are counted, not their components or bytes: each lane once.
+            oob.sort_unstable_by_key(|(l, _)| *l);
+            oob.dedup_by_key(|(l, _)| *l);
             let count = oob.len() as u64;
             let access = InvalidAccess { store, size, target: decode(addr) };
             self.report_with_access(
@@ -1167,6 +1194,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         if a + lanes > self.regs.len() || d + width as usize * lanes > self.regs.len() {
             return;
         }
+        let whole = width > 1 && comps.is_none();
         let Self { regs, local, private, plan, oob, frame, .. } = self;
         let buffers = &plan.buffers[..];
         let frame = *frame;
@@ -1232,7 +1260,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     Some(raw) => from_memory(scalar, raw),
                     None => {
                         if oob.last().is_none_or(|(l, _)| *l != lane) {
-                            oob.push((lane, address));
+                            oob.push((lane, if whole { regs[a + lane] } else { address }));
                         }
                         0
                     }
@@ -1240,7 +1268,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 regs[d + c * lanes + lane] = value;
             });
         }
-        self.flush_oob(site, size, false);
+        self.flush_oob_of(site, scalar, width, whole, false);
         self.check_private_bounds(addr, size, width, comps, site, mask, false);
         self.notify_access(addr, size, width, comps, site, mask, AccessKind::Load, Some(None));
     }
@@ -1263,6 +1291,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         if a + lanes > self.regs.len() || s + width as usize * lanes > self.regs.len() {
             return;
         }
+        let whole = width > 1 && comps.is_none();
         let Self { regs, local, private, plan, oob, frame, .. } = self;
         let buffers = &plan.buffers[..];
         let frame = *frame;
@@ -1300,11 +1329,11 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 if !mem_write(buffers, local, private, frame, address, size, value)
                     && oob.last().is_none_or(|(l, _)| *l != lane)
                 {
-                    oob.push((lane, address));
+                    oob.push((lane, if whole { regs[a + lane] } else { address }));
                 }
             });
         }
-        self.flush_oob(site, size, true);
+        self.flush_oob_of(site, scalar, width, whole, true);
         self.check_private_bounds(addr, size, width, comps, site, mask, true);
         let stored = Some((src, scalar));
         let typed = Some(stored);

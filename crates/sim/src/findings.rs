@@ -10,7 +10,10 @@ use crate::report::Report;
 use crate::workload::LaunchReport;
 
 /// Findings rendered compiler-style, one block each, with the work-item that first hit them.
-pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport]) -> String {
+///
+/// `numbered`: the run has several launches (a pipeline, a host program), so each finding
+/// names its launch (counted from 1) and, for a repeated one, the repetition.
+pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport], numbered: bool) -> String {
     if reports.is_empty() {
         return String::new();
     }
@@ -18,7 +21,10 @@ pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport]) -> String {
     for r in reports {
         let rep = &r.report;
         let mut message = format!("{}: {}", rep.kind.name(), rep.message);
-        if let Some(object) = &rep.object {
+        // A message that names the element (`a[3]`) names its object already.
+        if let Some(object) =
+            rep.object.as_ref().filter(|o| !rep.message.contains(&format!("`{o}[")))
+        {
             let _ = write!(message, " (`{object}`)");
         }
         let [gx, gy, gz] = rep.global_id;
@@ -28,6 +34,12 @@ pub fn render_reports(sources: &SourceMap, reports: &[LaunchReport]) -> String {
             "first seen at work-item ({gx},{gy},{gz}), local ({lx},{ly},{lz}), work-group ({wx},{wy},{wz}) of kernel `{}`",
             r.kernel
         );
+        if numbered {
+            let _ = write!(help, " in launch {}", r.launch + 1);
+            if r.repetition > 0 {
+                let _ = write!(help, " (repetition {})", r.repetition + 1);
+            }
+        }
         if rep.occurrences > 1 {
             let _ = write!(help, "; {} occurrences in this launch", rep.occurrences);
         }

@@ -357,6 +357,7 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     let threads = (cores as u64).clamp(1, units.max(1)) as usize;
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
+    crate::progress::launch_started(units);
     let make = || (observers.create(), Checkers::new(options, &plan));
 
     let worker = |observer: (F::Observer, Checkers)| -> ThreadResult<F::Observer> {
@@ -367,6 +368,7 @@ pub fn run_program_with_globals<F: ObserverFactory>(
             if unit >= units {
                 break;
             }
+            crate::progress::unit_started();
             let index = group_of(unit / pieces as u64);
             if let Err(e) = ex.run_unit(index * pieces as u64 + unit % pieces as u64) {
                 error = Some((index, e));

@@ -56,6 +56,7 @@ pub mod memory;
 pub mod observer;
 mod printf;
 mod program;
+pub mod progress;
 pub mod report;
 mod rounding;
 mod shadow;

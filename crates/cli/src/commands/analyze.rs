@@ -48,6 +48,10 @@ pub struct Args {
     /// Stop a work-group after this many steps (runaway loops); exit code 2 when one does.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
+    /// Show how far the simulator has got on standard error even when it is not a terminal
+    /// (on a terminal a long run shows it anyway, unless --json or --csv is given).
+    #[arg(long)]
+    pub progress: bool,
 }
 
 /// Tools whose metric definitions `--compat` can follow.
@@ -101,8 +105,15 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let mut analysed = Vec::new();
     for input in &args.inputs {
         let prepared = workload_args::prepare(input)?;
+        let display = crate::progress::ProgressLine::start(
+            prepared.launch_count(),
+            args.progress,
+            args.json || args.csv,
+        );
         let launches = analyze_workload(prepared.module(), prepared.workload(), &options, mode)
-            .map_err(|e| sim_error(input, e))?;
+            .map_err(|e| sim_error(input, e));
+        drop(display);
+        let launches = launches?;
         let count = launches.len();
         let name = input
             .file_name()

@@ -97,6 +97,10 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Show how far the simulator has got on standard error even when it is not a terminal
+    /// (on a terminal a long run shows it anyway, unless --json or --oclgrind-output is given).
+    #[arg(long)]
+    pub progress: bool,
     /// Instead of running, write the workload as an Oclgrind .sim file (inputs included), so
     /// oclgrind-kernel can run exactly the same launch; prints the build options it needs.
     #[arg(long, value_name = "FILE")]
@@ -175,7 +179,13 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     }
     let target = Target::select(&args.device, sim).map_err(run_report::exec_error)?;
     let started = Instant::now();
-    let mut outcome = run_on(&target, &prepared, 0).map_err(run_report::exec_error)?;
+    let display = matches!(target, Target::Simulator(_)).then(|| {
+        let quiet = args.json || args.oclgrind_output;
+        crate::progress::ProgressLine::start(prepared.launch_count(), args.progress, quiet)
+    });
+    let outcome = run_on(&target, &prepared, 0).map_err(run_report::exec_error);
+    drop(display);
+    let mut outcome = outcome?;
     let seconds = started.elapsed().as_secs_f64();
     if args.uniform_writes {
         for r in &mut outcome.reports {
@@ -224,7 +234,8 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
         for text in &outcome.printf {
             print!("{text}");
         }
-        eprint!("{}", run_report::render_reports(prepared.sources(), &outcome.reports));
+        let numbered = prepared.launch_count() > 1;
+        eprint!("{}", run_report::render_reports(prepared.sources(), &outcome.reports, numbered));
         println!(
             "{}",
             run_report::summary(&args.workload, workload, &target.name(), seconds, &outcome)
