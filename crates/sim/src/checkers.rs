@@ -58,7 +58,7 @@ impl Checkers {
                 names: plan.buffers.iter().map(|b| b.name.to_string()).collect(),
                 template: plan.group_info(0),
             }),
-            mem: MemCheck::new(plan),
+            mem: MemCheck::new(plan, options.report_every_work_item),
         }
     }
 
@@ -845,12 +845,12 @@ struct MemCheck {
 }
 
 impl MemCheck {
-    fn new(plan: &LaunchPlan<'_>) -> MemCheck {
+    fn new(plan: &LaunchPlan<'_>, every_work_item: bool) -> MemCheck {
         let access: Vec<HostAccess> = plan.buffers.iter().map(|b| b.access).collect();
         let flagged = access.iter().any(|a| *a != HostAccess::ReadWrite);
         MemCheck {
             access: if flagged { access } else { Vec::new() },
-            reports: ReportSink::default(),
+            reports: ReportSink::new(every_work_item),
         }
     }
 
@@ -884,7 +884,25 @@ impl MemCheck {
             .filter_map(|l| Some((l, *batch.addresses.get(l)?)))
             .filter(|(_, a)| a & low != 0);
         let Some((lane, addr)) = offending.next() else { return };
+        if self.reports.every_work_item() {
+            let others: Vec<(usize, u64)> = offending.collect();
+            for (lane, addr) in std::iter::once((lane, addr)).chain(others) {
+                self.misaligned_lane(batch, low, lane, addr, 1);
+            }
+            return;
+        }
         let count = 1 + offending.count() as u64;
+        self.misaligned_lane(batch, low, lane, addr, count);
+    }
+
+    fn misaligned_lane(
+        &mut self,
+        batch: &AccessBatch<'_>,
+        low: u64,
+        lane: usize,
+        addr: u64,
+        count: u64,
+    ) {
         let store = batch.kind == AccessKind::Store;
         let what = if store { "store" } else { "load" };
         let target = decode(addr);
@@ -932,8 +950,25 @@ impl MemCheck {
             let store = forbidden(*self.access.get(index)?)?;
             Some((lane, index, offset, store))
         });
-        let Some((lane, index, offset, store)) = found.next() else { return };
-        let count = 1 + found.count() as u64;
+        let Some(first) = found.next() else { return };
+        let found: Vec<_> = std::iter::once(first).chain(found).collect();
+        let count = found.len() as u64;
+        let every = if self.reports.every_work_item() { found.len() } else { 1 };
+        for &(lane, index, offset, store) in found.iter().take(every) {
+            let occurrences = if every == 1 { count } else { 1 };
+            self.forbidden(batch, lane, index, offset, store, occurrences);
+        }
+    }
+
+    fn forbidden(
+        &mut self,
+        batch: &AccessBatch<'_>,
+        lane: usize,
+        index: usize,
+        offset: u64,
+        store: bool,
+        count: u64,
+    ) {
         let message = if store {
             "store to a buffer the host created read-only (CL_MEM_READ_ONLY, `ro`)"
         } else {

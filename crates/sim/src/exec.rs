@@ -1130,7 +1130,22 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         }
         let mut oob = std::mem::take(&mut self.oob);
         let (span, fallback, _) = self.site(site);
-        // One report per instruction: the first lane (the sink merges repeats).
+        // One report per instruction: the first lane (the sink merges repeats), or every lane
+        // when findings are kept per work-item.
+        let every = if self.reports.every_work_item() { oob.len() } else { 1 };
+        for &(lane, addr) in oob.iter().skip(1).take(every - 1) {
+            let message = self.describe_oob(addr, size, store);
+            let object = self.object_name(addr, fallback);
+            let access = InvalidAccess { store, size, target: decode(addr) };
+            self.report_with_access(
+                ReportKind::OutOfBounds,
+                span,
+                lane,
+                message,
+                object,
+                Some(access),
+            );
+        }
         if let Some(&(lane, addr)) = oob.first() {
             let message = self.describe_oob(addr, size, store, shape);
             let object = self.object_name(addr, fallback);
@@ -1147,7 +1162,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 object,
                 Some(access),
             );
-            if count > 1 {
+            if count > 1 && every == 1 {
                 // Count every lane that went out of bounds.
                 let object = self.object_name(addr, fallback);
                 self.report_more_lanes(span, object, count - 1);
@@ -1477,9 +1492,35 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             }
             _ => false,
         };
-        let mut lanes = mask.iter().filter(|&l| self.regs.get(a + l).is_some_and(|&x| outside(x)));
-        let Some(lane) = lanes.next() else { return };
-        let count = 1 + lanes.count() as u64;
+        let lanes: Vec<usize> =
+            mask.iter().filter(|&l| self.regs.get(a + l).is_some_and(|&x| outside(x))).collect();
+        let Some(&lane) = lanes.first() else { return };
+        let count = lanes.len() as u64;
+        if self.reports.every_work_item() {
+            for &other in &lanes[1..] {
+                self.private_out_of_bounds(a, other, bytes, start, len, site, store);
+            }
+        }
+        self.private_out_of_bounds(a, lane, bytes, start, len, site, store);
+        if count > 1 && !self.reports.every_work_item() {
+            let (span, object, _) = self.site(site);
+            let object = object.map(str::to_string);
+            self.report_more_lanes(span, object, count - 1);
+        }
+    }
+
+    /// Reports `lane`'s access outside its private variable (`len` bytes at `start`).
+    #[allow(clippy::too_many_arguments)]
+    fn private_out_of_bounds(
+        &mut self,
+        a: usize,
+        lane: usize,
+        bytes: u64,
+        start: u64,
+        len: u64,
+        site: u32,
+        store: bool,
+    ) {
         let address = self.regs[a + lane];
         let (span, object, _) = self.site(site);
         let offset = match decode(address) {
@@ -1495,10 +1536,6 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let access = InvalidAccess { store, size: bytes as u32, target: decode(address) };
         let object = object.map(str::to_string);
         self.report_with_access(ReportKind::OutOfBounds, span, lane, message, object, Some(access));
-        if count > 1 {
-            let object = self.site(site).1.map(str::to_string);
-            self.report_more_lanes(span, object, count - 1);
-        }
     }
 
     /// Copies (or zeroes, when `src` is `None`) `size` bytes per lane.

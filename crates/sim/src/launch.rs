@@ -39,6 +39,10 @@ pub struct SimOptions {
     /// Run only the first and the last work-group of each launch (Oclgrind's `--quick`): a
     /// fast look at a large launch, whose outputs are then incomplete.
     pub quick: bool,
+    /// Keep a finding of every work-item that runs into it, as Oclgrind prints them, instead
+    /// of one per kind, place and object with a count ([`Report::occurrences`]). Data races,
+    /// barrier divergence and async-copy findings stay one per place.
+    pub report_every_work_item: bool,
 }
 
 impl Default for SimOptions {
@@ -50,6 +54,7 @@ impl Default for SimOptions {
             check_races: false,
             check_uninitialised: false,
             quick: false,
+            report_every_work_item: false,
         }
     }
 }
@@ -362,6 +367,7 @@ pub fn run_program_with_globals<F: ObserverFactory>(
 
     let worker = |observer: (F::Observer, Checkers)| -> ThreadResult<F::Observer> {
         let mut ex = GroupExec::in_pieces(&plan, observer, pieces);
+        ex.reports = ReportSink::new(options.report_every_work_item);
         let mut error = None;
         while !abort.load(Ordering::Relaxed) {
             let unit = next.fetch_add(1, Ordering::Relaxed);
@@ -397,7 +403,7 @@ pub fn run_program_with_globals<F: ObserverFactory>(
 
     let mut merged: Option<F::Observer> = None;
     let mut checkers: Option<Checkers> = None;
-    let mut sink = ReportSink::default();
+    let mut sink = ReportSink::new(options.report_every_work_item);
     let mut printf = Vec::new();
     let mut first_error: Option<(u64, SimError)> = None;
     for r in results {

@@ -111,6 +111,18 @@ impl Report {
     pub(crate) fn dedup_key(&self) -> (ReportKind, Span, Option<String>) {
         (self.kind, self.span, self.object.clone())
     }
+
+    /// Whether Oclgrind reports this kind of finding once per work-item (races are per pair
+    /// of accesses, divergence and async copies per group).
+    fn is_per_work_item(&self) -> bool {
+        !matches!(
+            self.kind,
+            ReportKind::DataRace
+                | ReportKind::SameValueRace
+                | ReportKind::BarrierDivergence
+                | ReportKind::AsyncCopy
+        )
+    }
 }
 
 impl fmt::Display for Report {
@@ -139,11 +151,45 @@ impl fmt::Display for Report {
 #[derive(Clone, Debug, Default)]
 pub struct ReportSink {
     reports: std::collections::HashMap<(ReportKind, Span, Option<String>), Report>,
+    /// With [`ReportSink::new`]`(true)`: the findings kept once per work-item, by
+    /// (group, lane) besides kind, place and object.
+    per_work_item: std::collections::HashMap<(ReportKind, Span, Option<String>, u64, u32), Report>,
+    every_work_item: bool,
 }
 
 impl ReportSink {
+    /// A sink that merges repeated findings, or, with `every_work_item`, keeps one per
+    /// work-item for the kinds Oclgrind reports per work-item.
+    pub fn new(every_work_item: bool) -> ReportSink {
+        ReportSink { every_work_item, ..ReportSink::default() }
+    }
+
+    /// Whether findings are kept once per work-item (see [`ReportSink::new`]).
+    pub fn every_work_item(&self) -> bool {
+        self.every_work_item
+    }
+
     pub fn push(&mut self, report: Report) {
         use std::collections::hash_map::Entry;
+        if self.every_work_item && report.is_per_work_item() {
+            let (kind, span, object) = report.dedup_key();
+            let key = (kind, span, object, report.group_index, report.lane);
+            match self.per_work_item.entry(key) {
+                Entry::Vacant(v) => {
+                    v.insert(report);
+                }
+                Entry::Occupied(mut o) => {
+                    let kept = o.get_mut();
+                    kept.occurrences = kept.occurrences.saturating_add(report.occurrences);
+                    if report.order_key() < kept.order_key() {
+                        let occurrences = kept.occurrences;
+                        *kept = report;
+                        kept.occurrences = occurrences;
+                    }
+                }
+            }
+            return;
+        }
         match self.reports.entry(report.dedup_key()) {
             Entry::Vacant(v) => {
                 v.insert(report);
@@ -160,18 +206,23 @@ impl ReportSink {
     }
 
     pub fn merge(&mut self, other: ReportSink) {
-        for (_, r) in other.reports {
+        for (_, r) in other
+            .reports
+            .into_iter()
+            .chain(other.per_work_item.into_iter().map(|(k, r)| ((k.0, k.1, k.2), r)))
+        {
             self.push(r);
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.reports.is_empty()
+        self.reports.is_empty() && self.per_work_item.is_empty()
     }
 
     /// The reports sorted by work-group, lane and location.
     pub fn into_sorted(self) -> Vec<Report> {
-        let mut out: Vec<Report> = self.reports.into_values().collect();
+        let mut out: Vec<Report> =
+            self.reports.into_values().chain(self.per_work_item.into_values()).collect();
         out.sort_by(|a, b| {
             a.order_key().cmp(&b.order_key()).then_with(|| a.message.cmp(&b.message))
         });

@@ -730,3 +730,41 @@ fn the_two_sides_of_a_copy_are_followed_in_their_own_address_spaces() {
     assert_eq!(reports[0].kind, ReportKind::OutOfBounds);
     assert!(reports[0].access.is_some_and(|a| !a.store), "{reports:#?}");
 }
+
+#[test]
+fn findings_are_kept_per_work_item_when_asked_and_merged_otherwise() {
+    // Every work-item reads through NULL, is misaligned and stores the same flag: Oclgrind's
+    // layout has a block per work-item for the first two, the race stays one finding.
+    let src = r#"
+    __kernel void k(__global int *out, __global int *none, __global char *bytes) {
+        int i = get_global_id(0);
+        out[i] = none[i] + *(__global int *)(bytes + 1);
+        out[4] = 1;
+    }"#;
+    for every in [false, true] {
+        let options = SimOptions { report_every_work_item: every, ..races(1) };
+        let run = run_with(
+            src,
+            "k",
+            &[4],
+            &[4],
+            &[
+                ArgValue::Buffer(buf_i32("out", &[0; 5])),
+                ArgValue::Null,
+                ArgValue::Buffer(buf_i32("bytes", &[0; 2])),
+            ],
+            &options,
+        );
+        for kind in [ReportKind::OutOfBounds, ReportKind::Misaligned] {
+            let found = of_kind(&run.reports, kind);
+            let lanes: Vec<u32> = found.iter().map(|r| r.lane).collect();
+            let counts: Vec<u64> = found.iter().map(|r| r.occurrences).collect();
+            if every {
+                assert_eq!((lanes, counts), (vec![0, 1, 2, 3], vec![1; 4]), "{kind:?}");
+            } else {
+                assert_eq!((lanes, counts), (vec![0], vec![4]), "{kind:?}");
+            }
+        }
+        assert_eq!(of_kind(&run.reports, ReportKind::SameValueRace).len(), 1);
+    }
+}

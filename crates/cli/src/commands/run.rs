@@ -174,6 +174,8 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     sim.check_races = args.races;
     sim.check_uninitialised = args.uninit;
     sim.quick = args.quick;
+    // Oclgrind prints a block for every work-item that runs into a finding.
+    sim.report_every_work_item = args.oclgrind_output;
     if let Some(steps) = args.max_steps {
         sim.max_steps = steps;
     }
