@@ -61,7 +61,7 @@ fn show(stop: &AtomicBool, launches: u64, terminal: bool) {
         next = elapsed + every;
         let now = clmap_sim::progress::snapshot();
         let launch = now.launches.saturating_sub(base).clamp(1, launches);
-        let percent = if now.units == 0 { 0 } else { 100 * now.started / now.units };
+        let percent = (100 * now.started).checked_div(now.units).unwrap_or(0);
         let line = format!(
             "simulating: launch {launch} of {launches}, {percent}% of its work-groups started, \
              {:.0} s",

@@ -204,6 +204,8 @@ fn a_missing_device_exits_3_in_every_command() {
         run.assert_fails(ENVIRONMENT);
         let err = run.stderr();
         assert!(err.contains("nosuch") || err.contains("OpenCL"), "{}", run.describe());
+        // The device is looked for before any work is done.
+        assert!(!err.contains("validated on the simulator"), "{}", run.describe());
     }
 }
 

@@ -153,6 +153,13 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     let mut rewrite = None;
     match input.workload() {
         Some(original) => {
+            // A device that is not there is said before any validation runs.
+            let devices = args
+                .validate_on
+                .iter()
+                .map(|selector| select_device(selector).map(|d| (selector, d)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(environment_error)?;
             let verified = outcome.verified.take();
             let validated = match validate::validate_compiled(
                 original,
@@ -173,8 +180,7 @@ pub fn run(args: Args) -> Result<Status, CliError> {
                 if v.seeds == 1 { "" } else { "s" },
                 v.outputs.join(", ")
             );
-            for selector in &args.validate_on {
-                let device = select_device(selector).map_err(environment_error)?;
+            for (selector, device) in devices {
                 let target = Target::Device(device);
                 if let Err(e) =
                     validate::validate_on(original, &validated.rewrite, args.seeds, &target)
