@@ -362,7 +362,7 @@ fn math<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, f: MathFunct
                 F::Remainder => m::remquo(x, y).0,
                 F::Remquo => {
                     let (rem, q) = m::remquo(x, y);
-                    store_pointer_int(ex, call, 2, c, lane, (q.abs() & 0x7f) * q.signum());
+                    store_pointer_int(ex, call, 2, c, lane, q);
                     rem
                 }
                 F::Rint => x.round_ties_even(),

@@ -143,16 +143,31 @@ pub(crate) fn tanpi(x: f64) -> f64 {
     sinpi(x) / cospi(x)
 }
 
-/// C's `remainder`: x - n*y with n = x/y rounded to nearest even; also returns n.
+/// C's `remainder` and `remquo`: x - n*y with n the exact quotient x/y rounded to the nearest
+/// integer (ties to even), and the low seven bits of n with the sign of x/y, which is all
+/// OpenCL promises of `remquo`'s quotient. Exact for any ratio: the remainder comes from the
+/// exact `fmod`, not from a rounded quotient, and n's low bits from `fmod` by 128 y.
 pub(crate) fn remquo(x: f64, y: f64) -> (f64, i64) {
     if y == 0.0 || x.is_infinite() || x.is_nan() || y.is_nan() {
         return (f64::NAN, 0);
     }
-    let n = (x / y).round_ties_even();
-    let r = x - n * y;
-    // Fix possible off-by-one from the rounded quotient for huge ratios.
-    let r = if r.abs() > y.abs() / 2.0 { x % y } else { r };
-    (r, n as i64)
+    let (ax, ay) = (x.abs(), y.abs());
+    // |x| = q |y| + r with 0 <= r < |y|, exactly; q mod 128 from |x| mod 128 |y| (when 128 |y|
+    // overflows, q itself is below 128).
+    let r = ax % ay;
+    let wide = 128.0 * ay;
+    let below = if wide.is_finite() { ax % wide } else { ax };
+    let mut low = ((below - r) / ay).round() as i64;
+    // Round the quotient to the nearest integer, ties to even.
+    let rest = ay - r;
+    let mut rem = r;
+    if r > rest || (r == rest && low % 2 == 1) {
+        rem = -rest;
+        low += 1;
+    }
+    let rem = if x.is_sign_negative() { -rem } else { rem };
+    let sign = if (x < 0.0) != (y < 0.0) { -1 } else { 1 };
+    (rem, sign * (low & 0x7f))
 }
 
 /// `frexp`: mantissa in [0.5, 1) and exponent.
@@ -232,5 +247,25 @@ mod tests {
         assert_eq!(remquo(5.0, 2.0), (1.0, 2));
         assert_eq!(sinpi(1.0), 0.0);
         assert_eq!(next_after_f32(1.0, 2.0), 1.000_000_1);
+    }
+
+    /// Signs and ties of the remainder, and exactness for ratios far beyond what a rounded
+    /// quotient holds (a quotient above 2^63 used to overflow a negation): the remainder is
+    /// exact and the quotient's low seven bits are right.
+    #[test]
+    fn remquo_is_exact_for_any_ratio() {
+        assert_eq!(remquo(-7.0, 2.0), (1.0, -4)); // -3.5 rounds to -4: ties to even
+        assert_eq!(remquo(7.0, -2.0), (-1.0, -4));
+        assert_eq!(remquo(3.0, 2.0), (-1.0, 2));
+        assert_eq!(remquo(-0.0, 2.0).0.to_bits(), (-0.0f64).to_bits());
+        // FLT_MAX is an even multiple of 2^7 of the smallest subnormal.
+        assert_eq!(remquo(f64::from(f32::MAX), f64::from(1e-45f32)), (0.0, 0));
+        // -3e38 as a float is -(7 k + 1) with k mod 128 = 73: remainder -1, quotient -73.
+        let x = f64::from(-3.0e38f32);
+        assert_eq!(x, -300_000_000_549_775_575_777_803_994_281_145_270_272.0);
+        assert_eq!(remquo(x, 7.0), (-1.0, -73));
+        // Doubles too: 1e308 / 1e-308 rounds to n with n mod 128 = 56.
+        assert_eq!(remquo(1e308, 1e-308), (3.498_445_546_245_627e-309, 56));
+        assert_eq!(remquo(f64::MAX, f64::MAX / 3.0).1.abs(), 3);
     }
 }

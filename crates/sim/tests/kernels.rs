@@ -494,6 +494,32 @@ fn half_and_double_values() {
     assert_eq!(f32s(&fb)[1], d as f32);
 }
 
+/// `remquo` and `remainder` are exact for any ratio (a quotient beyond 2^63 used to overflow
+/// and abort the run), with the quotient's sign and low seven bits.
+#[test]
+fn remquo_and_remainder_for_huge_ratios() {
+    let src = r#"
+    __kernel void k(__global float *out, __global int *quo, __global const float *in) {
+        out[0] = remquo(in[0], 7.0f, quo);
+        out[1] = remainder(in[1], in[2]);
+        out[2] = remquo(-7.0f, 2.0f, quo + 1);
+    }"#;
+    let out = buf_f32("out", &[0.0; 3]);
+    let quo = buf_i32("quo", &[0; 2]);
+    let inputs = [-3.0e38f32, f32::MAX, 1e-45];
+    let args = [
+        ArgValue::Buffer(out.clone()),
+        ArgValue::Buffer(quo.clone()),
+        ArgValue::Buffer(buf_f32("in", &inputs)),
+    ];
+    let run = run(src, "k", &[1], &[1], &args);
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    // -3e38 as a float is -(7 k + 1), k = 73 modulo 128; FLT_MAX is a multiple of 1e-45f;
+    // -3.5 rounds to the even -4.
+    assert_eq!(f32s(&out), vec![-1.0, 0.0, 1.0]);
+    assert_eq!(i32s(&quo), vec![-73, -4]);
+}
+
 #[test]
 fn explicit_rounding_modes_of_conversions_to_float() {
     // 16777217 = 2^24 + 1 is a tie between the floats 2^24 and 2^24 + 2; 1/3 as a double lies
