@@ -262,11 +262,7 @@ fn math<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, f: MathFunct
                 F::Fract => {
                     let fl = x.floor();
                     store_pointer_float(ex, call, 1, c, lane, fl);
-                    (x - fl).min(if is_double {
-                        1.0 - f64::EPSILON / 2.0
-                    } else {
-                        f64::from(1.0f32 - f32::EPSILON / 2.0)
-                    })
+                    m::fract(x, fl, is_double)
                 }
                 F::Frexp => {
                     let (mant, e) = m::frexp(x);

@@ -170,6 +170,21 @@ pub(crate) fn remquo(x: f64, y: f64) -> (f64, i64) {
     (rem, sign * (low & 0x7f))
 }
 
+/// `fract`'s result for `x` whose floor is `floor`: x - floor(x), kept below 1 (the largest
+/// value under 1 of the type), with OpenCL's edge cases: a NaN stays NaN, an infinity gives a
+/// zero of its sign, a zero keeps its sign.
+pub(crate) fn fract(x: f64, floor: f64, is_double: bool) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x.is_infinite() || x == 0.0 {
+        return 0.0f64.copysign(x);
+    }
+    let below_one =
+        if is_double { 1.0 - f64::EPSILON / 2.0 } else { f64::from(1.0f32 - f32::EPSILON / 2.0) };
+    (x - floor).min(below_one)
+}
+
 /// `frexp`: mantissa in [0.5, 1) and exponent.
 pub(crate) fn frexp(x: f64) -> (f64, i32) {
     if x == 0.0 || x.is_nan() || x.is_infinite() {
@@ -247,6 +262,19 @@ mod tests {
         assert_eq!(remquo(5.0, 2.0), (1.0, 2));
         assert_eq!(sinpi(1.0), 0.0);
         assert_eq!(next_after_f32(1.0, 2.0), 1.000_000_1);
+    }
+
+    #[test]
+    fn fract_edge_cases() {
+        assert!(fract(f64::NAN, f64::NAN, false).is_nan());
+        assert_eq!(fract(f64::INFINITY, f64::INFINITY, false).to_bits(), 0.0f64.to_bits());
+        let minus_inf = fract(f64::NEG_INFINITY, f64::NEG_INFINITY, false);
+        assert_eq!(minus_inf.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(fract(-0.0, -0.0, false).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(fract(-1.25, -2.0, false), 0.75);
+        // Just below an integer, x - floor(x) would round to 1 in float: the result stays below.
+        let x = -1e-9f64;
+        assert_eq!(fract(x, -1.0, false), f64::from(0.999_999_94f32));
     }
 
     /// Signs and ties of the remainder, and exactness for ratios far beyond what a rounded

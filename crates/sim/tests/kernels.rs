@@ -494,6 +494,32 @@ fn half_and_double_values() {
     assert_eq!(f32s(&fb)[1], d as f32);
 }
 
+/// `fract` of an infinity is a zero of its sign and `fract` of NaN is NaN, as OpenCL
+/// specifies (both used to give the largest float below 1), and a zero keeps its sign.
+#[test]
+fn fract_of_infinities_and_nan() {
+    let src = r#"
+    __kernel void k(__global float *out, __global const float *in) {
+        float whole;
+        out[0] = fract(in[0], &whole);
+        out[1] = whole;
+        out[2] = fract(-in[0], &whole);
+        out[3] = fract(in[1], &whole);
+        out[4] = fract(-in[2], &whole);
+    }"#;
+    let out = buf_f32("out", &[0.0; 5]);
+    let inputs = [f32::INFINITY, f32::NAN, 0.0];
+    let args = [ArgValue::Buffer(out.clone()), ArgValue::Buffer(buf_f32("in", &inputs))];
+    let run = run(src, "k", &[1], &[1], &args);
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    let v = f32s(&out);
+    assert_eq!(v[0].to_bits(), 0.0f32.to_bits());
+    assert_eq!(v[1], f32::INFINITY);
+    assert_eq!(v[2].to_bits(), (-0.0f32).to_bits());
+    assert!(v[3].is_nan());
+    assert_eq!(v[4].to_bits(), (-0.0f32).to_bits());
+}
+
 /// `remquo` and `remainder` are exact for any ratio (a quotient beyond 2^63 used to overflow
 /// and abort the run), with the quotient's sign and low seven bits.
 #[test]
