@@ -2,7 +2,7 @@
 
 use clmap_lang::ir::{
     AtomicOp, Builtin, CommonFunction, Expression, FenceFlags, GeometricFunction, Handle,
-    IntegerFunction, MathFunction, RelationalFunction, Scalar, Type,
+    IntegerFunction, MathFunction, RelationalFunction, Rounding, Scalar, Type,
 };
 use clmap_lang::Span;
 
@@ -13,6 +13,7 @@ use crate::mask::Mask;
 use crate::observer::{AccessKind, Observer};
 use crate::program::*;
 use crate::report::ReportKind;
+use crate::rounding::to_half_rounded;
 use crate::value::{from_f64, from_memory, normalise, to_f64, to_memory};
 
 impl Compiler<'_> {
@@ -159,9 +160,9 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
             let n = width.map_or(1, |w| w.width());
             vector_load(ex, call, n, half, aligned, mask)
         }
-        Builtin::VectorStore { width, half, aligned, .. } => {
+        Builtin::VectorStore { width, half, aligned, rounding } => {
             let n = width.map_or(1, |w| w.width());
-            vector_store(ex, call, n, half, aligned, mask)
+            vector_store(ex, call, n, half.then_some(rounding), aligned, mask)
         }
         Builtin::AsyncCopy { strided } => async_copy(ex, call, strided, mask),
         Builtin::WaitGroupEvents => {
@@ -765,16 +766,18 @@ fn vector_load<O: Observer>(
     ex.notify_addresses(&addresses, size * n, call.site, mask, AccessKind::Load);
 }
 
+/// `vstoreN`, or with `half` (the rounding mode of `vstore_half…`, `None` = to nearest even)
+/// the half stores.
 fn vector_store<O: Observer>(
     ex: &mut GroupExec<'_, O>,
     call: &BuiltinCall,
     n: u32,
-    half: bool,
+    half: Option<Option<Rounding>>,
     aligned: bool,
     mask: &Mask,
 ) {
     let (Some(data), Some(p)) = (call.args.first(), call.args.get(2)) else { return };
-    let scalar = if half { Scalar::Half } else { p.pointer.map_or(data.scalar, |x| x.1) };
+    let scalar = if half.is_some() { Scalar::Half } else { p.pointer.map_or(data.scalar, |x| x.1) };
     let size = scalar.size();
     let stride = if aligned && n == 3 { 4 } else { n };
     let mut addresses = vec![0u64; ex.lanes()];
@@ -785,12 +788,10 @@ fn vector_store<O: Observer>(
         addresses[lane] = base;
         for c in 0..n {
             let v = ex.get(data.slot, c.min(data.width.saturating_sub(1)), lane);
-            let bits = if half {
-                // The data is float (or double): round to half.
-                let f = to_f64(data.scalar, v);
-                to_memory(Scalar::Half, u64::from((f as f32).to_bits()))
-            } else {
-                to_memory(scalar, v)
+            let bits = match half {
+                // The data is float (or double): round it to half once, in the call's mode.
+                Some(rounding) => u64::from(to_half_rounded(to_f64(data.scalar, v), rounding)),
+                None => to_memory(scalar, v),
             };
             ex.write_mem(lane, base.wrapping_add(u64::from(c * size)), size, bits);
         }

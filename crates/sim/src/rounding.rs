@@ -103,9 +103,79 @@ pub(crate) fn to_float_rounded(
     }
 }
 
+/// Rounds a `float` or `double` value to binary16 bits under `rounding` (`None` = to nearest,
+/// ties to even), as `vstore_half_rtz` and its kin store it: directly from the value, never
+/// through `float` first, so a `double` is rounded once. Overflow follows the mode: toward zero
+/// (or away from the infinity's side) it stops at the largest finite half, 65504.
+pub(crate) fn to_half_rounded(value: f64, rounding: Option<Rounding>) -> u16 {
+    let nearest = clmap_workload::number::f64_to_half_bits(value);
+    let Some(rounding) = rounding else { return nearest };
+    if value.is_nan() {
+        return nearest;
+    }
+    let as_value = clmap_workload::number::half_bits_to_f64(nearest);
+    let order = nearest_vs_exact(as_value, Exact::Real(value));
+    match step(rounding, order, value < 0.0) {
+        Some(true) => half_next_up(nearest),
+        Some(false) => half_next_down(nearest),
+        None => nearest,
+    }
+}
+
+/// The next binary16 value above `h` (bit patterns: the sign is bit 15).
+fn half_next_up(h: u16) -> u16 {
+    match h {
+        0x0000 | 0x8000 => 0x0001,
+        _ if h & 0x8000 == 0 => h + 1,
+        _ => h - 1,
+    }
+}
+
+/// The next binary16 value below `h`.
+fn half_next_down(h: u16) -> u16 {
+    match h {
+        0x0000 | 0x8000 => 0x8001,
+        _ if h & 0x8000 == 0 => h - 1,
+        _ => h + 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn half_in_every_mode() {
+        let modes = [
+            None,
+            Some(Rounding::Rte),
+            Some(Rounding::Rtz),
+            Some(Rounding::Rtp),
+            Some(Rounding::Rtn),
+        ];
+        let all = |v: f64| modes.map(|m| to_half_rounded(v, m));
+        // Exact values stay as they are in every mode.
+        assert_eq!(all(1.5), [0x3e00; 5]);
+        assert_eq!(all(-0.0), [0x8000; 5]);
+        // 0.49999997 lies between 0.49975586 (0x37ff) and 0.5 (0x3800), nearer 0.5.
+        assert_eq!(all(0.499_999_970_198_059_1), [0x3800, 0x3800, 0x37ff, 0x3800, 0x37ff]);
+        assert_eq!(all(-0.499_999_970_198_059_1), [0xb800, 0xb800, 0xb7ff, 0xb7ff, 0xb800]);
+        // Past the largest half: infinity only away from zero in the mode's direction.
+        assert_eq!(all(65535.5), [0x7c00, 0x7c00, 0x7bff, 0x7c00, 0x7bff]);
+        assert_eq!(all(-65519.0), [0xfbff, 0xfbff, 0xfbff, 0xfbff, 0xfc00]);
+        assert_eq!(all(f64::INFINITY), [0x7c00; 5]);
+        // Below the smallest subnormal (2^-24): zero, or the subnormal in the mode's direction.
+        assert_eq!(all(1e-10), [0x0000, 0x0000, 0x0000, 0x0001, 0x0000]);
+        assert_eq!(all(-1e-10), [0x8000, 0x8000, 0x8000, 0x8000, 0x8001]);
+        // A double just above a tie is rounded once, up, not first to the float tie and then
+        // to even: 1 + 2^-11 + 2^-40 is nearer 1 + 2^-10 (0x3c01) than 1 (0x3c00).
+        assert_eq!(to_half_rounded(1.0 + 2f64.powi(-11) + 2f64.powi(-40), None), 0x3c01);
+        assert!(clmap_workload::number::half_bits_to_f64(to_half_rounded(
+            f64::NAN,
+            Some(Rounding::Rtz)
+        ))
+        .is_nan());
+    }
 
     fn float(from: Scalar, bits: u64, r: Rounding) -> f32 {
         f32::from_bits(to_float_rounded(from, Scalar::Float, bits, r).expect("float") as u32)

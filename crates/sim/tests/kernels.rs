@@ -494,6 +494,43 @@ fn half_and_double_values() {
     assert_eq!(f32s(&fb)[1], d as f32);
 }
 
+/// `vstore_half_rtz`, `_rtp` and `_rtn` round in their own mode (they used to round to
+/// nearest like `vstore_half`), overflow included: toward zero stops at 65504.
+#[test]
+fn half_stores_round_in_the_mode_they_name() {
+    let src = r#"
+    __kernel void k(__global half *h, __global const float *in) {
+        int i = get_global_id(0);
+        float x = in[i];
+        vstore_half(x, 4 * i, h);
+        vstore_half_rtz(x, 4 * i + 1, h);
+        vstore_half_rtp(x, 4 * i + 2, h);
+        vstore_half_rtn(x, 4 * i + 3, h);
+    }"#;
+    let inputs = [0.499_999_97f32, -0.499_999_97, 65535.5, 1e-10, 2.0];
+    let hb = clmap_sim::SharedBuffer::from_bytes("h", &[0u8; 40]);
+    let run = run(
+        src,
+        "k",
+        &[5],
+        &[5],
+        &[ArgValue::Buffer(hb.clone()), ArgValue::Buffer(buf_f32("in", &inputs))],
+    );
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    let h: Vec<u16> = hb.to_bytes().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    // Per input: nearest, toward zero, toward +inf, toward -inf.
+    assert_eq!(
+        h,
+        vec![
+            0x3800, 0x37ff, 0x3800, 0x37ff, // 0.5 and 0.49975586
+            0xb800, 0xb7ff, 0xb7ff, 0xb800, // their negatives
+            0x7c00, 0x7bff, 0x7c00, 0x7bff, // infinity and 65504
+            0x0000, 0x0000, 0x0001, 0x0000, // zero and the smallest subnormal
+            0x4000, 0x4000, 0x4000, 0x4000, // exact
+        ]
+    );
+}
+
 /// `fract` of an infinity is a zero of its sign and `fract` of NaN is NaN, as OpenCL
 /// specifies (both used to give the largest float below 1), and a zero keeps its sign.
 #[test]
