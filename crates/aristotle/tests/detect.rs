@@ -108,6 +108,25 @@ fn an_unrolled_walk_down_a_column_is_the_column_map() {
 }
 
 #[test]
+fn a_tile_declared_as_a_two_dimensional_local_array_is_seen_through() {
+    // coalescedAMultiply stages A in `__local float aTile[16][16]`, stored as
+    // `aTile[localRow][localCol] = A[…]`: the store's place indexes a row of the array, which
+    // is local memory too. Through the tile each work-item reads all of row tx (MAP-204),
+    // as simpleMultiply reads A directly.
+    let prepared = PreparedWorkload::load(&corpus("mm_coalesced_a.toml")).expect("loads");
+    let d = detect_prepared(&prepared);
+    match map_of(&d, "A") {
+        Outcome::Map { map, staged, check } => {
+            assert_eq!(map.name(), "MAP-204");
+            assert!(*staged, "A is staged in aTile");
+            assert!(matches!(check, Check::Agree { groups } if *groups > 0), "{check:?}");
+        }
+        other => panic!("A: expected MAP-204 through the tile, got {other:?}"),
+    }
+    assert_map(&d, "B", "MAP-303", 0);
+}
+
+#[test]
 fn a_transposed_read_is_map_110() {
     let source = "#define AT(m, r, c) m[(r) * 32 + (c)]
 int flat(int r, int c, int w) { return r * w + c; }

@@ -327,26 +327,34 @@ impl<'a> Walker<'a> {
 
     /// Whether `place` is an element of `__local` memory (a local array or pointer).
     fn is_local_place(&self, place: Handle<Expression>) -> bool {
+        match &self.f.expressions[place] {
+            Expression::Index { base, .. } => self.is_local_base(*base),
+            _ => false,
+        }
+    }
+
+    /// Whether an indexed base is `__local` memory: a local variable or pointer parameter, or
+    /// a row of a local array of arrays (`tile[r][c]` indexes the row `tile[r]`).
+    fn is_local_base(&self, base: Handle<Expression>) -> bool {
         let f = self.f;
-        match &f.expressions[place] {
-            Expression::Index { base, .. } => match &f.expressions[*base] {
+        match &f.expressions[base] {
+            Expression::Variable(VariableRef::Local(v)) => {
+                f.locals[*v].space == AddressSpace::Local
+            }
+            Expression::Index { base, .. } => self.is_local_base(*base),
+            Expression::Load(p) | Expression::Decay(p) => match f.expressions[*p] {
                 Expression::Variable(VariableRef::Local(v)) => {
-                    f.locals[*v].space == AddressSpace::Local
+                    f.locals[v].space == AddressSpace::Local
                 }
-                Expression::Load(p) | Expression::Decay(p) => match f.expressions[*p] {
-                    Expression::Variable(VariableRef::Local(v)) => {
-                        f.locals[v].space == AddressSpace::Local
-                    }
-                    Expression::Variable(VariableRef::Param(k)) => {
-                        f.params.get(k as usize).is_some_and(|p| {
-                            matches!(
-                                self.module.types[p.ty],
-                                TypeInner::Pointer { space: AddressSpace::Local, .. }
-                            )
-                        })
-                    }
-                    _ => false,
-                },
+                Expression::Variable(VariableRef::Param(k)) => {
+                    f.params.get(k as usize).is_some_and(|p| {
+                        matches!(
+                            self.module.types[p.ty],
+                            TypeInner::Pointer { space: AddressSpace::Local, .. }
+                        )
+                    })
+                }
+                Expression::Index { base, .. } => self.is_local_base(base),
                 _ => false,
             },
             _ => false,
