@@ -129,26 +129,29 @@ def staged_now_buffer(old_row):
     return staged[0] if len(staged) == 1 else None
 
 
-def layout_of_variant(name, old_row):
+def layout_of_variant(name, old_row, staged_now=None):
     """A tune variant's layout from its name: `stage:B` stages B; Grover's `unlocal:TILE` is
-    named after the tile, so it unstages the one buffer the kernel stages now (the tile's name
-    when that is not known)."""
+    named after the tile, so it unstages the one buffer the kernel stages now: `staged_now`,
+    from the current advice, else the one the old advice named (the tile's name when neither
+    is known)."""
     if name == "as-written":
         return {"staged": [], "unstaged": []}
     kind, _, what = name.partition(":")
     if kind == "stage":
         return {"staged": [what], "unstaged": []}
-    return {"staged": [], "unstaged": [staged_now_buffer(old_row) or f"tile {what}"]}
+    return {"staged": [], "unstaged": [staged_now or staged_now_buffer(old_row) or f"tile {what}"]}
 
 
 def rejudge_row(old, advice, tie):
     kernel = old.get("kernel")
     staged, unstaged, decisions = advised_layout(advice, kernel)
+    staged_now = [b["buffer"] for b in advice if b.get("kernel") == kernel and b.get("staged_now")]
+    staged_now = staged_now[0] if len(staged_now) == 1 else None
     times = old.get("times_ns") or {}
     variants = []
     advised_variant = None
     for name, ns in times.items():
-        layout = layout_of_variant(name, old)
+        layout = layout_of_variant(name, old, staged_now)
         if (sorted(layout["staged"]), sorted(layout["unstaged"])) == (staged, unstaged):
             advised_variant = name
         variants.append({
