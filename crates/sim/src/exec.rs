@@ -1130,22 +1130,6 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         }
         let mut oob = std::mem::take(&mut self.oob);
         let (span, fallback, _) = self.site(site);
-        // One report per instruction: the first lane (the sink merges repeats), or every lane
-        // when findings are kept per work-item.
-        let every = if self.reports.every_work_item() { oob.len() } else { 1 };
-        for &(lane, addr) in oob.iter().skip(1).take(every - 1) {
-            let message = self.describe_oob(addr, size, store);
-            let object = self.object_name(addr, fallback);
-            let access = InvalidAccess { store, size, target: decode(addr) };
-            self.report_with_access(
-                ReportKind::OutOfBounds,
-                span,
-                lane,
-                message,
-                object,
-                Some(access),
-            );
-        }
         if let Some(&(lane, addr)) = oob.first() {
             let message = self.describe_oob(addr, size, store, shape);
             let object = self.object_name(addr, fallback);
@@ -1162,7 +1146,22 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 object,
                 Some(access),
             );
-            if count > 1 && every == 1 {
+            if self.reports.every_work_item() {
+                // A finding for every lane, as Oclgrind prints them.
+                for &(other, addr) in oob.iter().filter(|(l, _)| *l != lane) {
+                    let message = self.describe_oob(addr, size, store, shape);
+                    let object = self.object_name(addr, fallback);
+                    let access = InvalidAccess { store, size, target: decode(addr) };
+                    self.report_with_access(
+                        ReportKind::OutOfBounds,
+                        span,
+                        other,
+                        message,
+                        object,
+                        Some(access),
+                    );
+                }
+            } else if count > 1 {
                 // Count every lane that went out of bounds.
                 let object = self.object_name(addr, fallback);
                 self.report_more_lanes(span, object, count - 1);
