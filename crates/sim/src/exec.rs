@@ -112,6 +112,8 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     pub(crate) async_events: crate::builtins::AsyncEvents,
     /// Which values are undefined, under `--uninit`.
     uninit: Option<Box<crate::uninit::UninitValues>>,
+    /// The last load read inside one buffer in every active lane.
+    loaded_in_bounds: bool,
 }
 
 /// Splits the register file into a destination range and source ranges that do not overlap it
@@ -274,6 +276,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             uninit: plan
                 .check_uninitialised
                 .then(|| Box::new(crate::uninit::UninitValues::new(plan))),
+            loaded_in_bounds: false,
         }
     }
 
@@ -932,6 +935,11 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             Op::Load { dst, addr, scalar, width, comps, site } => {
                 self.note_op(OpClass::Load, mask, *width);
                 self.load(*dst, *addr, *scalar, *width, comps.as_deref(), *site, mask);
+                if let Some(u) = self.uninit.as_deref_mut() {
+                    let plan = self.plan;
+                    let (buffers, sites) = (&plan.buffers, &plan.program.sites);
+                    u.after_load(op, mask, &self.regs, buffers, sites, self.loaded_in_bounds);
+                }
             }
             Op::Store { addr, src, scalar, width, comps, site } => {
                 self.note_op(OpClass::Store, mask, *width);
@@ -1205,6 +1213,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let size = scalar.size();
         let a = addr as usize * lanes;
         let d = dst as usize * lanes;
+        self.loaded_in_bounds = false;
         if a + lanes > self.regs.len() || d + width as usize * lanes > self.regs.len() {
             return;
         }
@@ -1220,6 +1229,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             }
             _ => None,
         });
+        // Whether every component took the short path in every lane.
+        let mut in_bounds = true;
         for c in 0..width as usize {
             let offset = u64::from(size)
                 * comps.map_or(c as u64, |cs| u64::from(cs.get(c).copied().unwrap_or(0)));
@@ -1268,6 +1279,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     continue;
                 }
             }
+            in_bounds = false;
             for_active!(mask, lane => {
                 let address = regs[a + lane].wrapping_add(offset);
                 let value = match mem_read(buffers, local, private, frame, address, size) {
@@ -1282,6 +1294,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 regs[d + c * lanes + lane] = value;
             });
         }
+        self.loaded_in_bounds = in_bounds;
         self.flush_oob_of(site, scalar, width, whole, false);
         self.check_private_bounds(addr, size, width, comps, site, mask, false);
         self.notify_access(addr, size, width, comps, site, mask, AccessKind::Load, Some(None));

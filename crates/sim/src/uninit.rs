@@ -56,6 +56,8 @@ pub(crate) struct UninitValues {
     call_last_read: Vec<bool>,
     in_call: bool,
     call_site: u32,
+    /// A load whose result's states [`UninitValues::after_load`] gives.
+    pending_load: bool,
     temp: Vec<bool>,
     bytes: Vec<bool>,
     found: Vec<UndefinedUse>,
@@ -98,6 +100,7 @@ impl UninitValues {
             call_last_read: vec![false; lanes],
             in_call: false,
             call_site: 0,
+            pending_load: false,
             temp: Vec::new(),
             bytes: Vec::new(),
             found: Vec::new(),
@@ -387,6 +390,17 @@ impl UninitValues {
         sites: &[Site],
     ) {
         match op {
+            Op::Copy { dst, src, len } if !self.is_dirty(*src, *len) => {
+                self.define(*dst, *len, Some(mask))
+            }
+            Op::Gather { dst, srcs } if srcs.iter().all(|&s| !self.is_dirty(s, 1)) => {
+                self.define(*dst, srcs.len() as u32, None)
+            }
+            Op::Scatter { dsts, src } if !self.is_dirty(*src, dsts.len() as u32) => {
+                for &d in dsts.iter() {
+                    self.define(d, 1, Some(mask));
+                }
+            }
             Op::Copy { dst, src, len } => {
                 let srcs: Vec<Slot> = (0..*len).map(|c| src + c).collect();
                 let dsts: Vec<Slot> = (0..*len).map(|c| dst + c).collect();
@@ -541,18 +555,80 @@ impl UninitValues {
     ) {
         let size = scalar.size();
         self.check_address(addr, mask, regs, site, size * width, false);
+        let space = sites.get(site as usize).map_or(AddressSpace::Global, |s| s.space);
+        let global = matches!(space, AddressSpace::Global | AddressSpace::Constant);
+        if global && !self.undefined_buffers && !(dst..dst.saturating_add(width)).contains(&addr) {
+            // Only a read out of bounds gives an undefined value here, and the executor's load
+            // finds out whether every lane read inside one buffer: the states follow it
+            // ([`Self::after_load`]; the load changes neither memory nor the addresses).
+            self.pending_load = true;
+            return;
+        }
+        self.load_states(dst, addr, scalar, width, comps, site, mask, regs, buffers, sites, false);
+    }
+
+    /// The states of a load's result, after the executor ran it, when [`Self::before`] left
+    /// them for then; `in_bounds`: every active lane read inside one buffer.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn after_load(
+        &mut self,
+        op: &Op,
+        mask: &Mask,
+        regs: &[u64],
+        buffers: &[SharedBuffer],
+        sites: &[Site],
+        in_bounds: bool,
+    ) {
+        if !std::mem::take(&mut self.pending_load) {
+            return;
+        }
+        if let Op::Load { dst, addr, scalar, width, comps, site } = op {
+            let comps = comps.as_deref();
+            let (dst, addr, scalar, width, site) = (*dst, *addr, *scalar, *width, *site);
+            self.load_states(
+                dst, addr, scalar, width, comps, site, mask, regs, buffers, sites, in_bounds,
+            );
+        }
+    }
+
+    /// Gives each component of a load's result the state of the bytes it read; `in_bounds`
+    /// says that every active lane read inside one global buffer, whose bytes are defined.
+    #[allow(clippy::too_many_arguments)]
+    fn load_states(
+        &mut self,
+        dst: Slot,
+        addr: Slot,
+        scalar: Scalar,
+        width: u32,
+        comps: Option<&[u8]>,
+        site: u32,
+        mask: &Mask,
+        regs: &[u64],
+        buffers: &[SharedBuffer],
+        sites: &[Site],
+        in_bounds: bool,
+    ) {
+        let size = scalar.size();
         let site_info = sites.get(site as usize);
         let space = site_info.map_or(AddressSpace::Global, |s| s.space);
         let bounds = site_info.and_then(|s| s.private_bounds);
         let lanes = self.lanes;
+        let global = matches!(space, AddressSpace::Global | AddressSpace::Constant);
         let mut temp = std::mem::take(&mut self.temp);
         for c in 0..width {
             let offset = u64::from(size)
                 * comps
                     .map_or(u64::from(c), |cs| u64::from(cs.get(c as usize).copied().unwrap_or(0)));
+            if in_bounds {
+                if self.is_dirty(dst + c, 1) {
+                    temp.clear();
+                    temp.resize(lanes, false);
+                    self.write_lanes(dst + c, &temp, Some(mask));
+                }
+                continue;
+            }
             temp.clear();
             temp.resize(lanes, false);
-            let global = matches!(space, AddressSpace::Global | AddressSpace::Constant);
             for_active!(mask, lane => {
                 let Some(&base) = regs.get(addr as usize * lanes + lane) else { continue };
                 let at = base.wrapping_add(offset);
