@@ -9,10 +9,16 @@
 //! one memory instruction executed by the group are one step. Memory holds the accesses of one
 //! time step at a time.
 
+use std::collections::HashMap;
+
 use crate::entropy::{curve_of_addresses, Denominator, EntropyCurve, TermCache, MAX_DROPPED_BITS};
+use crate::hasher::BuildAddressHasher;
 use crate::stats::ExactSum;
 
 const CURVE_LEN: usize = MAX_DROPPED_BITS + 1;
+
+/// Most `(key, count)` pairs the remembered step curves hold together (a few MiB).
+const MAX_REMEMBERED_PAIRS: usize = 1 << 17;
 
 /// The definition of seed 004, streaming.
 #[derive(Debug, Default)]
@@ -22,6 +28,13 @@ pub struct PslAccumulator {
     step_time: Option<u64>,
     step: Vec<(u64, u64)>,
     terms: TermCache,
+    /// Curves of earlier steps, by their pairs in the order they came with the keys less a
+    /// common multiple of `2^MAX_DROPPED_BITS` (see [`PslAccumulator::step_curve`]).
+    curves: HashMap<Box<[(u64, u64)]>, EntropyCurve, BuildAddressHasher>,
+    /// Pairs the remembered curves hold, all together.
+    remembered: usize,
+    /// Scratch for a step's moved pairs.
+    moved: Vec<(u64, u64)>,
     /// Sum of the step entropies of the current group and its number of steps.
     group_sum: EntropyCurve,
     group_steps: u64,
@@ -52,16 +65,44 @@ impl PslAccumulator {
         if self.step.is_empty() {
             return;
         }
-        // The pools of every level are runs of the address order, so the counts (and their
-        // order) are those of the sorted multiset of accesses.
-        self.step.sort_unstable_by_key(|(key, _)| *key);
-        merge_equal_keys(&mut self.step);
-        let curve = self.terms.curve_of_sorted_counts(&self.step);
+        let curve = self.step_curve();
         for (sum, e) in self.group_sum.iter_mut().zip(curve) {
             *sum += e;
         }
         self.group_steps += 1;
         self.step.clear();
+    }
+
+    /// The entropy curve of the step collected. With at most [`MAX_DROPPED_BITS`] bits dropped,
+    /// which keys pool together does not change when every key moves by one multiple of
+    /// `2^MAX_DROPPED_BITS`, so steps that differ only so (the same instruction in another
+    /// work-group or another loop iteration) have bit-identical curves: a step whose pairs,
+    /// moved so that the lowest key is below `2^MAX_DROPPED_BITS`, came before in the same
+    /// order takes that step's curve instead of sorting and summing again.
+    fn step_curve(&mut self) -> EntropyCurve {
+        const GRAIN: u64 = 1 << MAX_DROPPED_BITS;
+        let lowest = self.step.iter().map(|(key, _)| *key).min().unwrap_or(0);
+        let shift = lowest - lowest % GRAIN;
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.clear();
+        moved.extend(self.step.iter().map(|&(key, count)| (key - shift, count)));
+        let curve = match self.curves.get(&moved[..]) {
+            Some(curve) => *curve,
+            None => {
+                // The pools of every level are runs of the address order, so the counts (and
+                // their order) are those of the sorted multiset of accesses.
+                self.step.sort_unstable_by_key(|(key, _)| *key);
+                merge_equal_keys(&mut self.step);
+                let curve = self.terms.curve_of_sorted_counts(&self.step);
+                if self.remembered + moved.len() <= MAX_REMEMBERED_PAIRS {
+                    self.remembered += moved.len();
+                    self.curves.insert(moved.as_slice().into(), curve);
+                }
+                curve
+            }
+        };
+        self.moved = moved;
+        curve
     }
 
     /// Closes the current work-group, which has `lanes` work-items.
@@ -247,6 +288,31 @@ mod tests {
         assert!(close(c[4], 0.0));
         // At 3 bits: step 1 has two pairs, entropy 1: mean 0.5 -> 0.25.
         assert!(close(c[3], 0.25));
+    }
+
+    #[test]
+    fn remembered_step_curves_are_those_computed_afresh() {
+        let afresh = |pairs: &[(u64, u64)]| {
+            let mut sorted = pairs.to_vec();
+            sorted.sort_unstable();
+            merge_equal_keys(&mut sorted);
+            TermCache::default().curve_of_sorted_counts(&sorted)
+        };
+        let step = [(1024u64, 2u64), (4, 1), (1020, 1), (0, 1), (4, 3)];
+        let mut psl = PslAccumulator::default();
+        // The same step moved by multiples of 1024 is taken from memory; moved by 512 or 4,
+        // its pools differ at some level and it is computed again.
+        for moved_by in [0u64, 1 << 20, 3 << 10, 512, 4, (1 << 20) + 4, 0] {
+            let pairs: Vec<(u64, u64)> = step.iter().map(|&(k, c)| (k + moved_by, c)).collect();
+            psl.step = pairs.clone();
+            let curve = psl.step_curve();
+            psl.step.clear();
+            let expected = afresh(&pairs);
+            assert_eq!(curve.map(f64::to_bits), expected.map(f64::to_bits), "moved by {moved_by}");
+        }
+        assert_ne!(afresh(&step), afresh(&step.map(|(k, c)| (k + 512, c))));
+        // Moved by 0, 2^20 and 3 * 2^10 is one step; moved by 512 and by 4 two others.
+        assert_eq!(psl.curves.len(), 3);
     }
 
     #[test]
