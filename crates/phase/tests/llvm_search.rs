@@ -7,11 +7,10 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use clmap_db::Database;
 use clmap_phase::compiler::{BaselineLevel, CompileOutcome, CompiledPtx, SequenceCompiler};
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
 use clmap_phase::llvm_compiler::LlvmCompiler;
-use clmap_phase::{ContextKey, Engine, NoProgress, PhaseStore, SearchOptions, Strategy};
+use clmap_phase::{Engine, NoProgress, SearchOptions, Strategy};
 
 /// Counts the compilations that reach the real compiler.
 struct Counting<'a> {
@@ -75,16 +74,7 @@ fn a_few_sequences_of_a_corpus_kernel_compile_deduplicate_and_resume() {
     assert!(summary.is_object(), "{summary}");
 
     let counting = Counting { inner: &llvm, compiled: AtomicUsize::new(0) };
-    let context = ContextKey {
-        workload_identity: "pb_gemm".into(),
-        small_identity: "pb_gemm".into(),
-        device: "size".into(),
-        device_id: None,
-        toolchain: llvm.describe(),
-        workload_label: "pb_gemm.toml".into(),
-        small_label: "pb_gemm.toml".into(),
-    };
-    let store = PhaseStore::open(Database::in_memory().expect("db"), &context).expect("store");
+    let store = common::memory_store("pb_gemm", "size", llvm.describe());
     let options = SearchOptions {
         strategy: Strategy::Random,
         seed: 1,

@@ -14,11 +14,10 @@ mod common;
 
 use std::collections::HashMap;
 
-use clmap_db::Database;
 use clmap_llvm::PtxSummary;
 use clmap_phase::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
-use clmap_phase::{ContextKey, Engine, NoProgress, PhaseStore, SearchOptions, Strategy};
+use clmap_phase::{Engine, NoProgress, SearchOptions, Strategy};
 
 /// A loop that reads both operands from global memory (the reduction over k) but writes none
 /// of it. The kernel has no other loop that reads global memory, so this is the k loop, or one
@@ -91,16 +90,7 @@ fn a_short_search_moves_the_global_store_out_of_gemms_reduction_loop() {
         );
     }
 
-    let context = ContextKey {
-        workload_identity: "pbo_gemm".into(),
-        small_identity: "pbo_gemm".into(),
-        device: "loop traffic".into(),
-        device_id: None,
-        toolchain: llvm.describe(),
-        workload_label: "pbo_gemm.toml".into(),
-        small_label: "pbo_gemm.toml".into(),
-    };
-    let store = PhaseStore::open(Database::in_memory().expect("db"), &context).expect("store");
+    let store = common::memory_store("pbo_gemm", "loop traffic", llvm.describe());
     let options = SearchOptions {
         strategy: Strategy::Random,
         seed: 7,

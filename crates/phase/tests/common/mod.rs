@@ -3,8 +3,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use clmap_db::Database;
 use clmap_llvm::ToolchainConfig;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
+use clmap_phase::{ContextKey, PhaseStore};
 use clmap_testkit::Requirement;
 use clmap_workload::Workload;
 
@@ -29,4 +31,19 @@ pub fn corpus_compiler(name: &str) -> Option<LlvmCompiler> {
         }
         Err(error) => panic!("the toolchain is required: {error}"),
     }
+}
+
+/// A fresh in-memory phase store for a search of corpus workload `name` (`pb_gemm`, its own
+/// small workload) on a test evaluator called `device`, compiled by `toolchain`.
+pub fn memory_store(name: &str, device: &str, toolchain: String) -> PhaseStore {
+    let context = ContextKey {
+        workload_identity: name.into(),
+        small_identity: name.into(),
+        device: device.into(),
+        device_id: None,
+        toolchain,
+        workload_label: format!("{name}.toml"),
+        small_label: format!("{name}.toml"),
+    };
+    PhaseStore::open(Database::in_memory().expect("db"), &context).expect("store")
 }
