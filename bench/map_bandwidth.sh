@@ -63,8 +63,11 @@ __kernel void copy_2d(__global const float *in, __global float *out, int n)
     out[gy * n + gx] = in[gy * n + gx];
 }
 EOF
-cat >"$out/copy/copy.toml" <<EOF
-# A plain copy of $elements floats, one per work-item, in 1-D groups of 256.
+# copy_workload FILE COMMENT KERNEL GLOBAL LOCAL EXTRA_ARGS: a workload of copy.cl over the same
+# buffers, launched as asked.
+copy_workload() {
+  cat >"$1" <<EOF
+# $2
 source = "copy.cl"
 outputs = ["out"]
 bytes_moved = $traffic
@@ -74,27 +77,17 @@ in  = { type = "float", len = $elements, init = "random(2014, 0.0, 1.0)" }
 out = { type = "float", len = $elements, init = "zero" }
 
 [[launch]]
-kernel = "copy"
-global = [$elements]
-local  = [256]
-args   = ["in", "out"]
+kernel = "$3"
+global = [$4]
+local  = [$5]
+args   = ["in", "out"$6]
 EOF
-cat >"$out/copy/copy_2d.toml" <<EOF
-# The copy with the microbenchmarks' launch: $n x $n work-items in ${wgx}x${wgy} groups.
-source = "copy.cl"
-outputs = ["out"]
-bytes_moved = $traffic
-
-[buffers]
-in  = { type = "float", len = $elements, init = "random(2014, 0.0, 1.0)" }
-out = { type = "float", len = $elements, init = "zero" }
-
-[[launch]]
-kernel = "copy_2d"
-global = [$n, $n]
-local  = [$wgx, $wgy]
-args   = ["in", "out", { scalar = "int", value = $n }]
-EOF
+}
+copy_workload "$out/copy/copy.toml" "A plain copy of $elements floats, one per work-item, in 1-D groups of 256." \
+  copy "$elements" 256 ""
+copy_workload "$out/copy/copy_2d.toml" \
+  "The copy with the microbenchmarks' launch: $n x $n work-items in ${wgx}x${wgy} groups." \
+  copy_2d "$n, $n" "$wgx, $wgy" ', { scalar = "int", value = '"$n"' }'
 
 "$clmap" maps generate --out "$out/maps" --maps "$maps" --sizes "$n" --variants nolocal \
   --work-group "$wg" >"$out/maps.log" 2>&1
