@@ -370,16 +370,7 @@ mod tests {
 
     #[test]
     fn accuracy_scores_each_step_against_the_single_map_table() {
-        let rec = |map, mbr| MapRecord {
-            map,
-            dataset: 256,
-            b_mean: 1.0,
-            b_std: 0.0,
-            big_b_mean: mbr,
-            big_b_std: 0.0,
-            mbr,
-            work_group: None,
-        };
+        let rec = |map, mbr| MapRecord::with_ratio(map, 256, mbr);
         let table = MapTable {
             device: "d".into(),
             local_variant: "max".into(),

@@ -160,16 +160,7 @@ mod tests {
     use crate::query::MapRecord;
 
     fn table() -> MapTable {
-        let rec = |map, dataset, mbr| MapRecord {
-            map,
-            dataset,
-            b_mean: 1.0,
-            b_std: 0.0,
-            big_b_mean: mbr,
-            big_b_std: 0.0,
-            mbr,
-            work_group: None,
-        };
+        let rec = MapRecord::with_ratio;
         MapTable {
             device: "Test <GPU>".into(),
             local_variant: "max".into(),

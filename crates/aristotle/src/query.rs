@@ -47,6 +47,24 @@ pub struct MapRecord {
     pub work_group: Option<[usize; 2]>,
 }
 
+#[cfg(test)]
+impl MapRecord {
+    /// A record of ratio `mbr` (b = 1, B = mbr, no spread, no work-group), for tests of what
+    /// is decided from ratios alone.
+    pub(crate) fn with_ratio(map: u16, dataset: usize, mbr: f64) -> MapRecord {
+        MapRecord {
+            map,
+            dataset,
+            b_mean: 1.0,
+            b_std: 0.0,
+            big_b_mean: mbr,
+            big_b_std: 0.0,
+            mbr,
+            work_group: None,
+        }
+    }
+}
+
 /// Whether local memory pays off for a record, at threshold δ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -239,16 +257,7 @@ mod tests {
     use super::*;
 
     fn record(map: u16, dataset: usize, mbr: f64) -> MapRecord {
-        MapRecord {
-            map,
-            dataset,
-            b_mean: 1.0,
-            b_std: 0.0,
-            big_b_mean: mbr,
-            big_b_std: 0.0,
-            mbr,
-            work_group: None,
-        }
+        MapRecord::with_ratio(map, dataset, mbr)
     }
 
     #[test]
