@@ -112,15 +112,7 @@ fn classify_with_width(
             along_x.0, along_x.1, along_y.0, along_y.1
         ));
     }
-    let emap = EMap::all()
-        .find(|e| {
-            e.matrix()
-                .iter()
-                .flatten()
-                .zip(matrix.iter().flatten())
-                .all(|(a, b)| i64::from(*a) == *b)
-        })
-        .ok_or("no eMAP has this matrix")?;
+    let emap = emap_of(&matrix).ok_or("no eMAP has this matrix")?;
     let mut offsets: Option<BTreeSet<(i64, i64)>> = None;
     for (item, _) in footprints.iter() {
         let Some(here) = cells(item) else { continue };
@@ -150,15 +142,7 @@ fn classify_with_width(
     let emap = match (observed_y, imap, Map::new(emap, imap)) {
         (None, IMapKind::Row, None) if matrix[0][0] == 0 && matrix[1][0] == 0 => {
             matrix[0][0] = 1;
-            EMap::all()
-                .find(|e| {
-                    e.matrix()
-                        .iter()
-                        .flatten()
-                        .zip(matrix.iter().flatten())
-                        .all(|(a, b)| i64::from(*a) == *b)
-                })
-                .unwrap_or(emap)
+            emap_of(&matrix).unwrap_or(emap)
         }
         _ => emap,
     };
@@ -243,6 +227,12 @@ pub fn summarise(elements: &BTreeSet<i64>, width: i64) -> String {
     format!("{} elements {{{}{more}}}", elements.len(), shown.join(", "))
 }
 
+/// The eMAP whose matrix is `matrix` (rows: how the base row and column follow ty and tx).
+fn emap_of(matrix: &[[i64; 2]; 2]) -> Option<EMap> {
+    EMap::all().find(|e| {
+        e.matrix().iter().flatten().zip(matrix.iter().flatten()).all(|(a, b)| i64::from(*a) == *b)
+    })
+}
 #[cfg(test)]
 mod tests {
     use super::*;
