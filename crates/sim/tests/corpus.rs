@@ -10,6 +10,17 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
 }
 
+/// Every workload of the corpus, in name order.
+fn corpus_workloads() -> Vec<PathBuf> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(corpus())
+        .expect("corpus directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    names.sort();
+    names
+}
+
 fn load(name: &str) -> Workload {
     let path = corpus().join(format!("{name}.toml"));
     Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -63,12 +74,7 @@ fn matmul(a: &[f32], b: &[f32], rows: usize, inner: usize, cols: usize) -> Vec<f
 
 #[test]
 fn every_corpus_workload_runs_without_findings() {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("corpus directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    names.sort();
+    let names = corpus_workloads();
     assert!(names.len() >= 8, "corpus has only {} workloads", names.len());
     for path in names {
         let w = Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -192,12 +198,7 @@ impl clmap_sim::observer::Observer for CountingObserver {
 /// may depend on the order in which threads run groups.
 #[test]
 fn unobserved_runs_agree_with_observed_runs_on_random_inputs() {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("corpus directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    names.sort();
+    let names = corpus_workloads();
     let mut compared = 0;
     for path in names {
         let w = Workload::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
