@@ -275,14 +275,7 @@ fn check_cells(
     let other = |who: u16| who != 0 && who != me;
     let mut found = None;
     for (i, state) in cells.iter_mut().enumerate() {
-        if state.epoch != epoch {
-            *state = CellState {
-                epoch,
-                group_writer: state.group_writer,
-                group_reader: state.group_reader,
-                ..CellState::default()
-            };
-        }
+        state.enter_epoch(epoch);
         if group != 0 {
             match kind {
                 AccessKind::Load => state.group_reader = combine_groups(state.group_reader, group),
@@ -562,14 +555,7 @@ impl RaceChecker {
                 break;
             }
             for state in cells {
-                if state.epoch != epoch {
-                    *state = CellState {
-                        epoch,
-                        group_writer: state.group_writer,
-                        group_reader: state.group_reader,
-                        ..CellState::default()
-                    };
-                }
+                state.enter_epoch(epoch);
                 if group != 0 {
                     state.group_reader = combine_groups(state.group_reader, group);
                 }

@@ -36,6 +36,22 @@ pub(crate) struct CellState {
     pub group_reader: u32,
 }
 
+impl CellState {
+    /// Brings the cell into barrier interval `epoch`: a cell last touched in an older interval
+    /// forgets its lanes (the barrier ordered them) and keeps its launch-wide group records.
+    #[inline(always)]
+    pub(crate) fn enter_epoch(&mut self, epoch: u16) {
+        if self.epoch != epoch {
+            *self = CellState {
+                epoch,
+                group_writer: self.group_writer,
+                group_reader: self.group_reader,
+                ..CellState::default()
+            };
+        }
+    }
+}
+
 /// Several lanes.
 pub(crate) const MANY_LANES: u16 = u16::MAX;
 /// Several work-groups.
