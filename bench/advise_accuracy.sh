@@ -47,6 +47,7 @@ corpus=(
   jacobi2d mm_simple mm_coalesced_a mm_float4_tiled transpose_rg_block
   pb_2dconv pb_2mm pb_3mm pb_atax pb_bicg pb_fdtd2d pb_gemm pb_gesummv pb_mvt
   pbo_2mm pbo_3mm pbo_atax pbo_bicg pbo_fdtd2d pbo_gemm pbo_gesummv pbo_mvt
+  mm_nvidia_tile_a mm_nvidia_tile_b mm_nvidia_tile_ab
 )
 if [ -n "${WORKLOADS:-}" ]; then
   read -r -a corpus <<<"$WORKLOADS"

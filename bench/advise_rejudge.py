@@ -15,7 +15,8 @@ written (b) and with `stage:in`, the stager's tile (B), on 16 x 16 work-groups. 
    history, so the advisor takes the nearest recorded dataset: N = 256 for every buffer);
 2. asks the current `clmap advise WORKLOAD --json` for every workload of RESULT_DIR (the corpus
    kernels under tests/corpus, the MAP microbenchmarks generated again at the table's N), with
-   that device, 48 KiB of local memory and measuring nothing;
+   that device, 48 KiB of local memory and `--nearest` (nothing measured: a buffer whose MAP
+   the database lacks at its own dataset and work-group is judged from the nearest record);
 3. judges the advice against RESULT_DIR's timings exactly as bench/advise_accuracy.py does, and
    writes OUT/accuracy.{json,md} (default OUT: RESULT_DIR/rejudged).
 
@@ -216,7 +217,7 @@ def main(argv):
                 continue
             done = run([clmap, "advise", workload_path(old["name"], map_dir), "--device",
                         "accuracy-measured", "--db", db, "--local-capacity",
-                        str(LOCAL_CAPACITY), "--json"])
+                        str(LOCAL_CAPACITY), "--nearest", "--json"])
             try:
                 advice = json.loads(done.stdout)
             except ValueError:

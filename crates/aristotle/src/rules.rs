@@ -169,6 +169,25 @@ fn lookup<'t>(
     }
 }
 
+/// Where the record a choice used differs from the structure's launch: another dataset (the
+/// nearest measured) or another work-group, said so that the advice shows what it stands on.
+fn record_note(c: &Choice) -> String {
+    let Some(n) = c.record_dataset.filter(|_| c.mbr.is_some()) else { return String::new() };
+    let other_size = n != c.structure.dataset;
+    let other_shape = match (c.record_work_group, c.structure.work_group) {
+        (Some(had), Some(wanted)) if had != wanted => Some((had, wanted)),
+        _ => None,
+    };
+    match (other_size, other_shape) {
+        (false, None) => String::new(),
+        (true, None) => format!(" (record of dataset {n}, the nearest measured)"),
+        (_, Some(([x, y], [wx, wy]))) => format!(
+            " (record of dataset {n} on {x}x{y} work-groups, the nearest measured: none on the \
+             launch's {wx}x{wy})"
+        ),
+    }
+}
+
 /// Applies the composing rules to `structures` on the device `table` describes.
 pub fn compose(
     table: &MapTable,
@@ -289,11 +308,9 @@ pub fn compose_with(
                 );
             }
         }
-        if let (Some(n), true) = (c.record_dataset, c.mbr.is_some()) {
-            if n != c.structure.dataset {
-                c.reasoning.push_str(&format!(" (record of dataset {n}, the nearest measured)"));
-            }
-        }
+    }
+    for c in &mut choices {
+        c.reasoning.push_str(&record_note(c));
     }
     Advice { choices, local_bytes_used: used, local_capacity, delta }
 }
@@ -454,6 +471,22 @@ mod tests {
         let s = DataStructure { work_group: Some([32, 8]), ..ds(302, 96, 1) };
         let near = compose(&t, &[s], None, 0.05).choices.remove(0);
         assert_eq!((near.record_dataset, near.record_work_group), (Some(64), Some([32, 8])));
+        // What the advice stands on is said: the exact record needs no note, the nearest
+        // dataset and another launch shape do, gainers and losers alike.
+        assert!(!exact.reasoning.contains("nearest"), "{}", exact.reasoning);
+        assert!(
+            near.reasoning.ends_with("(record of dataset 64, the nearest measured)"),
+            "{}",
+            near.reasoning
+        );
+        assert!(
+            other.reasoning.ends_with(
+                "(record of dataset 64 on 16x16 work-groups, the nearest measured: none on the \
+                 launch's 8x8)"
+            ),
+            "{}",
+            other.reasoning
+        );
     }
 
     #[test]

@@ -127,6 +127,88 @@ fn a_tile_declared_as_a_two_dimensional_local_array_is_seen_through() {
 }
 
 #[test]
+fn induction_variables_stepped_beside_the_loop_counter_are_followed() {
+    // The NVIDIA SDK's tiled multiply walks A and B with two variables stepped together, `for
+    // (int a = aBegin, b = bBegin; a <= aEnd; a += aStep, b += bStep)`: `b` is
+    // bBegin + (a - aBegin) · bStep / aStep. Read directly, B is then the naive multiply's
+    // column (MAP-302); read through its tile, A is its row (MAP-205), and the other way round
+    // in the variant that stages B.
+    for (workload, staged, direct) in
+        [("mm_nvidia_tile_a.toml", "A", "B"), ("mm_nvidia_tile_b.toml", "B", "A")]
+    {
+        let prepared = PreparedWorkload::load(&corpus(workload)).expect("loads");
+        let d = detect_prepared(&prepared);
+        let expected = |buffer: &str| if buffer == "A" { "MAP-205" } else { "MAP-302" };
+        assert_map(&d, staged, expected(staged), 0);
+        assert_map(&d, direct, expected(direct), 0);
+        assert!(
+            matches!(map_of(&d, staged), Outcome::Map { staged: true, .. }),
+            "{workload}: {staged} is read through its tile"
+        );
+        assert!(
+            matches!(map_of(&d, direct), Outcome::Map { staged: false, .. }),
+            "{workload}: {direct} is read from global memory"
+        );
+    }
+}
+
+#[test]
+fn a_stepped_variable_whose_step_the_counter_does_not_divide_is_refused() {
+    // `b` moves 3 elements while `a` moves 2: b = 3 (a / 2), not an integer affine form of a.
+    let source = "__kernel void k(__global const float *B, __global float *out) {
+    float acc = 0.0f;
+    for (int a = 0, b = 0; a < 8; a += 2, b += 3)
+        acc += B[b + get_global_id(0)];
+    out[get_global_id(1) * 32 + get_global_id(0)] = acc;
+}";
+    let toml = format!("{SQUARE_32}{}{}", buffer("B", 1024), output(1024));
+    let d = detect_kernel("stepped", source, &toml);
+    match map_of(&d, "B") {
+        Outcome::Refused { reason } => {
+            assert!(reason.contains("`b` is assigned more than once"), "{reason}")
+        }
+        other => panic!("B: expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_coordinate_reassigned_after_a_read_keeps_its_value_at_the_read() {
+    // oclTranspose reuses `x` and `y` for the output's coordinates after the barrier. Each
+    // read sees the last plain assignment of the kernel's body before it: both reads here are
+    // of element (gy, gx), the identity MAP-108, which the simulator's trace confirms.
+    let source = "__kernel void k(__global const float *in, __global float *out) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float v = in[y * 32 + x];
+    x = get_global_id(1);
+    y = get_global_id(0);
+    out[x * 32 + y] = v + in[x * 32 + y];
+}";
+    let toml = format!("{SQUARE_32}{}{}", buffer("in", 1024), output(1024));
+    let d = detect_kernel("reassigned", source, &toml);
+    assert_map(&d, "in", "MAP-108", 0);
+}
+
+#[test]
+fn a_coordinate_reassigned_in_a_branch_is_still_refused() {
+    // An assignment under a condition gives the variable two values at the read.
+    let source = "__kernel void k(__global const float *in, __global float *out, int flip) {
+    int x = get_global_id(0);
+    if (flip)
+        x = get_global_id(1);
+    out[get_global_id(1) * 32 + get_global_id(0)] = in[get_global_id(1) * 32 + x];
+}";
+    let toml = format!("{SQUARE_32}{}{}{}", buffer("in", 1024), output(1024), int("flip", 0));
+    let d = detect_kernel("branch", source, &toml);
+    match map_of(&d, "in") {
+        Outcome::Refused { reason } => {
+            assert!(reason.contains("`x` is assigned more than once"), "{reason}")
+        }
+        other => panic!("in: expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
 fn a_transposed_read_is_map_110() {
     let source = "#define AT(m, r, c) m[(r) * 32 + (c)]
 int flat(int r, int c, int w) { return r * w + c; }

@@ -256,6 +256,35 @@ fn measurements_on_the_launchs_work_group_decide() {
 }
 
 #[test]
+fn nearest_answers_from_the_records_there_are_and_measures_nothing() {
+    // Only 16 × 16 records at N = 256 for pb_gemm's 32 × 8 launch at N = 64: --no-measure
+    // refuses, --nearest answers from them and says so in each buffer's reasoning.
+    let dir = Scratch::new("advise-nearest");
+    let db = database_on(
+        &dir,
+        &[(205, 256, 10.0, 20.0, [16, 16], 0.0), (302, 256, 10.0, 5.0, [16, 16], 0.0)],
+    );
+    let run = advise("tests/corpus/pb_gemm.toml", &db, &["--json", "--nearest"]);
+    run.assert_success();
+    assert!(!run.stderr().contains("measuring"), "{}", run.stderr());
+    let list = run.json();
+    let a = entry(&list, "gemm", "a");
+    assert_eq!((a["advice"].as_str(), a["rule"].as_str()), (Some("local"), Some("5.2")));
+    assert_eq!(a["dataset"].as_u64(), Some(64));
+    assert_eq!(a["measurements"][0]["dataset"].as_u64(), Some(256), "{a:#}");
+    assert_eq!(a["measurements"][0]["work_group"], serde_json::json!([16, 16]), "{a:#}");
+    let why = a["reasoning"].as_str().expect("reasoning");
+    assert!(why.contains("none on the launch's 32x8"), "{why}");
+    let b = entry(&list, "gemm", "b");
+    assert_eq!((b["advice"].as_str(), b["rule"].as_str()), (Some("global"), Some("5.1")));
+    // Nothing was added to the database.
+    let again = advise("tests/corpus/pb_gemm.toml", &db, &["--no-measure"]);
+    again.assert_fails(1).assert_stderr_contains("lacks 4 measurement(s)");
+    // --nearest and --no-measure are two answers to the same gap: one at a time.
+    advise("tests/corpus/pb_gemm.toml", &db, &["--nearest", "--no-measure"]).assert_fails(1);
+}
+
+#[test]
 fn a_ratio_within_the_runs_spread_keeps_the_kernel_as_written() {
     // mm_float4_tiled stages A (MAP-205 at N = 32 on 8 × 8 groups) and reads B (MAP-302)
     // from global memory. Both ratios are 1.2, but the runs spread by 20 % each side: a tie,

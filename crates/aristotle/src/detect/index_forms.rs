@@ -10,7 +10,7 @@
 //! guesses. Guards are not followed: a read under an `if` counts as made, which is what a MAP
 //! describes for the work-items the guard lets through.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use clmap_lang::ir::{
     AddressSpace, Block, Builtin, Expression, Function, Handle, Literal, LocalVariable, LoopForm,
@@ -123,11 +123,16 @@ pub fn global_reads(
     facts: &LaunchFacts,
 ) -> Vec<GlobalRead> {
     let f = &module.functions[function];
+    let vars = SingleDefinitions::of(f);
+    let straight = straight_line_variables(f, &vars);
     let mut walker = Walker {
         module,
         f,
         facts,
-        vars: SingleDefinitions::of(f),
+        vars,
+        straight,
+        current: HashMap::new(),
+        derived: HashMap::new(),
         counters: Vec::new(),
         loops: Vec::new(),
         uncounted: 0,
@@ -176,6 +181,30 @@ impl SingleDefinitions {
     }
 }
 
+/// The variables of `f` whose every write is a plain `v = expression;` statement of the
+/// kernel's body itself, outside any branch or loop: `x` reused for another coordinate after a
+/// barrier (`x = get_group_id(1) * B + lx;`) has, at each read, the value of the last such
+/// statement before it.
+fn straight_line_variables(
+    f: &Function,
+    vars: &SingleDefinitions,
+) -> HashSet<Handle<LocalVariable>> {
+    let mut top: HashMap<Handle<LocalVariable>, usize> = HashMap::new();
+    for statement in &f.body.statements {
+        let Statement::Expression(e) = statement else { continue };
+        if let Expression::Assign { place, .. } = &f.expressions[*e] {
+            if let Expression::Variable(VariableRef::Local(v)) = f.expressions[*place] {
+                *top.entry(v).or_default() += 1;
+            }
+        }
+    }
+    vars.assigned
+        .iter()
+        .filter(|(v, writes)| top.get(v).is_some_and(|n| *n == writes.len()))
+        .map(|(v, _)| *v)
+        .collect()
+}
+
 /// Where an expression is evaluated: the kernel, or a helper called with these arguments.
 #[derive(Clone, Copy)]
 struct Frame<'a> {
@@ -192,6 +221,13 @@ struct Walker<'a> {
     f: &'a Function,
     facts: &'a LaunchFacts,
     vars: SingleDefinitions,
+    /// Variables written only by statements of the kernel's body itself (no branch or loop
+    /// around them): each has one value between two of its writes, the last one walked.
+    straight: HashSet<Handle<LocalVariable>>,
+    /// The value each of `straight` holds where the walk is.
+    current: HashMap<Handle<LocalVariable>, Result<Affine, String>>,
+    /// Induction variables stepped beside an enclosing loop's counter, as affine forms of it.
+    derived: HashMap<Handle<LocalVariable>, Affine>,
     counters: Vec<Handle<LocalVariable>>,
     loops: Vec<CountedLoop>,
     uncounted: u32,
@@ -207,8 +243,25 @@ impl<'a> Walker<'a> {
 
     fn statement(&mut self, s: &Statement) {
         match s {
-            Statement::Declare { init: Some(e), .. } => self.expr(*e, false),
-            Statement::Expression(e) => self.expr(*e, false),
+            Statement::Declare { variable, init: Some(e) } => {
+                self.expr(*e, false);
+                if self.straight.contains(variable) {
+                    let value = self.value(*e);
+                    self.current.insert(*variable, value);
+                }
+            }
+            Statement::Expression(e) => {
+                self.expr(*e, false);
+                if let Expression::Assign { place, value } = &self.f.expressions[*e] {
+                    if let Expression::Variable(VariableRef::Local(v)) = self.f.expressions[*place]
+                    {
+                        if self.straight.contains(&v) {
+                            let value = self.value(*value);
+                            self.current.insert(v, value);
+                        }
+                    }
+                }
+            }
             Statement::Block(b) => self.block(b),
             Statement::If { condition, accept, reject } => {
                 self.expr(*condition, false);
@@ -219,7 +272,10 @@ impl<'a> Walker<'a> {
                 self.block(init);
                 let counted = self.counted_loop(*form, init, *condition, *update);
                 match &counted {
-                    Some(l) => self.loops.push(l.clone()),
+                    Some((l, derived)) => {
+                        self.loops.push(l.clone());
+                        self.derived.extend(derived.iter().map(|(v, a)| (*v, a.clone())));
+                    }
                     None => self.uncounted += 1,
                 }
                 if let Some(c) = condition {
@@ -230,8 +286,11 @@ impl<'a> Walker<'a> {
                 }
                 self.block(body);
                 match counted {
-                    Some(_) => {
+                    Some((_, derived)) => {
                         self.loops.pop();
+                        for (v, _) in derived {
+                            self.derived.remove(&v);
+                        }
                     }
                     None => self.uncounted -= 1,
                 }
@@ -247,38 +306,37 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// `for (int v = lo; v < hi; v += step)` (also `<=`, `++`), `v` written nowhere else.
+    /// `for (int v = lo; v < hi; v += step)` (also `<=`, `++`), `v` written nowhere else; with
+    /// the loop, the other variables the header declares and steps beside `v` (`for (int a =
+    /// a0, b = b0; a <= end; a += sa, b += sb)`, as in the NVIDIA SDK's tiled multiply), each
+    /// as an affine form of `v`: `b = b0 + (v - lo) · sb / sa`, when `sa` divides `sb`.
     fn counted_loop(
         &mut self,
         form: LoopForm,
         init: &Block,
         condition: Option<Handle<Expression>>,
         update: Option<Handle<Expression>>,
-    ) -> Option<CountedLoop> {
+    ) -> Option<(CountedLoop, Vec<(Handle<LocalVariable>, Affine)>)> {
         if form != LoopForm::For {
             return None;
         }
         let f = self.f;
-        let (counter, lo) = match init.statements.first()? {
-            Statement::Declare { variable, init: Some(e) } => (*variable, *e),
-            _ => return None,
+        let declared: Vec<(Handle<LocalVariable>, Handle<Expression>)> = init
+            .statements
+            .iter()
+            .map_while(|s| match s {
+                Statement::Declare { variable, init: Some(e) } => Some((*variable, *e)),
+                _ => None,
+            })
+            .collect();
+        let (counter, lo) = *declared.first()?;
+        let mut steps = Vec::new();
+        self.increments(update?, &mut steps)?;
+        let written_only_by = |v: Handle<LocalVariable>, by: Handle<Expression>| {
+            self.vars.assigned.get(&v).is_none_or(|w| w.iter().all(|h| *h == by))
         };
-        let update = update?;
-        let step = match &f.expressions[update] {
-            Expression::IncDec { place, increment: true, .. } if self.is_var(*place, counter) => 1,
-            Expression::CompoundAssign { op: BinaryOp::Add, place, value, .. }
-                if self.is_var(*place, counter) =>
-            {
-                self.value(*value).ok()?.as_constant().filter(|s| *s > 0)?
-            }
-            _ => return None,
-        };
-        let other_writes = self
-            .vars
-            .assigned
-            .get(&counter)
-            .map_or(0, |w| w.iter().filter(|h| **h != update).count());
-        if other_writes > 0 {
+        let &(_, counter_update, step) = steps.iter().find(|(v, _, _)| *v == counter)?;
+        if step <= 0 || !written_only_by(counter, counter_update) {
             return None;
         }
         let Expression::Binary { op, lhs, rhs } = &f.expressions[strip_convert(f, condition?)]
@@ -295,8 +353,53 @@ impl<'a> Walker<'a> {
             _ => return None,
         };
         let lo = self.value(lo).ok()?;
+        let mut derived = Vec::new();
+        for &(v, start) in declared.iter().skip(1) {
+            let Some(&(_, by, dv)) = steps.iter().find(|(w, _, _)| *w == v) else { continue };
+            if dv % step != 0 || !written_only_by(v, by) {
+                continue;
+            }
+            let Ok(start) = self.value(start) else { continue };
+            // v = start + (counter - lo) · dv / step
+            let form = Affine::atom(IndexAtom::Loop(counter))
+                .add(&lo.scale(-1)?)
+                .and_then(|d| d.scale(dv / step))
+                .and_then(|d| d.add(&start));
+            if let Some(form) = form {
+                derived.push((v, form));
+            }
+        }
         self.counters.push(counter);
-        Some(CountedLoop { counter, lo, hi, step })
+        Some((CountedLoop { counter, lo, hi, step }, derived))
+    }
+
+    /// The steps of a `for` header's update: `v++` or `v += constant`, several joined by
+    /// commas; none when any part is something else.
+    fn increments(
+        &self,
+        e: Handle<Expression>,
+        out: &mut Vec<(Handle<LocalVariable>, Handle<Expression>, i64)>,
+    ) -> Option<()> {
+        let local = |place: Handle<Expression>| match self.f.expressions[place] {
+            Expression::Variable(VariableRef::Local(v)) => Some(v),
+            _ => None,
+        };
+        match &self.f.expressions[e] {
+            Expression::Comma { lhs, rhs } => {
+                self.increments(*lhs, out)?;
+                self.increments(*rhs, out)
+            }
+            Expression::IncDec { place, increment: true, .. } => {
+                out.push((local(*place)?, e, 1));
+                Some(())
+            }
+            Expression::CompoundAssign { op: BinaryOp::Add, place, value, .. } => {
+                let step = self.value(*value).ok()?.as_constant()?;
+                out.push((local(*place)?, e, step));
+                Some(())
+            }
+            _ => None,
+        }
     }
 
     fn is_var(&self, place: Handle<Expression>, var: Handle<LocalVariable>) -> bool {
@@ -500,6 +603,14 @@ impl<'a> Walker<'a> {
                 Expression::Variable(VariableRef::Local(v)) => {
                     if let Some(init) = fr.vars.single_value(*v) {
                         return self.eval(fr, init, d);
+                    }
+                    if fr.args.is_none() {
+                        if let Some(form) = self.derived.get(v) {
+                            return Ok(form.clone());
+                        }
+                        if let Some(value) = self.current.get(v) {
+                            return value.clone();
+                        }
                     }
                     if fr.args.is_none() && self.counters.contains(v) {
                         Ok(Affine::atom(IndexAtom::Loop(*v)))

@@ -62,6 +62,12 @@ pub struct Args {
     /// maps` command that takes it, and stop.
     #[arg(long, requires = "workload")]
     pub no_measure: bool,
+    /// Measure nothing and answer anyway: a buffer whose MAP the database lacks at the
+    /// launch's dataset and work-group is judged from the nearest record (the same work-group
+    /// first, then the nearest dataset on any), which its reasoning names. For advice from a
+    /// database alone, e.g. when judging measured timings again offline.
+    #[arg(long, requires = "workload", conflicts_with = "no_measure")]
+    pub nearest: bool,
     /// Runs per missing measurement, the first discarded as warm-up.
     #[arg(long, default_value_t = 21, requires = "workload",
           value_parser = clap::value_parser!(u32).range(2..=MAX_REPS))]
@@ -80,6 +86,7 @@ pub struct Args {
 const EXAMPLES: &str = "Examples:
   clmap advise tests/corpus/mm_simple.toml --device gpu --db campaign.db
   clmap advise tests/corpus/jacobi2d.toml --device cpu --no-measure --json
+  clmap advise tests/corpus/pb_gemm.toml --device gpu --db campaign.db --nearest
   clmap advise --device k20m --maps 205,302 --sizes 2048";
 
 /// The dataset side the `--maps` form asks about unless `--sizes` says otherwise.

@@ -50,7 +50,8 @@ pub(crate) fn advice(
     let needed = workload_advice::needed_units(&questions.asked, local_variant);
     // The 2014 history cannot be measured again: its nearest datasets stand in.
     let historical = known.as_ref().is_some_and(|d| d.identity.kind == "historical");
-    let missing = match (&known, historical) {
+    // With --nearest nothing is measured: the rules take the nearest records there are.
+    let missing = match (&known, historical || args.nearest) {
         (_, true) => Vec::new(),
         (Some(device), false) => pending(&db, device.id, &needed)?,
         (None, false) => needed.clone(),
@@ -60,7 +61,7 @@ pub(crate) fn advice(
         match known {
             Some(device) => device,
             // Nothing needed and no device: the error lists the devices there are.
-            None if args.no_measure => select_devices(&db, &args.device)?.remove(0),
+            None if args.no_measure || args.nearest => select_devices(&db, &args.device)?.remove(0),
             // No buffer to measure for (no MAP detected): the OpenCL device is recorded so
             // that the answer names it.
             None => measure(&mut db, args, None, &needed)?.0,

@@ -272,6 +272,7 @@ fn advisor_answer(
         local_variant: None,
         delta: query::DEFAULT_DELTA,
         no_measure: false,
+        nearest: false,
         // The advisor's microbenchmarks take as many runs as the variants.
         reps: args.reps.unwrap_or(21),
         no_flush: false,
