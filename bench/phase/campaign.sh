@@ -64,7 +64,7 @@ for k in $KERNELS; do
         fi
         echo "== $k (budget $BUDGET, search for at most ${search_time}s, attempt $attempt)"
         # shellcheck disable=SC2086
-        if "$CLMAP" phase "$WORKLOADS/$k.toml" --small "$ROOT/tests/corpus/$SMALL_PREFIX$k.toml" \
+        if "$CLMAP" phase "$WORKLOADS/$k.toml" --small "$ROOT/tests/corpus/$SMALL_PREFIX${k%_*}.toml" \
             --device "${DEVICE:-gpu}" --budget "$BUDGET" --time "${search_time}s" --db "$OUT/phase.db" \
             --pass-cache "$OUT/passes" \
             --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2>> "$OUT/$k.log"; then

@@ -35,6 +35,7 @@ HARD_LIMIT=${HARD_LIMIT:-$((CAMPAIGN_SECONDS + 30))}
 cost() {
     case "$1" in
         corr | covar | syr2k | gramschm) echo 8 ;;
+        gramschm_512) echo 4 ;;
         2mm | 3mm | syrk | atax | bicg | mvt | gesummv) echo 4 ;;
         *) echo 2 ;;
     esac

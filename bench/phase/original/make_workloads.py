@@ -48,10 +48,13 @@ def launch(kernel, glob, loc, args, table="launch", extra=""):
 
 
 class Benchmark:
-    def __init__(self, name, what, outputs, full, small, buffers, body, note=""):
+    def __init__(self, name, what, outputs, full, small, buffers, body, note="", reduced=None):
         self.name, self.what, self.outputs = name, what, outputs
         self.full, self.small = full, small
         self.buffers, self.body, self.note = buffers, body, note
+        # (sizes, why): a third workload, NAME_<n>.toml, for a kernel whose default size makes
+        # a phase search of 1,000 sequences too long; it shares the small workload.
+        self.reduced = reduced
 
     def text(self, sizes, header, source):
         comment = header.splitlines() + self.note.strip().splitlines()
@@ -76,6 +79,18 @@ class Benchmark:
             f"{self.what} in PolyBench/GPU's original style, small ({small_sizes}): validates\n"
             f"the PTX of phase-order searches on bench/phase/original/{self.name}.toml.",
             f"../../bench/phase/original/{self.name}.cl"))
+        if self.reduced:
+            sizes, why = self.reduced
+            label = sizes["n"]
+            reduced_sizes = ", ".join(f"{k.upper()} = {v}" for k, v in sizes.items() if k != "wg")
+            (HERE / f"{self.name}_{label}.toml").write_text(self.text(
+                sizes,
+                f"{self.what} in PolyBench/GPU's original style at {reduced_sizes}, below the\n"
+                f"suite's default ({full_sizes}): {why}\n"
+                f"The kernels, launches and initialisation are those of {self.name}.toml.\n"
+                f"Small workload for validation: tests/corpus/pbo_{self.name}.toml (the campaign\n"
+                f"scripts drop the `_{label}` suffix to find it).",
+                f"{self.name}.cl"))
 
 
 TILE = (32, 8)  # the suite's DIM_LOCAL_WORK_GROUP_X / _Y
@@ -226,7 +241,11 @@ def benchmarks():
         note="""The host loop over the columns k is a [[group]] of the three launches. The third
 launch covers all n columns (those up to k do nothing) where the suite shrinks it as k grows.
 A holds uniform random values in [0, 1), not the suite's A[i][j] = i * j / M: that matrix
-has a zero first column, so R[0][0] = 0 and every output is NaN, which any code "validates".""")
+has a zero first column, so R[0][0] = 0 and every output is NaN, which any code "validates".""",
+        reduced=({"m": 512, "n": 512, "wg": 256},
+                 "at the default one run takes 1.0-2.7 s\n"
+                 "on an H100 (6,144 launches, the first kernel a serial norm loop over every row), so\n"
+                 "1,000 validated sequences would need about three GPU hours."))
 
     yield Benchmark(
         "mvt", "MVT", ["x1", "x2"],

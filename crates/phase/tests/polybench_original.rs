@@ -556,4 +556,12 @@ fn campaign_workloads_pair_with_their_small_workloads() {
     assert_eq!(launches("fdtd2d"), 3 * 500);
     assert_eq!(launches("gramschm"), 3 * 2048);
     assert_eq!(launches("3dconv"), 254);
+    // GRAMSCHM's reduced campaign workload differs from the default one only in its sizes.
+    let reduced = Workload::load(&root().join("bench/phase/original/gramschm_512.toml"))
+        .expect("gramschm_512 loads");
+    let full = Workload::load(&root().join("bench/phase/original/gramschm.toml")).expect("loads");
+    assert_eq!(reduced.source, full.source);
+    assert_eq!(reduced.outputs, full.outputs);
+    assert_eq!(reduced.buffer("a").map(|b| b.len), Some(512 * 512));
+    assert_eq!(reduced.launch_count(), 3 * 512);
 }
