@@ -953,10 +953,16 @@ pub(crate) fn copies_never_waited_for<O: Observer>(ex: &mut GroupExec<'_, O>) {
     let pending = std::mem::take(&mut ex.async_events.pending);
     let Some(first) = pending.first() else { return };
     let more = pending.len() - 1;
+    // Oclgrind finds it as the group's last work-item finishes, and names that one.
+    let lane = if ex.reports.every_work_item() {
+        ex.live.iter().last().unwrap_or(first.lane)
+    } else {
+        first.lane
+    };
     ex.report(
         ReportKind::AsyncCopy,
         first.span,
-        first.lane,
+        lane,
         format!(
             "async copy never waited for: the work-group finished without wait_group_events \
              on its event{}",

@@ -52,6 +52,7 @@ impl Checkers {
                 let sizes: Vec<u64> = plan.buffers.iter().map(|b| b.len()).collect();
                 let mut race = RaceChecker::new(plan.local_size_bytes, &sizes);
                 race.names = ObjectNames::of(plan);
+                race.reports = ReportSink::new(options.report_every_work_item);
                 race
             }),
             info: options.check_races.then(|| LaunchInfo {
@@ -74,9 +75,16 @@ impl Checkers {
 
     /// All findings, including the launch-wide ones (call after merging every thread's).
     pub(crate) fn finish(&mut self) -> Vec<Report> {
+        let every = self.race.as_ref().is_some_and(|r| r.reports.every_work_item());
         let mut out = self.take_reports();
         if let (Some(r), Some(info)) = (&self.race, &self.info) {
-            out.extend(r.cross_group_reports(info));
+            out.extend(r.cross_group_reports(info).into_iter().map(|mut report| {
+                // Oclgrind reports races between work-groups when the launch ends.
+                if every {
+                    report.group_index = u64::MAX;
+                }
+                report
+            }));
         }
         out
     }
@@ -87,6 +95,12 @@ impl Observer for Checkers {
     fn group_start(&mut self, group: &GroupInfo) {
         if let Some(r) = &mut self.race {
             r.group_start(group);
+        }
+    }
+    #[inline]
+    fn group_end(&mut self, _group: &GroupInfo) {
+        if let Some(r) = &mut self.race {
+            r.found_at_sync(FenceFlags { local: true, global: true }, u64::MAX);
         }
     }
     #[inline]
@@ -112,7 +126,8 @@ impl Observer for Checkers {
     fn take_reports(&mut self) -> Vec<Report> {
         let mut out = std::mem::take(&mut self.mem.reports).into_sorted();
         if let Some(r) = &mut self.race {
-            out.extend(std::mem::take(&mut r.reports).into_sorted());
+            let every = r.reports.every_work_item();
+            out.extend(std::mem::replace(&mut r.reports, ReportSink::new(every)).into_sorted());
         }
         out
     }
@@ -139,6 +154,7 @@ fn report_for(
         group_index: group.group_index,
         lane: (group.first_lane + lane) as u32,
         time,
+        sync: 0,
         access: None,
     }
 }
@@ -171,6 +187,10 @@ struct RaceChecker {
     columns: Vec<(u64, u32)>,
     stamp: u32,
     reports: ReportSink,
+    /// In Oclgrind's layout (a race per conflicting work-item): the races of the current
+    /// intervals, with whether they are on local memory, until the barrier (or the end of the
+    /// work-group) that ends their interval says when Oclgrind would find them.
+    pending: Vec<(bool, Report)>,
     /// Scratch for one batch's addresses.
     runs: Vec<AddressRun>,
     /// What the launch's memory holds, to name the element a race is on.
@@ -367,6 +387,7 @@ impl RaceChecker {
             columns: Vec::new(),
             stamp: 1,
             reports: ReportSink::default(),
+            pending: Vec::new(),
             runs: Vec::new(),
             names: ObjectNames::default(),
         }
@@ -484,9 +505,27 @@ impl RaceChecker {
         fences: FenceFlags,
         _active: &Mask,
         _group: &GroupInfo,
-        _time: u64,
+        time: u64,
     ) {
+        self.found_at_sync(fences, time);
         self.next_interval(fences);
+    }
+
+    /// Files the pending races of the spaces `fences` orders as found at `time` (the
+    /// barrier's; `u64::MAX` for the end of the work-group): Oclgrind checks the work-items'
+    /// accesses to local memory there, then those to global memory, each in work-item order.
+    fn found_at_sync(&mut self, fences: FenceFlags, time: u64) {
+        if self.pending.is_empty() {
+            return;
+        }
+        for (local, mut report) in std::mem::take(&mut self.pending) {
+            if !(if local { fences.local } else { fences.global }) {
+                self.pending.push((local, report));
+                continue;
+            }
+            report.sync = time.saturating_mul(2).saturating_add(u64::from(!local));
+            self.reports.push(report);
+        }
     }
 
     fn forget_shared_reads(&mut self) {
@@ -607,6 +646,7 @@ impl RaceChecker {
             usize::MAX
         };
         let mut found: Option<(usize, &'static str, u16)> = None;
+        let every = self.reports.every_work_item();
         // The last address found shared and read-only: neighbouring lanes often load the
         // same element, and comparing with it is cheaper than the hashed cache.
         let mut last_shared = None;
@@ -764,58 +804,81 @@ impl RaceChecker {
             if let (true, Some((what, who))) = (keep, conflict) {
                 found = Some((lane, what, who));
             }
+            // Oclgrind's layout: a race for every work-item that conflicts.
+            if let (true, Some((what, who))) = (every, conflict) {
+                let local = batch.space == AddressSpace::Local;
+                let report = self.race_report(batch, lane, what, who);
+                self.pending.push((local, report));
+            }
+        }
+        if every {
+            return;
         }
         if let Some((lane, what, who)) = found {
-            let space = match batch.space {
-                AddressSpace::Local => "local",
-                _ => "global",
-            };
-            let other = if who == MANY_LANES {
-                "several other work-items".to_string()
-            } else {
-                let id = batch.group.local_id(who as usize - 1);
-                format!("work-item with local id ({},{},{})", id[0], id[1], id[2])
-            };
-            let at = batch
-                .addresses
-                .get(lane)
-                .and_then(|&addr| self.names.element(addr, size))
-                .map(|element| format!(" at {element}"))
-                .unwrap_or_default();
-            let (kind, message) = if what == SAME_VALUE {
-                (
-                    ReportKind::SameValueRace,
-                    format!(
-                        "{what} on {space} memory{at}: {other} stored the same value to these bytes in \
-                         the same barrier interval, so no data is lost (Oclgrind does not report it)"
-                    ),
-                )
-            } else {
-                (
-                    ReportKind::DataRace,
-                    format!(
-                        "{what} on {space} memory{at}: this access conflicts with {other} in the same \
-                         barrier interval"
-                    ),
-                )
-            };
-            let mut report = report_for(
-                batch.group,
-                batch.time,
-                kind,
-                batch.span,
-                lane,
-                message,
-                batch.object.map(str::to_string),
-            );
-            // Where it happened, for tools that print addresses (Oclgrind's layout).
-            report.access = batch.addresses.get(lane).map(|&addr| crate::report::InvalidAccess {
-                store: batch.kind == AccessKind::Store,
-                size: size as u32,
-                target: decode(addr),
-            });
+            let report = self.race_report(batch, lane, what, who);
             self.reports.push(report);
         }
+    }
+
+    /// The finding for a conflict `lane` of `batch` ran into: `what` happened, with the other
+    /// lane `who` (`lane + 1`, or [`MANY_LANES`]).
+    fn race_report(
+        &self,
+        batch: &AccessBatch<'_>,
+        lane: usize,
+        what: &'static str,
+        who: u16,
+    ) -> Report {
+        let size = u64::from(batch.size);
+        let space = match batch.space {
+            AddressSpace::Local => "local",
+            _ => "global",
+        };
+        let other = if who == MANY_LANES {
+            "several other work-items".to_string()
+        } else {
+            let id = batch.group.local_id(who as usize - 1);
+            format!("work-item with local id ({},{},{})", id[0], id[1], id[2])
+        };
+        let at = batch
+            .addresses
+            .get(lane)
+            .and_then(|&addr| self.names.element(addr, size))
+            .map(|element| format!(" at {element}"))
+            .unwrap_or_default();
+        let (kind, message) = if what == SAME_VALUE {
+            (
+                ReportKind::SameValueRace,
+                format!(
+                    "{what} on {space} memory{at}: {other} stored the same value to these bytes in \
+                     the same barrier interval, so no data is lost (Oclgrind does not report it)"
+                ),
+            )
+        } else {
+            (
+                ReportKind::DataRace,
+                format!(
+                    "{what} on {space} memory{at}: this access conflicts with {other} in the same \
+                     barrier interval"
+                ),
+            )
+        };
+        let mut report = report_for(
+            batch.group,
+            batch.time,
+            kind,
+            batch.span,
+            lane,
+            message,
+            batch.object.map(str::to_string),
+        );
+        // Where it happened, for tools that print addresses (Oclgrind's layout).
+        report.access = batch.addresses.get(lane).map(|&addr| crate::report::InvalidAccess {
+            store: batch.kind == AccessKind::Store,
+            size: size as u32,
+            target: decode(addr),
+        });
+        report
     }
 }
 

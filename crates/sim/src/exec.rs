@@ -94,7 +94,7 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     frame: u64,
     local_ids: [Vec<u64>; 3],
     targets: Vec<BreakTarget>,
-    live: Mask,
+    pub(crate) live: Mask,
     call_depth: u32,
     time: u64,
     steps: u64,
@@ -412,6 +412,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             group_index: self.group.group_index,
             lane: (self.group.first_lane + lane) as u32,
             time: self.time,
+            sync: 0,
             access,
         });
     }
@@ -1194,6 +1195,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             group_index: u64::MAX,
             lane: u32::MAX,
             time: 0,
+            sync: 0,
             access: None,
         });
     }

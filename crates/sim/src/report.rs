@@ -86,6 +86,11 @@ pub struct Report {
     /// When, in the work-group's instruction count, so that a work-item's findings come in
     /// the order it ran into them (0 for findings made when the launch ends).
     pub time: u64,
+    /// For a race in Oclgrind's layout (findings per work-item): when the race checker found
+    /// it, as Oclgrind finds races at the barrier that ends their interval (or the end of the
+    /// work-group) rather than when they happen; 0 for every other finding. Within a
+    /// work-group, findings sort by it first.
+    pub sync: u64,
     /// For an out-of-bounds access: what was accessed, so tools can describe it in their own
     /// terms (Oclgrind's layout, for one).
     pub access: Option<InvalidAccess>,
@@ -103,8 +108,9 @@ pub struct InvalidAccess {
 impl Report {
     /// The ordering key that makes reports independent of the number of threads: by work-group,
     /// work-item, then time.
-    pub(crate) fn order_key(&self) -> (u64, u32, u64, u32, u32, ReportKind) {
-        (self.group_index, self.lane, self.time, self.span.start, self.span.file.0, self.kind)
+    pub(crate) fn order_key(&self) -> (u64, u64, u32, u64, u32, u32, ReportKind) {
+        let span = &self.span;
+        (self.group_index, self.sync, self.lane, self.time, span.start, span.file.0, self.kind)
     }
 
     /// The identity used to merge repeated findings.
@@ -112,16 +118,11 @@ impl Report {
         (self.kind, self.span, self.object.clone())
     }
 
-    /// Whether Oclgrind reports this kind of finding once per work-item (races are per pair
-    /// of accesses, divergence and async copies per group).
+    /// Whether Oclgrind reports this kind of finding once per work-item: races once per
+    /// work-item that conflicts with an earlier one, a copy never waited for once per group
+    /// (the checkers name one work-item of the group for it), divergence once per group.
     fn is_per_work_item(&self) -> bool {
-        !matches!(
-            self.kind,
-            ReportKind::DataRace
-                | ReportKind::SameValueRace
-                | ReportKind::BarrierDivergence
-                | ReportKind::AsyncCopy
-        )
+        self.kind != ReportKind::BarrierDivergence
     }
 }
 
