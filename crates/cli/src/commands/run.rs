@@ -198,6 +198,8 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     }
     // Every finding counts for the exit status; at most `--max-errors` are printed.
     let faulty = outcome.reports.iter().any(|r| r.report.kind.is_error());
+    // Under --oclgrind-output, how many findings were printed before the rest were left out.
+    let mut suppressed_after = None;
     if let Some(max) = args.max_errors {
         if args.oclgrind_output {
             // Oclgrind counts what it prints, and it prints no same-value races.
@@ -206,6 +208,9 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
                 let counts = r.report.kind != clmap_sim::ReportKind::SameValueRace;
                 let keep = !counts || printed < max;
                 printed += usize::from(counts && keep);
+                if !keep {
+                    suppressed_after = Some(max);
+                }
                 keep
             });
         } else {
@@ -216,6 +221,10 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     let dumped = args.dump || args.oclgrind_output;
     if args.oclgrind_output {
         eprint!("{}", run_report::oclgrind_errors(prepared.sources(), &outcome.reports));
+        if let Some(max) = suppressed_after {
+            // As oclgrind-kernel says it when a finding beyond --max-errors comes.
+            eprint!("\nOclgrind: {max} errors generated - suppressing further errors\n\n");
+        }
         for text in &outcome.printf {
             print!("{text}");
         }
