@@ -195,6 +195,9 @@ struct RaceChecker {
     runs: Vec<AddressRun>,
     /// What the launch's memory holds, to name the element a race is on.
     names: ObjectNames,
+    /// Per buffer, the size of the narrowest plain store to it (0: none yet): the element a
+    /// race between work-groups is named by.
+    store_sizes: Vec<u32>,
 }
 
 /// The names of the launch's memory objects: buffers by index, and where each `__local`
@@ -244,6 +247,14 @@ impl ObjectNames {
 }
 
 const SHARED_READ_SLOTS: usize = 64;
+
+/// The narrower of two store sizes, 0 standing for none.
+fn narrower(a: u32, b: u32) -> u32 {
+    match (a, b) {
+        (0, x) | (x, 0) => x,
+        (a, b) => a.min(b),
+    }
+}
 
 #[inline(always)]
 fn slot_of(addr: u64) -> usize {
@@ -390,6 +401,7 @@ impl RaceChecker {
             pending: Vec::new(),
             runs: Vec::new(),
             names: ObjectNames::default(),
+            store_sizes: vec![0; buffer_bytes.len()],
         }
     }
 
@@ -402,6 +414,9 @@ impl RaceChecker {
         self.reports.merge(other.reports);
         for (mine, theirs) in self.buffers.iter_mut().zip(other.buffers) {
             mine.merge(theirs);
+        }
+        for (mine, theirs) in self.store_sizes.iter_mut().zip(other.store_sizes) {
+            *mine = narrower(*mine, theirs);
         }
     }
 
@@ -462,21 +477,27 @@ impl RaceChecker {
             } else {
                 format!("stored to by work-group {} and loaded by work-group {}", w - 1, r - 1)
             };
+            // The element as the kernel's stores index it, or the byte when nothing stored.
+            let name = self.names.buffers.get(index).map_or("?", String::as_str);
+            let element = match self.store_sizes.get(index).copied().unwrap_or(0) {
+                0 => format!("byte {offset} of `{name}`"),
+                size => format!("`{name}[{}]`", offset / u64::from(size)),
+            };
             let (kind, message) = if same {
                 (
                     ReportKind::SameValueRace,
                     format!(
-                        "between work-groups on global memory: byte {offset} of the buffer is \
-                         {what} in one launch, every one storing the same value, so no data is \
-                         lost (Oclgrind does not report it)"
+                        "between work-groups on global memory: {element} is {what} in one launch, \
+                         every one storing the same value, so no data is lost (Oclgrind does not \
+                         report it)"
                     ),
                 )
             } else {
                 (
                     ReportKind::DataRace,
                     format!(
-                        "between work-groups on global memory: byte {offset} of the buffer is \
-                         {what} in one launch, and work-groups are not synchronised with each other"
+                        "between work-groups on global memory: {element} is {what} in one launch, \
+                         and work-groups are not synchronised with each other"
                     ),
                 )
             };
@@ -534,6 +555,16 @@ impl RaceChecker {
             self.shared_reads = [(0, 0); SHARED_READ_SLOTS];
             self.columns.iter_mut().for_each(|c| *c = (0, 0));
             self.stamp = 1;
+        }
+    }
+
+    /// Notes the size of a store batch's element in the buffer its first lane stores to.
+    fn note_store_size(&mut self, batch: &AccessBatch<'_>) {
+        let first = batch.mask.iter().next().and_then(|lane| batch.addresses.get(lane));
+        if let Some(Target::Buffer { index, .. }) = first.map(|a| decode(*a)) {
+            if let Some(kept) = self.store_sizes.get_mut(index) {
+                *kept = narrower(*kept, batch.size);
+            }
         }
     }
 
@@ -622,6 +653,9 @@ impl RaceChecker {
         let is_load = batch.kind == AccessKind::Load;
         if !is_load {
             self.forget_shared_reads();
+        }
+        if batch.kind == AccessKind::Store && batch.space != AddressSpace::Local {
+            self.note_store_size(batch);
         }
         let stamp = self.stamp;
         // Launch-wide records are kept for global memory only (local memory is per group).

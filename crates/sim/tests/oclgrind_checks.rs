@@ -84,6 +84,41 @@ fn stores_of_different_values_stay_data_races() {
     assert!(real.iter().any(|r| r.message.starts_with("write after write on local")), "{real:#?}");
     let between = real.iter().find(|r| r.message.contains("between work-groups")).expect("last");
     assert_eq!(between.object.as_deref(), Some("last"));
+    assert!(between.message.contains("`last[0]` is stored to by several"), "{between:#?}");
+}
+
+#[test]
+fn a_race_between_work_groups_names_the_element_its_stores_index() {
+    // Every group stores its id to element 3 of a buffer of 8-byte elements (bytes 24 to 31),
+    // and the first group also reads element 1 of another, which the second writes.
+    let src = r#"
+    __kernel void k(__global long *t, __global int *u, __global int *out) {
+        if (get_local_id(0) == 0) {
+            t[3] = get_group_id(0);
+            if (get_group_id(0) == 1)
+                u[1] = 5;
+            else
+                out[0] = u[1];
+        }
+    }"#;
+    let t = clmap_sim::SharedBuffer::from_bytes("t", &[0u8; 64]);
+    let args = [
+        ArgValue::Buffer(t),
+        ArgValue::Buffer(buf_i32("u", &[0; 4])),
+        ArgValue::Buffer(buf_i32("out", &[0])),
+    ];
+    let run = run_with(src, "k", &[8], &[4], &args, &races(1));
+    let between: Vec<&str> = of_kind(&run.reports, ReportKind::DataRace)
+        .iter()
+        .map(|r| r.message.as_str())
+        .filter(|m| m.contains("between work-groups"))
+        .collect();
+    assert_eq!(between.len(), 2, "{:#?}", run.reports);
+    assert!(between.iter().any(|m| m.contains("`t[3]` is stored to by several")), "{between:#?}");
+    assert!(
+        between.iter().any(|m| m.contains("`u[1]` is stored to by work-group 1")),
+        "{between:#?}"
+    );
 }
 
 #[test]
