@@ -250,6 +250,32 @@ fn a_missing_macro_is_one_error_that_says_how_to_define_it() {
     assert!(defined.stdout().contains("x[0] = 4"), "{}", defined.describe());
 }
 
+/// A missing macro that stands for a type gets the same one error and the same fix where a
+/// parameter's type names it (`__global REAL *a`) as where a variable's does.
+#[test]
+fn a_missing_macro_in_a_parameter_type_says_how_to_define_it() {
+    let dir = Scratch::new("reports-macro-param");
+    let kernel = path(dir.write(
+        "copy.cl",
+        "__kernel void copy(__global const REAL *a,
+                   __global REAL *b)
+{
+           REAL x = a[get_global_id(0)];
+  b[get_global_id(0)] = x;
+}
+",
+    ));
+    let check = clmap(&["check", &kernel]);
+    check.assert_fails(BAD_INPUT);
+    let err = check.stderr();
+    assert_eq!(err.matches("error: unknown type name 'REAL'").count(), 1, "{err}");
+    assert!(err.contains("copy.cl:1:35"), "{err}");
+    assert!(err.contains("pass `-D REAL=VALUE`"), "{err}");
+    assert!(err.contains("`REAL` is also used on lines 2, 4"), "{err}");
+    assert!(err.contains("copy.cl: 1 error"), "{err}");
+    clmap(&["check", &kernel, "-D", "REAL=float"]).assert_success();
+}
+
 /// An out-of-bounds vector access is one access of the vector's size, named by its type, and
 /// counted once per work-item, not once per component; Oclgrind's layout gives the same size.
 #[test]

@@ -248,16 +248,20 @@ impl Parser<'_> {
     }
 
     /// A typedef name (or, for a better message, an unknown word followed by a declarator
-    /// name) where a type is expected; consumes it and returns `true` when taken.
+    /// name or a pointer declarator) where a type is expected; consumes it and returns `true`
+    /// when taken.
     fn take_type_name(&mut self, word: &str, words: &mut TypeWords) -> bool {
         if keywords::is_reserved(word) {
             return false;
         }
         let known = self.typedef_name(word).is_some();
         if !known {
-            // `foo_t x`: two plain words in a row can only be a type and a name.
-            let next_is_name = self.peek_nth(1).ident().is_some_and(|w| !keywords::is_reserved(w));
-            if !next_is_name {
+            // `foo_t x`: two plain words in a row can only be a type and a name; `REAL *a`
+            // where declaration specifiers are read (a parameter, a file-scope declaration;
+            // statements read one only before a name) is a type and a pointer.
+            let next = self.peek_nth(1);
+            let next_is_name = next.ident().is_some_and(|w| !keywords::is_reserved(w));
+            if !next_is_name && !next.is_punct(Punct::Star) {
                 return false;
             }
         }
