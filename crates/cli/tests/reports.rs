@@ -283,18 +283,21 @@ fn vector_accesses_out_of_bounds_say_their_size_and_count_accesses() {
     let dir = Scratch::new("reports-vectors");
     dir.write(
         "v.cl",
-        "__kernel void v(__global float4 *x, __global float *y) {\n\
+        "__kernel void v(__global float4 *x, __global float *y, __global half *h) {\n\
          \x20 int i = get_global_id(0);\n\
          \x20 float4 a = x[i + 2];\n\
-         \x20 vstore4(a, i + 2, y);\n}\n",
+         \x20 vstore4(a, i + 2, y);\n\
+         \x20 float4 b = vload4(i + 2, y);\n\
+         \x20 y[0] = b.x + vload_half(i + 6, h);\n}\n",
     );
     let workload = path(dir.write(
         "v.toml",
         "kernel = \"v\"\nsource = \"v.cl\"\nglobal = [4]\n\
          [[arg]]\nname = \"x\"\nbuffer = \"float4\"\nlen = 4\ninit = \"fill(1)\"\n\
-         [[arg]]\nname = \"y\"\nbuffer = \"float\"\nlen = 16\noutput = true\n",
+         [[arg]]\nname = \"y\"\nbuffer = \"float\"\nlen = 16\noutput = true\n\
+         [[arg]]\nname = \"h\"\nbuffer = \"half\"\nlen = 8\n",
     ));
-    // Work-items 2 and 3 go past both buffers.
+    // Work-items 2 and 3 go past every buffer.
     let run = clmap(&["run", &workload]);
     run.assert_fails(KERNEL_FAULT);
     let err = run.stderr();
@@ -303,11 +306,22 @@ fn vector_accesses_out_of_bounds_say_their_size_and_count_accesses() {
         "{}",
         run.describe()
     );
-    assert!(err.contains("store of 16 bytes at byte offset 64"), "{}", run.describe());
-    assert_eq!(err.matches("; 2 occurrences in this launch").count(), 2, "{}", run.describe());
+    // vstoreN, vloadN and the half loads name what they access as vector accesses do.
+    assert!(err.contains("store of 16 bytes (float4) at byte offset 64"), "{}", run.describe());
+    assert!(
+        err.contains("load of 16 bytes (float4) at byte offset 64 of a 64-byte buffer (`y`)"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        err.contains("load of 2 bytes (half) at byte offset 16 of a 16-byte buffer (`h`)"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(err.matches("; 2 occurrences in this launch").count(), 4, "{}", run.describe());
     let json = clmap(&["run", &workload, "--json"]).json();
     let reports = json["reports"].as_array().expect("reports");
-    assert_eq!(reports.len(), 2, "{json:#}");
+    assert_eq!(reports.len(), 4, "{json:#}");
     assert!(reports.iter().all(|r| r["occurrences"] == 2), "{json:#}");
     let oclgrind = clmap(&["run", &workload, "--oclgrind-output"]);
     assert!(

@@ -762,7 +762,7 @@ fn vector_load<O: Observer>(
             ex.set(call.dst, c, lane, v);
         }
     }
-    ex.finish_accesses(call.site, size * n, false);
+    ex.finish_vector_accesses(call.site, scalar, n, false);
     ex.notify_addresses(&addresses, size * n, call.site, mask, AccessKind::Load);
 }
 
@@ -796,7 +796,7 @@ fn vector_store<O: Observer>(
             ex.write_mem(lane, base.wrapping_add(u64::from(c * size)), size, bits);
         }
     }
-    ex.finish_accesses(call.site, size * n, true);
+    ex.finish_vector_accesses(call.site, scalar, n, true);
     ex.notify_addresses(&addresses, size * n, call.site, mask, AccessKind::Store);
 }
 

@@ -1779,6 +1779,24 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.flush_oob(site, size, store);
     }
 
+    /// As [`Self::finish_accesses`] for `vloadN`/`vstoreN` and the half loads and stores:
+    /// one access of `n` components of `scalar`, named by its type (`float4`, `half`) as
+    /// whole-vector loads and stores are.
+    pub(crate) fn finish_vector_accesses(
+        &mut self,
+        site: u32,
+        scalar: Scalar,
+        n: u32,
+        store: bool,
+    ) {
+        if n > 1 || scalar == Scalar::Half {
+            let shape = if n > 1 { format!("{}{n}", scalar.name()) } else { "half".to_string() };
+            self.flush_oob_shaped(site, scalar.size() * n, store, Some(&shape));
+        } else {
+            self.flush_oob(site, scalar.size() * n, store);
+        }
+    }
+
     /// Atomically applies `update` to `size` bytes at `addr`; returns the old value.
     pub(crate) fn atomic(
         &mut self,
