@@ -5,7 +5,8 @@
 //! `tests/oclgrind_checks/` (those whose `.ref` expects no error), `examples/` and the small
 //! workloads of `examples/fusion/`, the `.sim` files of `tests/sim_files/`, the Grover and
 //! stager inputs of `tests/grover/` and `tests/stage/`, and the adversarial kernels of
-//! `tests/differential/` (integer, vector and floating-point corners).
+//! `tests/differential/` (integer, vector and floating-point corners; double conversions,
+//! saturated and in every rounding mode, and `shuffle`/`shuffle2` of every width).
 //!
 //! A kernel that cannot agree is listed in [`EXCEPTIONS`] with the reason, and the test
 //! checks that it still behaves as listed, so the list stays true.
