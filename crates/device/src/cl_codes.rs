@@ -134,6 +134,36 @@ pub fn cl_error_explanation(code: i32) -> Option<&'static str> {
     Some(sentence)
 }
 
+/// [`cl_error_explanation`] for a status returned by a given call (`clFinish`,
+/// `clEnqueueReadBuffer`, `clCreateContext`, …). NVIDIA's OpenCL reports a kernel that
+/// accessed an illegal address as `CL_OUT_OF_RESOURCES` on whatever command comes next (a
+/// transfer, a wait, the next launch), and once that happened, creating a context in the same
+/// process fails with `CL_NV_ILLEGAL_ADDRESS`: blaming `__local` memory or registers there would
+/// send the user after the wrong cause.
+pub fn cl_error_explanation_during(call: &str, code: i32) -> Option<&'static str> {
+    let launch = call.starts_with("clEnqueueNDRangeKernel");
+    match code {
+        -5 if launch => Some(
+            "either this launch needs more __local memory (static arrays plus __local \
+             arguments) or registers than one work-group may use (try a smaller work-group or \
+             less local memory), or an earlier kernel on this queue failed while running, most \
+             often by accessing an illegal address (NVIDIA's OpenCL reports that on the next \
+             command)",
+        ),
+        -5 => Some(
+            "an earlier kernel on this queue failed while running, most often by accessing an \
+             illegal address (an out-of-bounds access: NVIDIA's OpenCL reports it as \
+             CL_OUT_OF_RESOURCES on the next command); the context is unusable from then on",
+        ),
+        -9999 if !launch => Some(
+            "a kernel run earlier by this process accessed an illegal address (an out-of-bounds \
+             access); NVIDIA's OpenCL then refuses the device to the whole process, so only a \
+             new process can use it again",
+        ),
+        _ => cl_error_explanation(code),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +182,20 @@ mod tests {
         for code in (-19..=0).chain(-72..=-30) {
             assert_ne!(cl_error_name(code), "CL_UNKNOWN_ERROR", "code {code}");
         }
+    }
+
+    #[test]
+    fn out_of_resources_after_a_kernel_is_an_illegal_address_not_local_memory() {
+        for call in ["clFinish", "clEnqueueReadBuffer", "clWaitForEvents"] {
+            let text = cl_error_explanation_during(call, -5).expect("explained");
+            assert!(text.contains("illegal address"), "{call}: {text}");
+            assert!(!text.contains("__local"), "{call}: {text}");
+        }
+        let launch = cl_error_explanation_during("clEnqueueNDRangeKernel (`k`)", -5).unwrap();
+        assert!(launch.contains("__local") && launch.contains("illegal address"), "{launch}");
+        let reopen = cl_error_explanation_during("clCreateContext", -9999).unwrap();
+        assert!(reopen.contains("earlier") && reopen.contains("new process"), "{reopen}");
+        assert_eq!(cl_error_explanation_during("clFinish", -54), cl_error_explanation(-54));
     }
 
     #[test]

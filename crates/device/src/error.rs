@@ -1,6 +1,6 @@
 //! Everything that can go wrong between clmap and an OpenCL runtime.
 
-use crate::cl_codes::{cl_error_explanation, cl_error_name};
+use crate::cl_codes::{cl_error_explanation, cl_error_explanation_during, cl_error_name};
 
 /// An OpenCL status code, displayed with its symbolic name and, where the name alone misleads,
 /// a sentence about its usual cause.
@@ -14,6 +14,19 @@ impl std::fmt::Display for ClStatus {
             write!(f, ": {explanation}")?;
         }
         Ok(())
+    }
+}
+
+impl ClStatus {
+    /// The status as [`ClStatus`]'s `Display` shows it, but explained for the call that
+    /// returned it (see [`cl_error_explanation_during`]).
+    pub fn during(&self, call: &str) -> String {
+        let mut text = format!("{} ({})", cl_error_name(self.0), self.0);
+        if let Some(explanation) = cl_error_explanation_during(call, self.0) {
+            text.push_str(": ");
+            text.push_str(explanation);
+        }
+        text
     }
 }
 
@@ -167,8 +180,9 @@ pub enum DeviceError {
         /// Device name.
         device: String,
     },
-    /// Any other failure of an OpenCL call, with its symbolic name.
-    #[error("{call} failed: {status}")]
+    /// Any other failure of an OpenCL call, with its symbolic name and, where the name alone
+    /// misleads, the usual cause of that status from that call.
+    #[error("{call} failed: {}", status.during(call))]
     Cl {
         /// What clmap was doing (usually the OpenCL function name).
         call: String,

@@ -28,7 +28,7 @@ mod runtime;
 mod select;
 mod timing;
 
-pub use cl_codes::{cl_error_explanation, cl_error_name};
+pub use cl_codes::{cl_error_explanation, cl_error_explanation_during, cl_error_name};
 pub use device::{list_devices, listing_hint, select_device, Device};
 pub use error::{ClStatus, DeviceError};
 pub use image::ImageLayout;
