@@ -48,9 +48,12 @@ for k in $KERNELS; do
         echo "== $k: not started, the time of this command is spent (run the script again)"
         continue
     fi
-    # A kernel that breaks the device context (an illegal address on the GPU) stops its search;
-    # the culprit is stored as failed, so a fresh process resumes past it at once.
-    for attempt in 1 2 3 4 5 6 7 8; do
+    # A candidate that breaks the device (an illegal address on the GPU) costs clmap's device
+    # worker a restart and the search goes on; should the device not come back, the culprit
+    # is stored as failed and a fresh command resumes past it, as long as the time lasts.
+    attempt=0
+    while :; do
+        attempt=$((attempt + 1))
         left=$(( SECONDS_LIMIT - ($(date +%s) - start) ))
         if [ "$left" -le $(( FINAL_RESERVE + 30 )) ]; then
             echo "   the time of this command is spent (run the script again)"
@@ -70,6 +73,16 @@ for k in $KERNELS; do
             --json ${PHASE_ARGS:-} > "$OUT/$k.json.part" 2>> "$OUT/$k.log"; then
             # A search cut short by --time is resumed by the next command; only a search that
             # spent its whole budget is final.
+            python3 - "$OUT/$k.json.part" <<'PY' || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+restarts = r.get("device_restart_seconds", [])
+broken = r.get("broke_device", [])
+mean = sum(restarts) / len(restarts) if restarts else 0.0
+print(f"   {r['counts']['sequences']} sequences ({r['counts']['timed']} timed) in "
+      f"{r['search_seconds']:.0f} s; {len(broken)} PTX broke the device in this context; "
+      f"{len(restarts)} device restarts in this command ({mean:.1f} s each)")
+PY
             if grep -q '"stopped_by": "budget"' "$OUT/$k.json.part"; then
                 mv "$OUT/$k.json.part" "$report"
             else

@@ -122,6 +122,21 @@ pub fn aliased_layouts(prepared: &PreparedWorkload, limit: usize) -> AliasAnalys
     analysis
 }
 
+/// The layout a label of [`AliasedLayout::label`] names (`replaced=kept`), rebuilt without the
+/// simulator's checks: for a process that is handed the layouts [`aliased_layouts`] allowed.
+pub fn layout_from_label(workload: &Workload, label: &str) -> Result<AliasedLayout, String> {
+    let Some((replaced, kept)) = label.split_once('=') else {
+        return Err(format!("`{label}` is not an aliased layout (replaced=kept)"));
+    };
+    let variant = replace_buffer(workload, kept, replaced).map_err(|e| format!("{label}: {e}"))?;
+    Ok(AliasedLayout {
+        kept: kept.to_string(),
+        replaced: replaced.to_string(),
+        workload: variant,
+        reference: None,
+    })
+}
+
 /// Pairs of distinct buffers passed as `__global` pointers to the same type in one launch,
 /// each unordered pair once, in the order the launches and arguments first show them.
 fn candidate_pairs(prepared: &PreparedWorkload) -> Vec<(String, String)> {

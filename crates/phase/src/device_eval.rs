@@ -113,7 +113,10 @@ impl DeviceEvaluator {
     /// would then fail too and be stored as invalid, so the search stops instead.
     fn check_device_still_works(&mut self) -> Result<(), EvaluatorError> {
         let run = run_program(&self.source_program, &self.small, 0).map_err(|e| {
-            EvaluatorError(format!("the device stopped working after a kernel failed ({e})"))
+            EvaluatorError(format!(
+                "the device stopped working after the candidate's kernel failed: it most likely \
+                 accessed an illegal address, which leaves the context unusable ({e})"
+            ))
         })?;
         match compare(&self.small, &self.small_reference, &run.buffers) {
             Verdict::Valid => Ok(()),

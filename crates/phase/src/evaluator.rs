@@ -4,10 +4,10 @@
 //! de-duplication and resumption are tested without a GPU.
 
 use crate::compiler::CompiledPtx;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Whether a PTX computes what the reference computes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", content = "reason", rename_all = "snake_case")]
 pub enum Verdict {
     /// Every output within tolerance of the reference.
@@ -96,6 +96,12 @@ pub trait Evaluator {
     /// `Err` when that is not possible; the search then stops. The default cannot recover.
     fn recover(&mut self) -> Result<(), EvaluatorError> {
         Err(EvaluatorError("this evaluator cannot recover from a device failure".to_string()))
+    }
+
+    /// Seconds each successful [`Evaluator::recover`] took, in order (for the report: what a
+    /// device-breaking candidate costs). None by default.
+    fn restart_seconds(&self) -> Vec<f64> {
+        Vec::new()
     }
 }
 

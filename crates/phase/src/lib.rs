@@ -23,6 +23,7 @@ pub mod sequence;
 pub mod store;
 pub mod strategy;
 pub mod validation;
+pub mod worker;
 
 pub use comparison::{compare_strategies, StrategyComparison};
 pub use compiler::{

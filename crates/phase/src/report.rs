@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::evaluator::Verdict;
 use crate::minimise::Minimised;
 use crate::search::Counts;
+use crate::store::BrokenPtx;
 
 /// One baseline, as measured in the final round.
 #[derive(Clone, Debug, Serialize)]
@@ -169,6 +170,12 @@ pub struct PhaseReport {
     pub finalists: Vec<Finalist>,
     /// Why the best is faster.
     pub explanation: Explanation,
+    /// Every PTX of this search context that broke the device (this run's and earlier runs'),
+    /// with the shortest sequence giving it; their text is in the database (`phase_broken`).
+    pub broke_device: Vec<BrokenPtx>,
+    /// Seconds each restart of the device side took (a fresh worker process after a candidate
+    /// broke the device), in order.
+    pub device_restart_seconds: Vec<f64>,
 }
 
 fn speedup_text(value: Option<f64>) -> String {
@@ -210,6 +217,27 @@ impl PhaseReport {
             "  search      {:.1} s, {:.2} sequences/s; stopped by {}",
             self.search_seconds, self.sequences_per_second, self.stopped_by
         );
+        if !self.broke_device.is_empty() || !self.device_restart_seconds.is_empty() {
+            let restarts = &self.device_restart_seconds;
+            let mean = restarts.iter().sum::<f64>() / restarts.len().max(1) as f64;
+            let _ = writeln!(
+                out,
+                "  broke the device  {} PTX in this search context; the device side restarted \
+                 {} times in this run ({mean:.1} s each on average)",
+                self.broke_device.len(),
+                restarts.len()
+            );
+            for broken in &self.broke_device {
+                let _ = writeln!(
+                    out,
+                    "    {} ({} sequences, shortest {} passes): {}",
+                    short_hash(&broken.ptx_hash),
+                    broken.sequences,
+                    broken.passes.len(),
+                    broken.error
+                );
+            }
+        }
         let _ = writeln!(out, "\nbaselines (median kernel time)");
         for baseline in &self.baselines {
             let time = baseline.median_ns.map_or_else(|| "-".to_string(), human_ns);

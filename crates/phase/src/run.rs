@@ -118,7 +118,8 @@ pub fn run_phase(
     for ptx in finalist_ptx.iter().flatten() {
         items.push(Timed::Ptx(ptx.clone()));
     }
-    let samples = time_interleaved(&mut *engine.evaluator, &items, options.final_reps.max(1))?;
+    let samples =
+        time_interleaved(&mut *engine.evaluator, store, &items, options.final_reps.max(1))?;
     progress.advance(items.len() as u64, None);
     let mut sample_iter = samples.into_iter();
     let source_final = sample_iter.next().unwrap_or_else(|| Err("not timed".to_string()));
@@ -184,7 +185,7 @@ pub fn run_phase(
                 (finalist_ptx.get(*index), final_median, samples.as_ref())
             {
                 let validation =
-                    validate_finally(&mut *engine.evaluator, ptx, options.random_inputs)?;
+                    validate_finally(&mut *engine.evaluator, store, ptx, options.random_inputs)?;
                 entry.validated = Some(validation.passed());
                 entry.failure = validation.first_failure.clone();
                 if validation.passed() {
@@ -236,6 +237,8 @@ pub fn run_phase(
         minimised,
         finalists: report_finalists,
         explanation,
+        broke_device: store.broken()?,
+        device_restart_seconds: engine.evaluator.restart_seconds(),
     };
     if let Ok(json) = serde_json::to_string(&report) {
         store.record_report(&json)?;
@@ -288,7 +291,7 @@ fn minimise_chosen(
         minimised.validated = Some(false);
         return Ok(minimised);
     };
-    let validation = validate_finally(&mut *engine.evaluator, &ptx, options.random_inputs)?;
+    let validation = validate_finally(&mut *engine.evaluator, store, &ptx, options.random_inputs)?;
     minimised.validated = Some(validation.passed());
     if validation.passed() {
         let timed = engine.evaluator.time_ptx(&ptx, options.final_reps.max(1))?;
@@ -356,6 +359,7 @@ fn ptx_of_finalists(
 /// Times every item `reps` times in total, in interleaved rounds.
 fn time_interleaved(
     evaluator: &mut dyn Evaluator,
+    store: &PhaseStore,
     items: &[Timed],
     reps: u32,
 ) -> Result<Vec<Result<Vec<u64>, String>>, SearchError> {
@@ -370,7 +374,7 @@ fn time_interleaved(
                 Timed::Source => Ok(evaluator.time_source(this_round)?),
                 Timed::Ptx(ptx) => {
                     let result = evaluator.time_ptx(ptx, this_round);
-                    survive(evaluator, result, |reason| Err(Verdict::Failed(reason)))?
+                    survive(evaluator, store, ptx, result, |reason| Err(Verdict::Failed(reason)))?
                         .map_err(|v| v.reason().to_string())
                 }
             };
@@ -383,21 +387,26 @@ fn time_interleaved(
     Ok(results)
 }
 
-/// A device failure during the final round fails the PTX that caused it when the evaluator
-/// can reopen the device; otherwise it stops the run.
+/// A device failure during the final round fails the PTX that caused it (recorded with the
+/// candidates that broke the device) when the evaluator can reopen the device; otherwise it
+/// stops the run.
 fn survive<T>(
     evaluator: &mut dyn Evaluator,
+    store: &PhaseStore,
+    ptx: &CompiledPtx,
     result: Result<T, EvaluatorError>,
     failed: impl FnOnce(String) -> T,
 ) -> Result<T, SearchError> {
-    match result {
-        Ok(value) => Ok(value),
-        Err(broken) => match evaluator.recover() {
-            Ok(()) => Ok(failed(format!("the kernel broke the device: {broken}"))),
-            Err(unrecovered) => Err(SearchError::Device(EvaluatorError(format!(
-                "{broken}; the device could not be reopened ({unrecovered})"
-            )))),
-        },
+    let broken = match result {
+        Ok(value) => return Ok(value),
+        Err(broken) => broken,
+    };
+    store.record_broken(&ptx.hash, &broken.0, &ptx.text)?;
+    match evaluator.recover() {
+        Ok(()) => Ok(failed(format!("the kernel broke the device: {broken}"))),
+        Err(unrecovered) => Err(SearchError::Device(EvaluatorError(format!(
+            "{broken}; the device could not be reopened ({unrecovered})"
+        )))),
     }
 }
 
@@ -405,11 +414,12 @@ fn survive<T>(
 /// aliased layouts the workload allows.
 fn validate_finally(
     evaluator: &mut dyn Evaluator,
+    store: &PhaseStore,
     ptx: &CompiledPtx,
     random_inputs: u32,
 ) -> Result<FinalValidation, SearchError> {
     let full = evaluator.validate_full(ptx, 0);
-    let full_inputs = survive(evaluator, full, Verdict::Failed)?;
+    let full_inputs = survive(evaluator, store, ptx, full, Verdict::Failed)?;
     let mut validation = FinalValidation {
         full_inputs,
         random_inputs,
@@ -425,7 +435,7 @@ fn validate_finally(
     }
     for shift in 1..=u64::from(random_inputs) {
         let result = evaluator.validate_full(ptx, shift);
-        let verdict = survive(evaluator, result, Verdict::Failed)?;
+        let verdict = survive(evaluator, store, ptx, result, Verdict::Failed)?;
         if verdict.is_valid() {
             validation.random_passed += 1;
         } else {
@@ -434,7 +444,7 @@ fn validate_finally(
         }
     }
     let result = evaluator.validate_aliased(ptx);
-    let aliased = survive(evaluator, result, |reason| {
+    let aliased = survive(evaluator, store, ptx, result, |reason| {
         vec![("aliased".to_string(), Verdict::Failed(reason))]
     })?;
     for (label, verdict) in aliased {

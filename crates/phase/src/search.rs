@@ -342,7 +342,7 @@ impl<'a> Engine<'a> {
         };
         let verdict = match self.evaluator.validate_small(&ptx) {
             Ok(verdict) => verdict,
-            Err(broken) => return self.blame(ptx_hash, broken, counts),
+            Err(broken) => return self.blame(&ptx, broken, counts),
         };
         let stored = if verdict.is_valid() {
             let timed = match screening_limit_ns(self.reference_ns, self.best_ns) {
@@ -352,7 +352,7 @@ impl<'a> Engine<'a> {
             match timed {
                 Ok(Ok(samples)) => StoredPtx { verdict, samples },
                 Ok(Err(failure)) => StoredPtx { verdict: failure, samples: Vec::new() },
-                Err(broken) => return self.blame(ptx_hash, broken, counts),
+                Err(broken) => return self.blame(&ptx, broken, counts),
             }
         } else {
             StoredPtx { verdict, samples: Vec::new() }
@@ -368,7 +368,7 @@ impl<'a> Engine<'a> {
     /// cannot be trusted any more.
     fn blame(
         &mut self,
-        ptx_hash: &str,
+        ptx: &CompiledPtx,
         broken: EvaluatorError,
         counts: &mut Counts,
     ) -> Result<StoredPtx, SearchError> {
@@ -376,7 +376,8 @@ impl<'a> Engine<'a> {
             verdict: Verdict::Failed(format!("the kernel broke the device: {broken}")),
             samples: Vec::new(),
         };
-        self.store.record_ptx(ptx_hash, &stored)?;
+        self.store.record_ptx(&ptx.hash, &stored)?;
+        self.store.record_broken(&ptx.hash, &broken.0, &ptx.text)?;
         match self.evaluator.recover() {
             Ok(()) => {
                 counts.broke_device += 1;

@@ -64,6 +64,35 @@ pub const SCHEMA: Schema = Schema {
     ",
 };
 
+/// Candidates that broke the device (added to databases written before it existed).
+pub const BROKEN_SCHEMA: Schema = Schema {
+    name: "phase-broken-v1",
+    sql: "
+        CREATE TABLE IF NOT EXISTS phase_broken (
+            context_id INTEGER NOT NULL REFERENCES phase_contexts(id),
+            ptx_hash   TEXT NOT NULL,
+            error      TEXT NOT NULL,
+            ptx        TEXT NOT NULL,
+            recorded   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (context_id, ptx_hash)
+        );
+    ",
+};
+
+/// A PTX whose run left the device unusable, kept with its text so that it can be studied.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BrokenPtx {
+    /// The PTX hash.
+    pub ptx_hash: String,
+    /// What the device said.
+    pub error: String,
+    /// The shortest stored sequence that compiles to it (empty when none is stored, e.g. a
+    /// finalist of another context).
+    pub passes: Vec<String>,
+    /// How many stored sequences compile to it.
+    pub sequences: u64,
+}
+
 /// What identifies a search context.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextKey {
@@ -169,6 +198,7 @@ impl PhaseStore {
     /// Binds `db` to the context, creating the tables and the context row when needed.
     pub fn open(db: Database, context: &ContextKey) -> Result<PhaseStore, DbError> {
         db.ensure_schema(&SCHEMA)?;
+        db.ensure_schema(&BROKEN_SCHEMA)?;
         let key = context.key();
         db.connection().execute(
             "INSERT INTO phase_contexts (key, workload, small_workload, device_id, device, toolchain)
@@ -324,6 +354,56 @@ impl PhaseStore {
             ],
         )?;
         Ok(())
+    }
+
+    /// Records a PTX that broke the device, with its text (the first record stays).
+    pub fn record_broken(&self, ptx_hash: &str, error: &str, ptx: &[u8]) -> Result<(), DbError> {
+        let text = String::from_utf8_lossy(ptx);
+        self.db.connection().execute(
+            "INSERT INTO phase_broken (context_id, ptx_hash, error, ptx) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (context_id, ptx_hash) DO NOTHING",
+            params![self.context_id, ptx_hash, error, text.trim_end_matches('\0')],
+        )?;
+        Ok(())
+    }
+
+    /// Every PTX of this context that broke the device, in the order they were recorded, with
+    /// the shortest sequence that gives it.
+    pub fn broken(&self) -> Result<Vec<BrokenPtx>, DbError> {
+        let mut stmt = self.db.connection().prepare(
+            "SELECT b.ptx_hash, b.error,
+                    (SELECT s.passes FROM phase_sequences s
+                     WHERE s.context_id = b.context_id AND s.ptx_hash = b.ptx_hash
+                     ORDER BY length(s.passes), s.passes LIMIT 1),
+                    (SELECT count(*) FROM phase_sequences s
+                     WHERE s.context_id = b.context_id AND s.ptx_hash = b.ptx_hash)
+             FROM phase_broken b WHERE b.context_id = ?1 ORDER BY b.rowid",
+        )?;
+        let rows = stmt.query_map(params![self.context_id], |row| {
+            Ok(BrokenPtx {
+                ptx_hash: row.get(0)?,
+                error: row.get(1)?,
+                passes: row
+                    .get::<_, Option<String>>(2)?
+                    .map(|p| crate::sequence::parse_sequence_text(&p))
+                    .unwrap_or_default(),
+                sequences: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The stored text of a PTX that broke the device.
+    pub fn broken_ptx_text(&self, ptx_hash: &str) -> Result<Option<String>, DbError> {
+        Ok(self
+            .db
+            .connection()
+            .query_row(
+                "SELECT ptx FROM phase_broken WHERE context_id = ?1 AND ptx_hash = ?2",
+                params![self.context_id, ptx_hash],
+                |row| row.get(0),
+            )
+            .optional()?)
     }
 
     /// Stores the final report of a run as JSON.

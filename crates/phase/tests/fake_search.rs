@@ -1,6 +1,8 @@
 //! The search without LLVM and without a GPU: a fake compiler whose "PTX" is a canonical form
 //! of the sequence, and a fake evaluator whose times and verdicts are functions of that code.
-//! These pin de-duplication, resumption, crash handling, minimisation and the final round.
+//! These pin de-duplication, resumption, crash handling, minimisation and the final round, and
+//! (with this binary run again as a fake device worker) the recovery from a candidate that
+//! leaves the device unusable for its whole process.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -13,6 +15,7 @@ use clmap_phase::compiler::{
 };
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
 use clmap_phase::sequence::text_hash;
+use clmap_phase::worker::{serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
     run_phase, ContextKey, Engine, NoProgress, PhaseStore, RunOptions, SearchOptions, Strategy,
 };
@@ -620,4 +623,190 @@ fn a_candidate_far_slower_than_the_best_is_timed_by_its_warm_up_alone() {
     let best = result.evaluations.iter().filter_map(|e| e.time()).fold(f64::MAX, f64::min);
     assert_eq!(best, fastest);
     assert!(best < 0.7 * 100e6, "licm must win: {best}");
+}
+
+/// Set in the environment of the worker processes the tests below start: the directory where
+/// each worker notes its start.
+const FAKE_WORKER_DIR: &str = "CLMAP_TEST_FAKE_DEVICE_WORKER";
+
+/// A device as NVIDIA's OpenCL behaves after an illegal address: a code with both `gvn` and
+/// `bad-pass` breaks it for the whole process (every later call fails, and no new context can
+/// be made in the process); `hang` never finishes. Otherwise it judges like [`FakeEvaluator`].
+#[derive(Default)]
+struct ProcessWideDevice {
+    broken: bool,
+}
+
+impl ProcessWideDevice {
+    fn deadly(code: &str) -> bool {
+        code.contains("gvn") && code.contains("bad-pass")
+    }
+
+    fn check(&self) -> Result<(), EvaluatorError> {
+        if self.broken {
+            return Err(EvaluatorError("clFinish failed: CL_OUT_OF_RESOURCES (-5)".into()));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, code: &str) -> Result<(), EvaluatorError> {
+        self.check()?;
+        if code == "hang" {
+            std::thread::sleep(Duration::from_secs(600));
+        }
+        if Self::deadly(code) {
+            self.broken = true;
+            return Err(EvaluatorError("the kernel accessed an illegal address".into()));
+        }
+        Ok(())
+    }
+}
+
+impl Evaluator for ProcessWideDevice {
+    fn describe(&self) -> String {
+        "fake gpu".into()
+    }
+    fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
+        let code = code_in(ptx);
+        self.run(&code)?;
+        Ok(if code.contains("bad-pass") {
+            Verdict::Wrong("output c differs at 3".into())
+        } else {
+            Verdict::Valid
+        })
+    }
+    fn validate_full(&mut self, ptx: &CompiledPtx, shift: u64) -> Result<Verdict, EvaluatorError> {
+        let code = code_in(ptx);
+        self.run(&code)?;
+        Ok(if code.contains("fragile-pass") && shift == 7 {
+            Verdict::Wrong("differs on input 7".into())
+        } else {
+            Verdict::Valid
+        })
+    }
+    fn time_ptx(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        let code = code_in(ptx);
+        self.run(&code)?;
+        let t = FakeEvaluator::time_of(&code);
+        Ok(Ok((0..reps).map(|i| t + u64::from(i % 2)).collect()))
+    }
+    fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {
+        self.check()?;
+        Ok(vec![1000; reps as usize])
+    }
+    fn recover(&mut self) -> Result<(), EvaluatorError> {
+        Err(EvaluatorError("clCreateContext failed: CL_NV_ILLEGAL_ADDRESS (-9999)".into()))
+    }
+}
+
+/// Not a test of its own: the body of the worker processes the tests below start (this test
+/// binary run again with [`FAKE_WORKER_DIR`] set); without it, it does nothing.
+#[test]
+fn fake_device_worker() {
+    let Some(dir) = std::env::var_os(FAKE_WORKER_DIR) else { return };
+    let starts = std::path::Path::new(&dir).join("starts");
+    let count = std::fs::read_to_string(&starts).map_or(0, |t| t.lines().count());
+    std::fs::write(&starts, "start\n".repeat(count + 1)).expect("note the start");
+    let mut device = ProcessWideDevice::default();
+    let served = serve(&mut device, &mut std::io::stdin().lock(), &mut std::io::stdout());
+    std::process::exit(if served.is_ok() { 0 } else { 1 });
+}
+
+fn fake_worker(dir: &std::path::Path, limits: WorkerLimits) -> WorkerEvaluator {
+    let exe = std::env::current_exe().expect("the test binary");
+    let dir = dir.to_path_buf();
+    let spawn = move || {
+        let mut command = std::process::Command::new(&exe);
+        command
+            .args(["fake_device_worker", "--exact", "--nocapture", "--test-threads=1"])
+            .env(FAKE_WORKER_DIR, &dir);
+        command
+    };
+    WorkerEvaluator::start(Box::new(spawn), limits).expect("the worker starts")
+}
+
+fn worker_starts(dir: &std::path::Path) -> usize {
+    std::fs::read_to_string(dir.join("starts")).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn a_candidate_that_kills_the_device_for_the_process_costs_a_worker_not_the_search() {
+    let dir = tempfile::tempdir().expect("scratch");
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = fake_worker(dir.path(), WorkerLimits::default());
+    assert_eq!(evaluator.describe(), "fake gpu");
+    let run = RunOptions {
+        search: options(Strategy::Random, 80),
+        final_reps: 3,
+        random_inputs: 8,
+        finalists: 4,
+        minimise: false,
+        minimise_time: None,
+        noise_floor: 0.02,
+        workload_label: "gemm.toml".into(),
+        small_label: "gemm-small.toml".into(),
+    };
+    let report = run_phase(&compiler, &mut evaluator, &store, &NoProgress, &run).expect("run");
+    // The whole budget in one run, and the best is what a device that never broke gives.
+    assert_eq!(report.counts.sequences, 80);
+    assert_eq!(report.stopped_by, "budget");
+    let best = report.best.as_ref().expect("a sequence passes validation");
+    assert_eq!(best.ptx_hash, text_hash("licm+gvn"));
+    // Each deadly PTX broke one worker, was stored as failed, and cost one restart.
+    let broken = report.counts.broke_device;
+    assert!(broken >= 2, "the fake's deadly codes were met: {:?}", report.counts);
+    assert_eq!(report.device_restart_seconds.len() as u64, broken);
+    assert_eq!(worker_starts(dir.path()) as u64, 1 + broken);
+    assert_eq!(report.broke_device.len() as u64, broken);
+    for culprit in &report.broke_device {
+        let stored = store.ptx(&culprit.ptx_hash).unwrap().expect("stored");
+        assert!(stored.verdict.reason().contains("broke the device"), "{:?}", stored.verdict);
+        assert!(culprit.error.contains("illegal address"), "{}", culprit.error);
+        // The sequence listed compiles to the culprit, and its text is kept for study.
+        let code = code_of(&culprit.passes);
+        assert!(ProcessWideDevice::deadly(&code), "{code} from {:?}", culprit.passes);
+        assert_eq!(text_hash(&code), culprit.ptx_hash);
+        assert!(culprit.sequences >= 1);
+        let text = store.broken_ptx_text(&culprit.ptx_hash).unwrap().expect("text");
+        assert!(text.contains(&code), "{text}");
+    }
+    let json = serde_json::to_value(&report).expect("json");
+    assert_eq!(json["broke_device"].as_array().map(Vec::len), Some(broken as usize));
+    assert!(report.to_text().contains("broke the device"), "{}", report.to_text());
+
+    // A rerun finds every culprit in the store: no worker breaks any more.
+    let mut again = fake_worker(dir.path(), WorkerLimits::default());
+    let starts = worker_starts(dir.path());
+    let rerun = run_phase(&compiler, &mut again, &store, &NoProgress, &run).expect("rerun");
+    assert_eq!(rerun.counts.resumed, 80);
+    assert_eq!(rerun.counts.broke_device, 0);
+    assert!(rerun.device_restart_seconds.is_empty());
+    assert_eq!(worker_starts(dir.path()), starts);
+    assert_eq!(rerun.broke_device, report.broke_device, "the list spans runs");
+}
+
+#[test]
+fn a_worker_that_does_not_answer_in_time_is_replaced() {
+    let dir = tempfile::tempdir().expect("scratch");
+    let limits = WorkerLimits {
+        start: Duration::from_secs(60),
+        request: Duration::from_millis(1500),
+        slowdown: 1,
+    };
+    let mut evaluator = fake_worker(dir.path(), limits);
+    let started = Instant::now();
+    let error = evaluator.validate_small(&ptx_for("hang")).expect_err("the worker hangs");
+    assert!(error.0.contains("did not finish"), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    // Until it is recovered, the evaluator says so instead of waiting again.
+    assert!(evaluator.validate_small(&ptx_for("licm")).is_err());
+    evaluator.recover().expect("a fresh worker");
+    assert_eq!(evaluator.validate_small(&ptx_for("licm")).expect("works"), Verdict::Valid);
+    assert_eq!(worker_starts(dir.path()), 2);
+    assert_eq!(evaluator.restart_seconds().len(), 1);
 }

@@ -8,12 +8,13 @@ use crate::exit::{CliError, Status};
 use crate::workload_args;
 use clmap_db::Database;
 use clmap_llvm::ToolchainConfig;
-use clmap_phase::aliasing::aliased_layouts;
+use clmap_phase::aliasing::{aliased_layouts, layout_from_label};
 use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
+use clmap_phase::worker::{refuse, serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
-    compare_strategies, run_phase, ContextKey, PhaseStore, Progress, RunOptions, SearchError,
-    SearchOptions, SequenceCompiler, Strategy, TerminalProgress,
+    compare_strategies, run_phase, ContextKey, Evaluator, PhaseStore, Progress, RunOptions,
+    SearchError, SearchOptions, SequenceCompiler, Strategy, TerminalProgress,
 };
 
 /// Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
@@ -106,11 +107,23 @@ pub struct Args {
     /// kernel's result stays defined) the chosen sequence must also pass; 0: none.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=64))]
     pub aliased_inputs: u32,
-    /// How many times the search starts again in a fresh process, resuming from the database,
-    /// after a candidate broke the device (an illegal address leaves NVIDIA's OpenCL unusable
-    /// in the process that hit it); 0: run in this process and stop there.
+    /// With `--in-process`: how many times the search starts again in a fresh process,
+    /// resuming from the database, after a candidate broke the device (an illegal address
+    /// leaves NVIDIA's OpenCL unusable in the process that hit it); 0: stop there.
     #[arg(long, default_value_t = 20)]
     pub restarts: u32,
+    /// Validate and time in this process instead of a device worker process. By default the
+    /// device side runs in a child process that is replaced after a candidate breaks the
+    /// device, so the search goes on at once; here such a candidate ends the process (and
+    /// `--restarts` starts the whole search again).
+    #[arg(long)]
+    pub in_process: bool,
+    /// Serve the device side of a search on standard input and output (the worker process).
+    #[arg(long, hide = true)]
+    pub device_worker: bool,
+    /// The aliased layouts (`replaced=kept`) the worker validates on, as the search found them.
+    #[arg(long, hide = true, value_delimiter = ',')]
+    pub worker_aliases: Vec<String>,
     /// Do not minimise the best sequence.
     #[arg(long)]
     pub no_minimise: bool,
@@ -189,8 +202,11 @@ const WORKER_STARTED: &str = "CLMAP_PHASE_WORKER_STARTED_MS";
 const DEVICE_BROKEN: i32 = 75;
 
 pub fn run(args: Args) -> Result<Status, CliError> {
+    if args.device_worker {
+        return serve_device(&args);
+    }
     match std::env::var(WORKER_STARTED).ok().and_then(|ms| ms.parse::<u64>().ok()) {
-        None if args.restarts > 0 => supervise(args.restarts),
+        None if args.restarts > 0 && args.in_process => supervise(args.restarts),
         started_ms => search(args, started_at(started_ms)),
     }
 }
@@ -271,6 +287,55 @@ fn search_failed(error: SearchError, worker: bool) -> CliError {
     CliError::Environment(error.to_string())
 }
 
+/// The device worker: sets up the device and the reference outputs, then answers the
+/// search's requests until its standard input ends (see `clmap_phase::worker`).
+fn serve_device(args: &Args) -> Result<Status, CliError> {
+    let setup = || -> Result<DeviceEvaluator, String> {
+        let workload = workload_args::load(&args.workload).map_err(|e| e.to_string())?;
+        let small_path = args.small.as_ref().unwrap_or(&args.workload);
+        let small = workload_args::load(small_path).map_err(|e| e.to_string())?;
+        let layouts = args
+            .worker_aliases
+            .iter()
+            .map(|label| layout_from_label(&small, label))
+            .collect::<Result<Vec<_>, _>>()?;
+        let device = clmap_device::select_device(&args.device).map_err(|e| e.to_string())?;
+        Ok(DeviceEvaluator::new(device, workload, small)
+            .map_err(|e| e.to_string())?
+            .with_aliased_layouts(layouts))
+    };
+    let mut output = std::io::stdout().lock();
+    let served = match setup() {
+        Ok(mut evaluator) => serve(&mut evaluator, &mut std::io::stdin().lock(), &mut output),
+        Err(error) => {
+            refuse(&mut output, &error)
+                .map_err(|e| CliError::Environment(format!("the device worker: {e}")))?;
+            return Ok(Status::Environment);
+        }
+    };
+    served.map_err(|e| CliError::Environment(format!("the device worker: {e}")))?;
+    Ok(Status::Success)
+}
+
+/// The device side of the search in a worker process of this binary, started with this
+/// command's own arguments.
+fn start_worker(aliases: &[String]) -> Result<WorkerEvaluator, CliError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Environment(format!("cannot find clmap's own binary: {e}")))?;
+    let mut arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    arguments.push("--device-worker".into());
+    if !aliases.is_empty() {
+        arguments.push(format!("--worker-aliases={}", aliases.join(",")).into());
+    }
+    let spawn = move || {
+        let mut command = std::process::Command::new(&exe);
+        command.args(&arguments);
+        command
+    };
+    WorkerEvaluator::start(Box::new(spawn), WorkerLimits::default())
+        .map_err(|e| CliError::Environment(e.to_string()))
+}
+
 fn search(args: Args, started: Instant) -> Result<Status, CliError> {
     let worker = std::env::var_os(WORKER_STARTED).is_some();
     let workload = workload_args::load(&args.workload)?;
@@ -327,9 +392,18 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         }
         analysis.allowed
     };
-    let mut evaluator = DeviceEvaluator::new(device, workload.clone(), small.clone())
-        .map_err(|e| CliError::BadInput(e.to_string()))?
-        .with_aliased_layouts(aliased);
+    let mut evaluator: Box<dyn Evaluator> = if args.in_process {
+        Box::new(
+            DeviceEvaluator::new(device, workload.clone(), small.clone())
+                .map_err(|e| CliError::BadInput(e.to_string()))?
+                .with_aliased_layouts(aliased),
+        )
+    } else {
+        // The worker opens its own context: this process keeps none.
+        drop(device);
+        let labels: Vec<String> = aliased.iter().map(|l| l.label()).collect();
+        Box::new(start_worker(&labels)?)
+    };
 
     let db_path = args.db.clone().unwrap_or_else(clmap_db::default_path);
     let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
@@ -337,7 +411,7 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
     let context = ContextKey {
         workload_identity: workload.identity(),
         small_identity: small.identity(),
-        device: clmap_phase::Evaluator::describe(&evaluator),
+        device: evaluator.describe(),
         device_id: Some(device_id),
         toolchain: compiler.identity(),
         workload_label: args.workload.display().to_string(),
@@ -373,7 +447,7 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
     if !args.strategies.is_empty() {
         let comparison = compare_strategies(
             &compiler,
-            &mut evaluator,
+            evaluator.as_mut(),
             &store,
             progress,
             &options.search,
@@ -389,7 +463,7 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         }
         return Ok(Status::Success);
     }
-    let report = run_phase(&compiler, &mut evaluator, &store, progress, &options)
+    let report = run_phase(&compiler, evaluator.as_mut(), &store, progress, &options)
         .map_err(|e| search_failed(e, worker))?;
     if args.json {
         let text = serde_json::to_string_pretty(&report)
