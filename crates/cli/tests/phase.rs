@@ -140,8 +140,14 @@ fn the_command_runs_end_to_end_and_a_rerun_resumes() {
     assert_eq!(report["counts"]["resumed"], 0);
     assert_eq!(report["baselines"][0]["name"], "source");
     assert!(report["best"].is_null(), "PoCL cannot run PTX, so nothing is valid");
+    // The device side ran in a worker process that nothing broke.
+    assert_eq!(report["broke_device"], serde_json::json!([]));
+    assert_eq!(report["device_restart_seconds"], serde_json::json!([]));
 
-    let again = clmap(&args);
+    // The device side in the command's own process is the same search context.
+    let mut in_process = args.to_vec();
+    in_process.push("--in-process");
+    let again = clmap(&in_process);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON report");
     assert_eq!(report["counts"]["resumed"], 4, "the rerun found every answer in the database");
