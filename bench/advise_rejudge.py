@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Re-judges an accuracy table's timings with the current advisor, without a device.
 
-Usage: bench/advise_rejudge.py RESULT_DIR [--measurements DIR] [--out DIR] [--tie PERCENT]
+Usage: bench/advise_rejudge.py RESULT_DIR [--measurements DIR] [--replicate DIR] [--out DIR]
+                               [--tie PERCENT]
 
 RESULT_DIR is a folder bench/advise_accuracy.sh wrote (its accuracy.json keeps, per workload,
 the median time of every layout variant `clmap tune` timed). The advisor's question for a
@@ -23,6 +24,11 @@ written (b) and with `stage:in`, the stager's tile (B), on 16 x 16 work-groups. 
 When --measurements is RESULT_DIR, each MAP row is judged by its own timings and agrees unless
 no record was made; the corpus rows are the independent test. With the other run of the same
 device (PoCL's run1 and run2), both are independent measurements.
+
+--replicate DIR names another run of the same workloads on the same device: a workload whose
+two runs crown different winners was decided by the runs' noise, not by the layouts, and no
+advisor can be expected to call it. Each row then says whether its winner was replicated, and
+the summary adds the accuracy over the replicated rows (`replicated` in accuracy.json).
 
 Environment: CLMAP, the clmap binary (default target/release/clmap).
 """
@@ -104,6 +110,33 @@ def workload_path(name, map_dir):
     return os.path.join(ROOT, "tests", "corpus", f"{name}.toml")
 
 
+# The work-group the MAP rows of an accuracy run were timed with (bench/advise_accuracy.sh
+# generates them on 16 x 16): the records imported from them keep no work-group of their own.
+RECORD_WORK_GROUP = [16, 16]
+
+
+def record_of(b):
+    """What the advice for buffer `b` stood on: the launch's (N, work-group) and the record's."""
+    m = (b.get("measurements") or [{}])[0]
+    return {
+        "buffer": b["buffer"], "map": b.get("map"), "advice": b.get("advice"),
+        "rule": b.get("rule"), "mbr": b.get("mbr"),
+        "dataset": b.get("dataset"), "work_group": b.get("work_group"),
+        "record_dataset": m.get("dataset"),
+        "record_work_group": m.get("work_group") or (RECORD_WORK_GROUP if m else None),
+    }
+
+
+def describe_record(r):
+    def shape(n, wg):
+        return f"N = {n}" + (f" on {wg[0]}×{wg[1]}" if wg else "")
+    if r["record_dataset"] is None:
+        return f"{r['buffer']} {r['map']}: no record"
+    return (f"{r['buffer']} {r['map']}: mbr {r['mbr']:.2f} at"
+            f" {shape(r['record_dataset'], r['record_work_group'])}, launch"
+            f" {shape(r['dataset'], r['work_group'])}")
+
+
 def advised_layout(advice, kernel):
     """The layout the advice asks of `kernel`: buffers to stage and to unstage."""
     staged, unstaged, decisions = [], [], []
@@ -173,9 +206,70 @@ def rejudge_row(old, advice, tie):
         },
     }
     row = advise_accuracy.judge(report, tie)
+    # The buffers the winner places otherwise than the advice.
+    won = layout_of_variant(row["winner"], old, staged_now) if row.get("winner") else None
+    moved = []
+    if won is not None:
+        moved = sorted((set(won["staged"]) ^ set(staged)) | (set(won["unstaged"]) ^ set(unstaged)))
     row.update({"name": old["name"], "group": old["group"], "workload": old.get("workload"),
-                "kernel": kernel})
+                "kernel": kernel, "moved": moved,
+                "records": [record_of(b) for b in advice
+                            if b.get("kernel") == kernel and b.get("advice") is not None]})
     return row
+
+
+def cause(row):
+    """Why a wrong verdict was wrong, from what it stood on: `noise` (another run of the same
+    device crowned another winner), `tie` (the winner beat the advice by less than the tie
+    margin), `detection` (the winner moves a buffer without a MAP), `shape` (a buffer the
+    advice and the winner place differently was judged from a record of another dataset or
+    work-group than its launch's), `no record`, else `rule` (a record of the launch's own
+    shape, and the rules still chose wrong)."""
+    if row.get("replicated") is False:
+        return "noise"
+    if row.get("decisive") is False:
+        return "tie"
+    if row.get("winner_moves_undecided"):
+        return "detection"
+    records = {r["buffer"]: r for r in row.get("records", [])}
+    moved = [records[b] for b in row.get("moved", []) if b in records] or list(records.values())
+    if any(r["record_dataset"] is None for r in moved):
+        return "no record"
+    if any(r["record_dataset"] != r["dataset"] or r["record_work_group"] != r["work_group"]
+           for r in moved):
+        return "shape"
+    return "rule"
+
+
+def wrong_table(rows):
+    """The wrong verdicts with what each stood on and its cause, as Markdown."""
+    out = ["| workload | advised | winner | advised / winner | records of the buffers moved |"
+           " cause |", "|---|---|---|---:|---|---|"]
+    for r in rows:
+        if not r.get("judged") or r.get("agree"):
+            continue
+        ratio = f"×{r['ratio']:.2f}" if r.get("ratio") is not None else "-"
+        stood = "; ".join(describe_record(x) for x in r.get("records", []))
+        out.append(f"| `{r['name']}` | {r.get('advised')} | `{r.get('winner')}` | {ratio}"
+                   f" | {stood} | {r['cause']} |")
+    return "\n".join(out) + "\n"
+
+
+def mark_replicated(rows, other_table):
+    """Marks each judged row with whether `other_table`'s run of the workload has the same
+    winner, and returns the summary of the rows that do."""
+    winners = {}
+    for row in other_table["rows"]:
+        times = row.get("times_ns") or {}
+        if len(times) >= 2:
+            winners[row["name"]] = min(times, key=times.get)
+    for row in rows:
+        if row.get("judged"):
+            other = winners.get(row["name"])
+            row["replicated"] = other is not None and other == row.get("winner")
+            if other is not None and other != row.get("winner"):
+                advise_accuracy.add_note(row, f"the other run's winner is `{other}`")
+    return advise_accuracy.summarise([r for r in rows if r.get("replicated")])
 
 
 def main(argv):
@@ -191,6 +285,7 @@ def main(argv):
 
     tie = float(option("--tie", "5")) / 100.0
     measurements = option("--measurements")
+    replicate = option("--replicate")
     out = option("--out")
     if len(args) != 1:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -229,9 +324,16 @@ def main(argv):
             rows.append(rejudge_row(old, advice, tie))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    replicated = None
+    if replicate:
+        with open(os.path.join(replicate, "accuracy.json"), encoding="utf-8") as f:
+            replicated = mark_replicated(rows, json.load(f))
+    for row in rows:
+        if row.get("judged") and not row.get("agree"):
+            row["cause"] = cause(row)
     table = {
         "meta": dict(old_table.get("meta", {}), rejudged_with=measurements,
-                     database_maps=sorted(records)),
+                     replicated_by=replicate, database_maps=sorted(records)),
         "devices": old_table.get("devices", []),
         "tie": tie,
         "summary": advise_accuracy.summarise(rows),
@@ -239,11 +341,24 @@ def main(argv):
                    for g in ("corpus", "maps")},
         "rows": rows,
     }
+    if replicated is not None:
+        table["replicated"] = replicated
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "accuracy.json"), "w", encoding="utf-8") as f:
         json.dump(table, f, indent=2)
         f.write("\n")
     text = advise_accuracy.markdown(table)
+    if replicated is not None:
+        r = replicated
+        line = (f"Workloads whose winner the other run ({replicate}) replicates:"
+                f" **{r['agree']} of {r['judged']} ({advise_accuracy.percent(r['accuracy'])})**,"
+                f" {r['agree_within_tie']} within {100 * tie:.0f} %; the other"
+                f" {sum(1 for x in rows if x.get('judged')) - r['judged']} changed winner"
+                f" between the runs.\n")
+        first, _, rest = text.partition("\n\n")
+        head, _, table_text = rest.partition("\n\n")
+        text = f"{first}\n\n{head}\n{line}\n{table_text}"
+    text += "\nWrong verdicts and their causes:\n\n" + wrong_table(rows)
     with open(os.path.join(out, "accuracy.md"), "w", encoding="utf-8") as f:
         f.write(text)
     sys.stdout.write(text)

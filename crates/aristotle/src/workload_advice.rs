@@ -334,6 +334,9 @@ pub struct BufferAdvice {
     pub staged_now: Option<bool>,
     /// The dataset side the buffer was asked about.
     pub dataset: Option<usize>,
+    /// The launch's work-group `[x, y]` the buffer was asked about with (its measurements'
+    /// `work_group` says which one the record was timed with).
+    pub work_group: Option<[usize; 2]>,
     /// Null when the detector found no MAP.
     pub advice: Option<Placement>,
     /// Read bandwidth after following the advice over the bandwidth as written: B/b when the
@@ -416,6 +419,7 @@ pub fn advise(
                 radius: (q.map.imap == IMapKind::Block).then_some(q.map.radius),
                 staged_now: Some(q.staged_now),
                 dataset: Some(q.dataset),
+                work_group: Some(q.work_group),
                 advice: Some(Placement::Global),
                 expected_gain: Some(1.0),
                 mbr: None,
@@ -434,6 +438,7 @@ pub fn advise(
             radius: None,
             staged_now: None,
             dataset: None,
+            work_group: None,
             advice: None,
             expected_gain: None,
             mbr: None,
@@ -502,6 +507,7 @@ fn buffer_advice(
         radius: (q.map.imap == crate::map::IMapKind::Block).then_some(q.map.radius),
         staged_now: Some(q.staged_now),
         dataset: Some(q.dataset),
+        work_group: Some(q.work_group),
         advice: Some(if use_local { Placement::Local } else { Placement::Global }),
         expected_gain,
         mbr: choice.mbr,

@@ -271,6 +271,7 @@ fn nearest_answers_from_the_records_there_are_and_measures_nothing() {
     let a = entry(&list, "gemm", "a");
     assert_eq!((a["advice"].as_str(), a["rule"].as_str()), (Some("local"), Some("5.2")));
     assert_eq!(a["dataset"].as_u64(), Some(64));
+    assert_eq!(a["work_group"], serde_json::json!([32, 8]), "{a:#}");
     assert_eq!(a["measurements"][0]["dataset"].as_u64(), Some(256), "{a:#}");
     assert_eq!(a["measurements"][0]["work_group"], serde_json::json!([16, 16]), "{a:#}");
     let why = a["reasoning"].as_str().expect("reasoning");
