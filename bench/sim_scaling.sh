@@ -8,7 +8,9 @@
 #
 # Speedups are wall-clock times; the single-thread ratios are CPU time (user + system). Every
 # run is repeated REPS times (default 3), interleaved, and each figure is the median. Run it
-# on an otherwise idle machine.
+# on an otherwise idle machine. A last table breaks one run of each kind down with
+# CLMAP_PROFILE=1: the serial part on one thread and the speedup Amdahl's law allows it on
+# THREADS threads, and on THREADS threads the time spent merging and the load imbalance.
 #
 # Usage: bench/sim_scaling.sh [N]      (default N = 512; THREADS=16 REPS=3)
 # CLMAP=path/to/clmap uses that binary instead of building one (a machine without Rust).
@@ -109,4 +111,38 @@ for kind in "${kinds[@]}"; do
   printf "%-10s %12s %12s %14s %9s %12s\n" "$kind" "$wall1" "$cpu1" "$walln" "$speedup" "$vs_plain"
 done
 echo "targets: speedup >= 12x on 16 threads for every run; checked <= 1.5x and analyze <= 2.0x a plain run"
+
+# Where the time goes: one more run of each kind with CLMAP_PROFILE=1, which prints per launch
+# the setup, parallel, merge and finish times and per process the serial rest (everything
+# outside the launches' parallel phases). The serial fraction s on one thread bounds the
+# speedup on T threads to 1 / (s + (1 - s) / T) (Amdahl); on T threads the profile also shows
+# the merge of the threads' results and the load imbalance (busiest minus idlest thread).
+echo
+echo "breakdown (CLMAP_PROFILE=1, one run each)"
+printf "%-10s %10s %10s %9s %12s %11s %10s %12s\n" run "1 thr s" "serial ms" serial% "amdahl ${threads}x" "${threads} thr ms" "merge ms" "imbalance ms"
+for kind in "${kinds[@]}"; do
+  for t in 1 "$threads"; do
+    # shellcheck disable=SC2046
+    CLMAP_PROFILE=1 "$bin" $(command_of "$kind") --threads "$t" >/dev/null 2>"$tmp/profile-$kind-$t"
+  done
+  awk -v kind="$kind" -v threads="$threads" -v one="$tmp/profile-$kind-1" -v many="$tmp/profile-$kind-$threads" '
+    function field(line, after,   rest) { rest = substr(line, index(line, after) + length(after)); return rest + 0 }
+    BEGIN {
+      while ((getline line < one) > 0) if (line ~ /^profile: process /) {
+        total1 = field(line, "process "); serial1 = field(line, "serial ")
+      }
+      while ((getline line < many) > 0) {
+        if (line ~ /^profile: process /) totaln = field(line, "process ")
+        if (line ~ /^profile: launch /) {
+          merge += field(line, "merge ")
+          busy = substr(line, index(line, "threads busy ") + 13)
+          split(busy, b, " ")
+          imbalance += b[3] - b[1]
+        }
+      }
+      s = total1 > 0 ? serial1 / total1 : 0
+      printf "%-10s %10.3f %10.1f %8.2f%% %11.1fx %11.1f %10.1f %12.1f\n", kind, total1 / 1000, serial1, 100 * s,
+        1 / (s + (1 - s) / threads), totaln, merge, imbalance
+    }'
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

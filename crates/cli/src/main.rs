@@ -81,6 +81,7 @@ fn end_quietly_when_the_reader_leaves() {
 }
 
 fn main() -> ExitCode {
+    clmap_sim::profile::process_started();
     end_quietly_when_the_reader_leaves();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -114,6 +115,7 @@ fn main() -> ExitCode {
         Command::Tune(args) => commands::tune::run(args),
         Command::Workload(args) => commands::workload::run(args),
     };
+    clmap_sim::profile::process_summary();
     match outcome {
         Ok(code) => code.into(),
         Err(error) => {

@@ -2,6 +2,7 @@
 //! and the deterministic merge of per-thread results.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use clmap_lang::ir::{AddressSpace, Module, SamplerBits};
 use clmap_workload::NdRange;
@@ -182,6 +183,8 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     observers: &F,
     globals: &mut ProgramGlobals,
 ) -> Result<KernelRun<F::Observer>, SimError> {
+    let profiling = crate::profile::enabled();
+    let started = profiling.then(Instant::now);
     range.validate_for(program.partial_groups).map_err(|message| SimError::BadRange { message })?;
     let local_size = range.local.unwrap_or_else(|| default_local_size(range));
     let lanes = local_size.iter().product::<u64>();
@@ -365,8 +368,9 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     crate::progress::launch_started(units);
     let make = || (observers.create(), Checkers::new(options, &plan));
 
-    let worker = |observer: (F::Observer, Checkers)| -> ThreadResult<F::Observer> {
-        let mut ex = GroupExec::in_pieces(&plan, observer, pieces);
+    let worker = || -> ThreadResult<F::Observer> {
+        let began = profiling.then(Instant::now);
+        let mut ex = GroupExec::in_pieces(&plan, make(), pieces);
         ex.reports = ReportSink::new(options.report_every_work_item);
         let mut error = None;
         while !abort.load(Ordering::Relaxed) {
@@ -383,61 +387,66 @@ pub fn run_program_with_globals<F: ObserverFactory>(
             }
         }
         let (user, checkers) = ex.observer;
-        ThreadResult { observer: user, checkers, reports: ex.reports, printf: ex.printf, error }
+        ThreadResult {
+            observer: user,
+            checkers,
+            reports: ex.reports,
+            printf: ex.printf,
+            error,
+            busy: began.map(|b| b.elapsed()).unwrap_or_default(),
+        }
     };
 
-    let results: Vec<ThreadResult<F::Observer>> = if threads == 1 {
-        vec![worker(make())]
+    let parallel_start = profiling.then(Instant::now);
+    let mut results: Vec<ThreadResult<F::Observer>> = if threads == 1 {
+        vec![worker()]
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    let obs = make();
-                    scope.spawn(|| worker(obs))
-                })
-                .collect();
+            // Each thread makes its own observer and checkers, so that setting them up (and
+            // the memory they first touch) is shared out too.
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
             handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
         })
         .map_err(|_| SimError::InvalidIr { message: "a simulation thread failed".to_string() })?
     };
-
-    let mut merged: Option<F::Observer> = None;
-    let mut checkers: Option<Checkers> = None;
-    let mut sink = ReportSink::new(options.report_every_work_item);
-    let mut printf = Vec::new();
-    let mut first_error: Option<(u64, SimError)> = None;
-    for r in results {
-        match merged.as_mut() {
-            Some(m) => m.merge(r.observer),
-            None => merged = Some(r.observer),
-        }
-        match checkers.as_mut() {
-            Some(c) => c.merge(r.checkers),
-            None => checkers = Some(r.checkers),
-        }
-        sink.merge(r.reports);
-        printf.extend(r.printf);
-        if let Some((index, e)) = r.error {
-            if first_error.as_ref().is_none_or(|(i, _)| index < *i) {
-                first_error = Some((index, e));
-            }
-        }
-    }
-    if let Some((_, e)) = first_error {
+    let merge_start = profiling.then(Instant::now);
+    let busy: Vec<Duration> = results.iter().map(|r| r.busy).collect();
+    merge_results(&mut results)?;
+    let merge_end = profiling.then(Instant::now);
+    let Some(merged) = results.pop() else {
+        return Err(SimError::InvalidIr { message: "a launch without threads".to_string() });
+    };
+    let mut sink = merged.reports;
+    let mut printf = merged.printf;
+    if let Some((_, e)) = merged.error {
         return Err(e);
     }
-    if let Some(mut c) = checkers {
-        for r in c.finish() {
-            sink.push(r);
-        }
+    let mut checkers = merged.checkers;
+    for r in checkers.finish() {
+        sink.push(r);
     }
-    let mut observer = merged.unwrap_or_else(|| observers.create());
+    let mut observer = merged.observer;
     for r in observer.take_reports() {
         sink.push(r);
     }
     printf.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let reports = sink.into_sorted();
+    if let (Some(started), Some(parallel_start), Some(merge_start), Some(merge_end)) =
+        (started, parallel_start, merge_start, merge_end)
+    {
+        crate::profile::LaunchTimes {
+            units,
+            threads,
+            setup: parallel_start - started,
+            parallel: merge_start - parallel_start,
+            busy,
+            merge: merge_end - merge_start,
+            finish: merge_end.elapsed(),
+        }
+        .print();
+    }
     Ok(KernelRun {
-        reports: sink.into_sorted(),
+        reports,
         printf: printf.into_iter().map(|p| p.3).collect(),
         observer,
         work_groups: groups,
@@ -469,6 +478,50 @@ struct ThreadResult<O> {
     reports: ReportSink,
     printf: Vec<(u64, usize, u64, String)>,
     error: Option<(u64, SimError)>,
+    /// How long the thread ran units (measured only when profiling).
+    busy: Duration,
+}
+
+impl<O: Observer> ThreadResult<O> {
+    /// Absorbs another thread's results. Every part merges commutatively and associatively,
+    /// so results do not depend on which thread ran which group, nor on the merge order.
+    fn absorb(&mut self, other: ThreadResult<O>) {
+        self.observer.merge(other.observer);
+        self.checkers.merge(other.checkers);
+        self.reports.merge(other.reports);
+        self.printf.extend(other.printf);
+        if let Some((index, e)) = other.error {
+            if self.error.as_ref().is_none_or(|(i, _)| index < *i) {
+                self.error = Some((index, e));
+            }
+        }
+    }
+}
+
+/// Merges the threads' results into one, left as the only element of `results`: pairwise, in
+/// rounds, the pairs of a round on threads of their own, so that merging (and freeing what was
+/// merged) takes the time of a few merges, not of one per thread.
+fn merge_results<O: Observer>(results: &mut Vec<ThreadResult<O>>) -> Result<(), SimError> {
+    while results.len() > 1 {
+        let half = results.len().div_ceil(2);
+        let upper = results.split_off(half);
+        let pairs: Vec<_> = results.iter_mut().zip(upper).collect();
+        if pairs.len() == 1 {
+            for (into, from) in pairs {
+                into.absorb(from);
+            }
+            continue;
+        }
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = pairs
+                .into_iter()
+                .map(|(into, from)| scope.spawn(move || into.absorb(from)))
+                .collect();
+            handles.into_iter().try_for_each(|h| h.join())
+        })
+        .map_err(|_| SimError::InvalidIr { message: "a merging thread failed".to_string() })?;
+    }
+    Ok(())
 }
 
 fn describe(arg: &ArgValue) -> &'static str {

@@ -55,6 +55,7 @@ mod mathlib;
 pub mod memory;
 pub mod observer;
 mod printf;
+pub mod profile;
 mod program;
 pub mod progress;
 pub mod report;
