@@ -169,9 +169,33 @@ impl AddressCounts {
         self.segments.iter().flat_map(Segment::iter).chain(self.far.iter().map(|(k, c)| (*k, c)))
     }
 
-    /// Absorbs another thread's counts.
+    /// Absorbs another thread's counts: page by page where both threads counted a segment
+    /// at the same granularity (a page only one of them has moves over whole), key by key
+    /// only for keys beyond the pages. Counts are exact, so the result is that of adding
+    /// every key of `other` one by one.
     pub(crate) fn merge(&mut self, other: AddressCounts) {
-        for (key, c) in other.iter() {
+        for mut theirs in other.segments {
+            let at = self.segment(theirs.number);
+            let Some(mine) = self.segments.get_mut(at) else { continue };
+            if mine.shift != theirs.shift {
+                // One of them saw a key that is not word-aligned: both count bytes.
+                mine.refine(&mut self.far);
+                theirs.refine(&mut self.far);
+            }
+            if mine.pages.len() < theirs.pages.len() {
+                mine.pages.resize_with(theirs.pages.len(), || None);
+            }
+            for (page, from) in mine.pages.iter_mut().zip(theirs.pages) {
+                let Some(from) = from else { continue };
+                match page {
+                    Some(into) => {
+                        into.iter_mut().zip(from.iter()).for_each(|(a, b)| add_counts(a, b))
+                    }
+                    None => *page = Some(from),
+                }
+            }
+        }
+        for (key, c) in other.far {
             for (kind, n) in [
                 (AccessKind::Load, c.loads),
                 (AccessKind::Store, c.stores),
@@ -241,5 +265,42 @@ mod tests {
             sorted(&ab),
             vec![(4, 1, 0, 0), (8, 3, 0, 0), (13, 1, 0, 0), (4096, 1, 0, 0), (1 << 33, 1, 0, 0)]
         );
+    }
+
+    #[test]
+    fn merging_page_by_page_equals_adding_key_by_key() {
+        // Keys of shared and separate pages, word and byte cells, and keys beyond the pages
+        // (the far map) at both granularities, split between two tables every which way.
+        let base = 5u64 << 40;
+        let mut keys: Vec<(u64, AccessKind)> = Vec::new();
+        for i in 0..3000u64 {
+            let kind = [AccessKind::Load, AccessKind::Store, AccessKind::Atomic][(i % 3) as usize];
+            keys.push((base + 4 * (i * 37 % 4096), kind));
+            keys.push((base + (1 << 30) + 4 * i, kind));
+        }
+        keys.push((base + 4 * 4097 + 1, AccessKind::Load));
+        keys.push((base + (1 << 25) + 3, AccessKind::Store));
+        let mut whole = AddressCounts::default();
+        for &(k, kind) in &keys {
+            whole.add(k, kind, 1);
+        }
+        for split in [0, 1, 2, 3] {
+            let (mut a, mut b) = (AddressCounts::default(), AddressCounts::default());
+            for (i, &(k, kind)) in keys.iter().enumerate() {
+                let to_a = match split {
+                    0 => i % 2 == 0,
+                    1 => i < keys.len() / 2,
+                    2 => i + 2 < keys.len(),
+                    _ => k % 8 == 0,
+                };
+                if to_a {
+                    a.add(k, kind, 1)
+                } else {
+                    b.add(k, kind, 1)
+                }
+            }
+            a.merge(b);
+            assert_eq!(sorted(&a), sorted(&whole), "split {split}");
+        }
     }
 }

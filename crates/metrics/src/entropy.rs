@@ -30,10 +30,21 @@ pub fn entropy_of_counts(counts: impl IntoIterator<Item = u64>, total: u64, d: D
         Denominator::TotalPlusOne => total as f64 + 1.0,
     };
     let mut entropy = 0.0;
+    // Neighbouring addresses of a regular kernel have the same count: the last term is
+    // reused for it (computed the same way, so the sum is bit-identical).
+    let mut last: Option<(u64, f64)> = None;
     for c in counts {
         if c > 0 {
-            let p = c as f64 / denominator;
-            entropy -= p * p.log2();
+            let term = match last {
+                Some((count, term)) if count == c => term,
+                _ => {
+                    let p = c as f64 / denominator;
+                    let term = p * p.log2();
+                    last = Some((c, term));
+                    term
+                }
+            };
+            entropy -= term;
         }
     }
     entropy
@@ -48,6 +59,45 @@ pub fn curve_of_sorted_counts(sorted: &[(u64, u64)], d: Denominator) -> EntropyC
     for (n, slot) in curve.iter_mut().enumerate() {
         *slot = entropy_of_counts(Pools { sorted, shift: n as u32, at: 0 }, total, d);
     }
+    curve
+}
+
+/// [`curve_of_sorted_counts`] with its levels shared out over up to `threads` threads (when
+/// there are enough pairs to be worth it): each level is still summed on one thread in
+/// address order, so the curve is bit-identical.
+pub fn curve_of_sorted_counts_on(
+    sorted: &[(u64, u64)],
+    d: Denominator,
+    threads: usize,
+) -> EntropyCurve {
+    const MIN_PAIRS: usize = 1 << 15;
+    let threads = threads.min(MAX_DROPPED_BITS + 1);
+    if threads <= 1 || sorted.len() < MIN_PAIRS {
+        return curve_of_sorted_counts(sorted, d);
+    }
+    let total: u64 = sorted.iter().map(|(_, c)| *c).sum();
+    let mut curve = [0.0; MAX_DROPPED_BITS + 1];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|first| {
+                scope.spawn(move || {
+                    (first..=MAX_DROPPED_BITS)
+                        .step_by(threads)
+                        .map(|n| {
+                            let pools = Pools { sorted, shift: n as u32, at: 0 };
+                            (n, entropy_of_counts(pools, total, d))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for handle in handles {
+            let levels = handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (n, entropy) in levels {
+                curve[n] = entropy;
+            }
+        }
+    });
     curve
 }
 
@@ -246,6 +296,19 @@ mod tests {
         assert!(close(c[0], 1.5));
         assert!(close(c[3], binary_entropy(0.75)));
         assert!(close(c[10], 0.0));
+    }
+
+    #[test]
+    fn levels_on_several_threads_are_bit_identical() {
+        // Enough pairs to be split; irregular counts and gaps so that every level differs.
+        let sorted: Vec<(u64, u64)> = (0..100_000u64)
+            .map(|i| (i * 32 + (i % 7) * 3 + (i / 1000) * 64, 1 + i * i % 13))
+            .collect();
+        let one = curve_of_sorted_counts(&sorted, Denominator::Total);
+        for threads in [2, 3, 11, 16] {
+            let many = curve_of_sorted_counts_on(&sorted, Denominator::Total, threads);
+            assert_eq!(one.map(f64::to_bits), many.map(f64::to_bits), "{threads} threads");
+        }
     }
 
     #[test]

@@ -70,5 +70,8 @@ pub fn analyze_workload(
         .schedule()
         .map_while(Result::ok)
         .filter_map(|step| workload.launches.get(step.launch).map(|l| l.kernel.as_str()));
-    Ok(observers.iter().zip(kernels).map(|(o, k)| o.finish(k)).collect())
+    clmap_sim::profile::timed("metrics summary", || {
+        let threads = options.thread_count();
+        Ok(observers.iter().zip(kernels).map(|(o, k)| o.finish_on(k, threads)).collect())
+    })
 }

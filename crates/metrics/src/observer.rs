@@ -154,6 +154,12 @@ impl MetricsObserver {
 
     /// The metrics of everything observed, for the kernel called `kernel`.
     pub fn finish(&self, kernel: &str) -> KernelMetrics {
+        self.finish_on(kernel, 1)
+    }
+
+    /// [`Self::finish`], with the summary of a large launch shared out over up to `threads`
+    /// threads (the metrics are the same for any number).
+    pub fn finish_on(&self, kernel: &str, threads: usize) -> KernelMetrics {
         let psl = match self.mode {
             Mode::Clmap => self.psl.finish(),
             Mode::AiwcCompat => self.aiwc_psl.finish(),
@@ -162,7 +168,7 @@ impl MetricsObserver {
             Mode::Clmap => self.branches.finish(),
             Mode::AiwcCompat => self.aiwc_branches.finish(),
         };
-        summary::summarise(self, kernel, psl, branches)
+        summary::summarise(self, kernel, psl, branches, threads)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The metrics of one kernel launch, grouped as AIWC groups them.
 
 use crate::branches::BranchSummary;
-use crate::entropy::{curve_of_sorted_counts, Denominator, EntropyCurve};
+use crate::entropy::{curve_of_sorted_counts_on, Denominator, EntropyCurve};
 use crate::observer::{MetricsObserver, OP_CLASSES};
 use crate::stats::{items_covering, Spread};
 use crate::Mode;
@@ -87,6 +87,7 @@ pub(crate) fn summarise(
     kernel: &str,
     psl: EntropyCurve,
     control: BranchSummary,
+    threads: usize,
 ) -> KernelMetrics {
     let compat = o.mode == Mode::AiwcCompat;
 
@@ -151,9 +152,10 @@ pub(crate) fn summarise(
         let accesses = c.loads + c.stores + if compat { 2 * c.atomics } else { c.atomics };
         by_address.push((key, accesses));
     }
-    by_address.sort_unstable();
+    // Every key comes once, in runs already sorted (page by page): a run-merging sort.
+    by_address.sort();
     let accesses: u64 = by_address.iter().map(|(_, n)| n).sum();
-    let curve = curve_of_sorted_counts(&by_address, Denominator::Total);
+    let curve = curve_of_sorted_counts_on(&by_address, Denominator::Total, threads);
     let round = |x: f64| if compat { f64::from(x as f32) } else { x };
     let all_spaces = (o.global_accesses + o.local_accesses + o.constant_accesses) as f64;
     let (labelled_reads, labelled_writes) =
