@@ -210,9 +210,26 @@ impl Init {
                 let (lo, hi) = random_bounds(*lo, *hi, ty)?;
                 let mut rng = SplitMix64::new(seed.wrapping_add(seed_shift));
                 let mut scratch = Vec::with_capacity(8);
-                for_each_component(&mut out, elem, |_, lane| {
-                    encode(random_value(&mut rng, lo, hi, ty), ty, &mut scratch, lane)
-                })?;
+                if matches!(ty, ScalarType::Float | ScalarType::Double) {
+                    // The common case without a `Number` per value (large inputs are made on
+                    // one thread before a run): the same values, encoded as `write_le` does.
+                    let (a, b) = (lo.as_f64(), hi.as_f64());
+                    for_each_component(&mut out, elem, |_, lane| {
+                        let v = random_float(&mut rng, a, b, ty);
+                        match ty {
+                            ScalarType::Double => lane.copy_from_slice(&v.to_le_bytes()),
+                            _ if !(v as f32).is_infinite() || !v.is_finite() => {
+                                lane.copy_from_slice(&(v as f32).to_le_bytes())
+                            }
+                            _ => return encode(Number::Float(v), ty, &mut scratch, lane),
+                        }
+                        Ok(())
+                    })?;
+                } else {
+                    for_each_component(&mut out, elem, |_, lane| {
+                        encode(random_value(&mut rng, lo, hi, ty), ty, &mut scratch, lane)
+                    })?;
+                }
             }
         }
         Ok(out)
@@ -301,20 +318,23 @@ fn random_value(rng: &mut SplitMix64, lo: Number, hi: Number, ty: ScalarType) ->
         (Number::Int(a), Number::Int(b)) if !ty.is_float() && a <= b => {
             Number::Int(rng.next_in_range(a, b))
         }
-        _ => {
-            let (a, b) = (lo.as_f64(), hi.as_f64());
-            let mut v = a + (b - a) * rng.next_unit_f64();
-            // Rounding to the element type may land on HI; step back to keep [LO, HI).
-            match ty {
-                ScalarType::Float if v as f32 >= b as f32 && a < b => {
-                    v = f64::from(f32_below(b as f32));
-                }
-                ScalarType::Double if v >= b && a < b => v = f64_below(b),
-                _ => {}
-            }
-            Number::Float(v)
-        }
+        _ => Number::Float(random_float(rng, lo.as_f64(), hi.as_f64(), ty)),
     }
+}
+
+/// A random value of floating-point type `ty` in `[a, b)`.
+#[inline]
+fn random_float(rng: &mut SplitMix64, a: f64, b: f64, ty: ScalarType) -> f64 {
+    let mut v = a + (b - a) * rng.next_unit_f64();
+    // Rounding to the element type may land on HI; step back to keep [LO, HI).
+    match ty {
+        ScalarType::Float if v as f32 >= b as f32 && a < b => {
+            v = f64::from(f32_below(b as f32));
+        }
+        ScalarType::Double if v >= b && a < b => v = f64_below(b),
+        _ => {}
+    }
+    v
 }
 
 /// The largest `f32` below a finite `x`.
@@ -449,6 +469,43 @@ mod tests {
             .expect("random");
         assert!(ints.iter().all(|&b| b <= 100));
         assert!(ints.contains(&100) && ints.contains(&0));
+    }
+
+    #[test]
+    fn random_floats_are_those_of_the_general_encoding() {
+        // Float and double buffers skip the per-value `Number`; the bytes must be the same,
+        // for integer and float bounds, vectors (with 3-component padding) and a huge range
+        // whose values do not fit a float (an error either way).
+        let bounds = [
+            (Number::Float(-1.0), Number::Float(1.0)),
+            (Number::Int(-3), Number::Int(7)),
+            (Number::Float(0.5), Number::Float(0.5)),
+            (Number::Float(-1e300), Number::Float(1e300)),
+        ];
+        for (lo, hi) in bounds {
+            for elem in [
+                ElemType::scalar(ScalarType::Float),
+                ElemType { scalar: ScalarType::Float, width: 3 },
+                ElemType { scalar: ScalarType::Double, width: 4 },
+            ] {
+                let init = Init::Random { seed: 9, lo: Some(lo), hi: Some(hi) };
+                let fast = init.generate(elem, 300, 2);
+                let (lo, hi) = random_bounds(Some(lo), Some(hi), elem.scalar).expect("bounds");
+                let mut rng = SplitMix64::new(11);
+                let mut scratch = Vec::new();
+                let mut general = vec![0u8; 300 * elem.size() as usize];
+                let slow = for_each_component(&mut general, elem, |_, lane| {
+                    encode(
+                        random_value(&mut rng, lo, hi, elem.scalar),
+                        elem.scalar,
+                        &mut scratch,
+                        lane,
+                    )
+                })
+                .map(|()| general);
+                assert_eq!(fast, slow, "{lo:?}..{hi:?} as {elem}");
+            }
+        }
     }
 
     #[test]
