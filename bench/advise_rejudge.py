@@ -25,10 +25,11 @@ When --measurements is RESULT_DIR, each MAP row is judged by its own timings and
 no record was made; the corpus rows are the independent test. With the other run of the same
 device (PoCL's run1 and run2), both are independent measurements.
 
---replicate DIR names another run of the same workloads on the same device: a workload whose
-two runs crown different winners was decided by the runs' noise, not by the layouts, and no
-advisor can be expected to call it. Each row then says whether its winner was replicated, and
-the summary adds the accuracy over the replicated rows (`replicated` in accuracy.json).
+--replicate DIR names another run of the same workloads (or some of them) on the same device: a
+workload whose two runs crown different winners was decided by the runs' noise, not by the
+layouts, and no advisor can be expected to call it. Each row then says whether its winner was
+replicated (null when DIR did not time it), and the summary adds the accuracy over the rows the
+other run does not contradict (`replicated` in accuracy.json).
 
 Environment: CLMAP, the clmap binary (default target/release/clmap).
 """
@@ -249,7 +250,9 @@ def wrong_table(rows):
         if not r.get("judged") or r.get("agree"):
             continue
         ratio = f"×{r['ratio']:.2f}" if r.get("ratio") is not None else "-"
-        stood = "; ".join(describe_record(x) for x in r.get("records", []))
+        records = r.get("records", [])
+        moved = [x for x in records if x["buffer"] in r.get("moved", [])] or records
+        stood = "; ".join(describe_record(x) for x in moved)
         out.append(f"| `{r['name']}` | {r.get('advised')} | `{r.get('winner')}` | {ratio}"
                    f" | {stood} | {r['cause']} |")
     return "\n".join(out) + "\n"
@@ -257,7 +260,8 @@ def wrong_table(rows):
 
 def mark_replicated(rows, other_table):
     """Marks each judged row with whether `other_table`'s run of the workload has the same
-    winner, and returns the summary of the rows that do."""
+    winner (None when it did not time the workload), and returns the summary of the rows it
+    does not contradict."""
     winners = {}
     for row in other_table["rows"]:
         times = row.get("times_ns") or {}
@@ -266,10 +270,13 @@ def mark_replicated(rows, other_table):
     for row in rows:
         if row.get("judged"):
             other = winners.get(row["name"])
-            row["replicated"] = other is not None and other == row.get("winner")
+            row["replicated"] = None if other is None else other == row.get("winner")
             if other is not None and other != row.get("winner"):
                 advise_accuracy.add_note(row, f"the other run's winner is `{other}`")
-    return advise_accuracy.summarise([r for r in rows if r.get("replicated")])
+    summary = advise_accuracy.summarise([r for r in rows if r.get("replicated") is not False])
+    summary["contradicted"] = sum(1 for r in rows if r.get("replicated") is False)
+    summary["replicated"] = sum(1 for r in rows if r.get("replicated"))
+    return summary
 
 
 def main(argv):
@@ -350,11 +357,11 @@ def main(argv):
     text = advise_accuracy.markdown(table)
     if replicated is not None:
         r = replicated
-        line = (f"Workloads whose winner the other run ({replicate}) replicates:"
-                f" **{r['agree']} of {r['judged']} ({advise_accuracy.percent(r['accuracy'])})**,"
-                f" {r['agree_within_tie']} within {100 * tie:.0f} %; the other"
-                f" {sum(1 for x in rows if x.get('judged')) - r['judged']} changed winner"
-                f" between the runs.\n")
+        line = (f"Leaving out the {r['contradicted']} workloads whose winner another run"
+                f" ({replicate}) contradicts ({r['replicated']} replicated, the rest not timed"
+                f" there): **{r['agree']} of {r['judged']}"
+                f" ({advise_accuracy.percent(r['accuracy'])})**, {r['agree_within_tie']} within"
+                f" {100 * tie:.0f} %, decisive {r['decisive_agree']} of {r['decisive']}.\n")
         first, _, rest = text.partition("\n\n")
         head, _, table_text = rest.partition("\n\n")
         text = f"{first}\n\n{head}\n{line}\n{table_text}"
