@@ -53,6 +53,9 @@ def judge(report, tie):
         "times_ns": {v["name"]: v["time"]["median_ns"] for v in timed},
         # The runs' standard deviation, so that a re-judged database knows each time's noise.
         "spread_ns": {v["name"]: v["time"].get("std_ns") for v in timed},
+        # Each variant's layout as tune built it (Grover's `unlocal:TILE` names a tile, not the
+        # buffers it unstages), so that a re-judge compares layouts, not names.
+        "layouts": {v["name"]: v.get("layout") for v in timed},
         "advised": advisor.get("advised"),
         "advised_variant": advisor.get("advised_variant"),
         "decisions": advisor.get("decisions", []),

@@ -165,12 +165,15 @@ def staged_now_buffer(old_row):
 
 
 def layout_of_variant(name, old_row, staged_now=None):
-    """A tune variant's layout from its name: `stage:B` stages B; Grover's `unlocal:TILE` is
-    named after the tile, so it unstages the one buffer the kernel stages now: `staged_now`,
-    from the current advice, else the one the old advice named (the tile's name when neither
-    is known)."""
+    """A tune variant's layout: as tune built it when the table kept it (`layouts`), else from
+    its name: `stage:B` stages B; Grover's `unlocal:TILE` is named after the tile, so it
+    unstages the one buffer the kernel stages now: `staged_now`, from the current advice, else
+    the one the old advice named (the tile's name when neither is known)."""
     if name == "as-written":
         return {"staged": [], "unstaged": []}
+    known = (old_row.get("layouts") or {}).get(name)
+    if known is not None:
+        return {"staged": list(known.get("staged", [])), "unstaged": list(known.get("unstaged", []))}
     kind, _, what = name.partition(":")
     if kind == "stage":
         return {"staged": [what], "unstaged": []}
