@@ -254,7 +254,7 @@ macro_rules! host_programs {
 
 host_programs!(
     platform, context, queue, buffers, programs, binary, kernels, events, errors, threads, images,
-    oob
+    oob, check_api
 );
 
 #[test]

@@ -34,13 +34,21 @@ impl Dispatch {
     }
 }
 
-/// What an entry point returns when it panicked.
+/// What an entry point returns when it panicked, and whether what it returned is a failure.
 pub trait Fallback {
     fn fallback() -> Self;
+    /// The status code of a failed call (handle-returning calls report theirs through
+    /// `errcode_ret`, see [`crate::info::set_error`]).
+    fn failure(&self) -> Option<i32> {
+        None
+    }
 }
 impl Fallback for i32 {
     fn fallback() -> i32 {
         crate::cl::CL_OUT_OF_HOST_MEMORY
+    }
+    fn failure(&self) -> Option<i32> {
+        (*self < 0).then_some(*self)
     }
 }
 impl<T> Fallback for *mut T {
@@ -49,14 +57,54 @@ impl<T> Fallback for *mut T {
     }
 }
 
-/// Runs an entry point, turning a panic into an error code and one line on standard error.
-pub fn guard<R: Fallback>(name: &str, f: impl FnOnce() -> R) -> R {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+thread_local! {
+    /// The entry point this thread is in, for failures reported below it.
+    static CALL: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") };
+}
+
+/// Runs an entry point, turning a panic into an error code and one line on standard error;
+/// with `--check-api`, a failed call is reported.
+pub fn guard<R: Fallback>(name: &'static str, f: impl FnOnce() -> R) -> R {
+    let outer = CALL.with(|c| c.replace(name));
+    let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {
             eprintln!("clmap: internal error in {name}; the call failed");
             R::fallback()
         }
+    };
+    CALL.with(|c| c.set(outer));
+    if let Some(code) = result.failure() {
+        report_failure(name, code);
+    }
+    result
+}
+
+/// Under `--check-api`, says on standard error that the current entry point failed with
+/// `code`: in Oclgrind's layout under `--oclgrind-output`, else on one line.
+pub fn report_failed_call(code: i32) {
+    let name = CALL.with(std::cell::Cell::get);
+    if !name.is_empty() {
+        report_failure(name, code);
+    }
+}
+
+fn report_failure(function: &str, code: i32) {
+    let config = crate::config::config();
+    if !config.check_api {
+        return;
+    }
+    let error = crate::cl_codes::cl_error_name(code);
+    let meaning = crate::cl_codes::cl_error_explanation(code);
+    if config.oclgrind_format {
+        let detail = meaning.map(|m| format!("\t{m}\n")).unwrap_or_default();
+        eprint!(
+            "\nOclgrind - OpenCL runtime error detected\n\tFunction: {function}\n\tError:    \
+             {error}\n{detail}\n"
+        );
+    } else {
+        let detail = meaning.map(|m| format!(": {m}")).unwrap_or_default();
+        eprintln!("clmap: {function} failed with {error} ({code}){detail}");
     }
 }
 

@@ -29,6 +29,9 @@ pub mod vars {
     pub const DEVICE: &str = "CLMAP_EXEC_DEVICE";
     /// `1`: say nothing on standard error except findings.
     pub const QUIET: &str = "CLMAP_EXEC_QUIET";
+    /// `1`: report every API call that fails, with its status code (Oclgrind's
+    /// `--check-api`).
+    pub const CHECK_API: &str = "CLMAP_EXEC_CHECK_API";
 }
 
 /// The limits the simulated device reports and enforces.
@@ -122,6 +125,7 @@ pub struct Config {
     pub analyze_aiwc: bool,
     pub device: DeviceLimits,
     pub quiet: bool,
+    pub check_api: bool,
 }
 
 fn flag(name: &str) -> bool {
@@ -153,6 +157,7 @@ pub fn config() -> &'static Config {
             analyze_aiwc: std::env::var(vars::ANALYZE_MODE).is_ok_and(|v| v == "aiwc"),
             device,
             quiet: flag(vars::QUIET),
+            check_api: flag(vars::CHECK_API),
         }
     })
 }

@@ -71,6 +71,9 @@ impl Info {
 /// # Safety
 /// `errcode_ret` must be NULL or writable.
 pub unsafe fn set_error(errcode_ret: *mut i32, code: i32) {
+    if code < 0 {
+        crate::api::report_failed_call(code);
+    }
     if !errcode_ret.is_null() {
         *errcode_ret = code;
     }

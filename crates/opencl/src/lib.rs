@@ -40,6 +40,10 @@ pub mod analysis;
 pub mod api;
 pub mod capture;
 pub mod cl;
+/// Names and meanings of status codes: the device crate's table, compiled in here because the
+/// platform library must not link the OpenCL client crates that crate depends on.
+#[path = "../../device/src/cl_codes.rs"]
+pub mod cl_codes;
 pub mod compat;
 pub mod config;
 pub mod context;

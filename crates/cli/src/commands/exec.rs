@@ -64,6 +64,11 @@ pub struct Args {
     /// Print findings in Oclgrind's layout.
     #[arg(long)]
     pub oclgrind_output: bool,
+    /// Report every OpenCL call of the program that fails, with the function and its status
+    /// code, on standard error as it happens (Oclgrind's --check-api; in Oclgrind's layout
+    /// with --oclgrind-output).
+    #[arg(long)]
+    pub check_api: bool,
     /// Exit with CODE when a checker fired and the program itself succeeded.
     #[arg(long, value_name = "CODE")]
     pub findings_exit: Option<u8>,
@@ -339,6 +344,9 @@ pub fn run(args: Args) -> Result<Status, CliError> {
     }
     if args.oclgrind_output {
         command.env(vars::FORMAT, "oclgrind");
+    }
+    if args.check_api {
+        command.env(vars::CHECK_API, "1");
     }
     if args.quiet {
         command.env(vars::QUIET, "1");

@@ -71,7 +71,7 @@ pub struct Args {
     #[arg(long)]
     pub uniform_writes: bool,
     /// Accepted for oclgrind's `--check-api`: a workload makes no OpenCL API calls, so there
-    /// is nothing to check (`clmap exec` checks a program's calls).
+    /// is nothing to check (`clmap exec --check-api` reports a program's failing calls).
     #[arg(long, hide = true)]
     pub check_api: bool,
     /// oclgrind-kernel options that clmap has no use for (`--disable-pch`, `--dump-spir`,
