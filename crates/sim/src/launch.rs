@@ -41,8 +41,10 @@ pub struct SimOptions {
     /// fast look at a large launch, whose outputs are then incomplete.
     pub quick: bool,
     /// Keep a finding of every work-item that runs into it, as Oclgrind prints them, instead
-    /// of one per kind, place and object with a count ([`Report::occurrences`]). Data races,
-    /// barrier divergence and async-copy findings stay one per place.
+    /// of one per kind, place and object with a count ([`Report::occurrences`]): a race for
+    /// every work-item that conflicts with an earlier one, ordered as Oclgrind finds it
+    /// ([`Report::sync`]), a copy never waited for once per work-group; barrier divergence
+    /// stays one per place.
     pub report_every_work_item: bool,
 }
 
