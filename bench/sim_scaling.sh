@@ -140,7 +140,8 @@ for kind in "${kinds[@]}"; do
           imbalance += b[3] - b[1]
         }
       }
-      s = total1 > 0 ? serial1 / total1 : 0
+      if (total1 == 0) { printf "%-10s (no profile: this binary predates CLMAP_PROFILE)\n", kind; exit }
+      s = serial1 / total1
       printf "%-10s %10.3f %10.1f %8.2f%% %11.1fx %11.1f %10.1f %12.1f\n", kind, total1 / 1000, serial1, 100 * s,
         1 / (s + (1 - s) / threads), totaln, merge, imbalance
     }'
