@@ -293,6 +293,10 @@ def main(argv):
             return value
         return default
 
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(__doc__.strip() + "\n")
+        sys.stdout.flush()
+        return 0
     tie = float(option("--tie", "5")) / 100.0
     measurements = option("--measurements")
     replicate = option("--replicate")
