@@ -143,6 +143,7 @@ fn the_command_runs_end_to_end_and_a_rerun_resumes() {
     // The device side ran in a worker process that nothing broke.
     assert_eq!(report["broke_device"], serde_json::json!([]));
     assert_eq!(report["device_restart_seconds"], serde_json::json!([]));
+    assert!(report["device_start_seconds"].as_f64().is_some_and(|s| s > 0.0), "{report}");
 
     // The device side in the command's own process is the same search context.
     let mut in_process = args.to_vec();
@@ -151,4 +152,5 @@ fn the_command_runs_end_to_end_and_a_rerun_resumes() {
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON report");
     assert_eq!(report["counts"]["resumed"], 4, "the rerun found every answer in the database");
+    assert!(report["device_start_seconds"].is_null(), "no worker in the command's process");
 }

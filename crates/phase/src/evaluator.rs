@@ -98,9 +98,10 @@ pub trait Evaluator {
         Err(EvaluatorError("this evaluator cannot recover from a device failure".to_string()))
     }
 
-    /// Seconds each successful [`Evaluator::recover`] took, in order (for the report: what a
-    /// device-breaking candidate costs). None by default.
-    fn restart_seconds(&self) -> Vec<f64> {
+    /// Seconds each start of the device side took, for evaluators that start it anew in
+    /// [`Evaluator::recover`]: the first start, then one per successful recovery (for the
+    /// report: what a device-breaking candidate costs). None by default.
+    fn start_seconds(&self) -> Vec<f64> {
         Vec::new()
     }
 }

@@ -173,6 +173,9 @@ pub struct PhaseReport {
     /// Every PTX of this search context that broke the device (this run's and earlier runs'),
     /// with the shortest sequence giving it; their text is in the database (`phase_broken`).
     pub broke_device: Vec<BrokenPtx>,
+    /// Seconds the device side took to start (the device worker: its context, the source's
+    /// build and the small reference), when it runs in a worker.
+    pub device_start_seconds: Option<f64>,
     /// Seconds each restart of the device side took (a fresh worker process after a candidate
     /// broke the device), in order.
     pub device_restart_seconds: Vec<f64>,
@@ -217,15 +220,23 @@ impl PhaseReport {
             "  search      {:.1} s, {:.2} sequences/s; stopped by {}",
             self.search_seconds, self.sequences_per_second, self.stopped_by
         );
-        if !self.broke_device.is_empty() || !self.device_restart_seconds.is_empty() {
+        if let Some(start) = self.device_start_seconds {
             let restarts = &self.device_restart_seconds;
             let mean = restarts.iter().sum::<f64>() / restarts.len().max(1) as f64;
+            let again = match restarts.len() {
+                0 => "never restarted".to_string(),
+                n => format!(
+                    "restarted {n} times after a candidate broke the device ({mean:.1} s each \
+                     on average)"
+                ),
+            };
+            let _ = writeln!(out, "  device      worker started in {start:.1} s; {again}");
+        }
+        if !self.broke_device.is_empty() {
             let _ = writeln!(
                 out,
-                "  broke the device  {} PTX in this search context; the device side restarted \
-                 {} times in this run ({mean:.1} s each on average)",
-                self.broke_device.len(),
-                restarts.len()
+                "  broke the device  {} PTX in this search context (this run and earlier ones)",
+                self.broke_device.len()
             );
             for broken in &self.broke_device {
                 let _ = writeln!(

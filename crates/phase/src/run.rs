@@ -217,6 +217,7 @@ pub fn run_phase(
         explain(compiler, &baseline_ptx, &baselines, best.as_ref(), &finalists, &finalist_ptx);
     progress.finish();
     let considered = exploration.counts.sequences as f64;
+    let starts = engine.evaluator.start_seconds();
     let report = PhaseReport {
         workload: options.workload_label.clone(),
         small_workload: options.small_label.clone(),
@@ -238,7 +239,8 @@ pub fn run_phase(
         finalists: report_finalists,
         explanation,
         broke_device: store.broken()?,
-        device_restart_seconds: engine.evaluator.restart_seconds(),
+        device_start_seconds: starts.first().copied(),
+        device_restart_seconds: starts.iter().skip(1).copied().collect(),
     };
     if let Ok(json) = serde_json::to_string(&report) {
         store.record_report(&json)?;

@@ -269,11 +269,6 @@ impl WorkerEvaluator {
         Ok(evaluator)
     }
 
-    /// Seconds each worker start took: the first, then one per restart.
-    pub fn start_seconds(&self) -> &[f64] {
-        &self.starts
-    }
-
     fn start_worker(&mut self) -> Result<(), EvaluatorError> {
         if let Some(old) = self.worker.take() {
             old.stop();
@@ -513,8 +508,8 @@ impl Evaluator for WorkerEvaluator {
         self.start_worker()
     }
 
-    fn restart_seconds(&self) -> Vec<f64> {
-        self.starts.iter().skip(1).copied().collect()
+    fn start_seconds(&self) -> Vec<f64> {
+        self.starts.clone()
     }
 }
 
