@@ -2,8 +2,11 @@
 # The guided tour `make demo` runs: one example kernel through every part of clmap that works
 # without a GPU. Each step prints the command it runs, so a newcomer can repeat it by hand.
 set -euo pipefail
-clmap=${1:-target/release/clmap}
+# A binary given on the command line is taken relative to where the script was started.
+if [ -n "${1:-}" ]; then clmap=$(realpath "$1"); else clmap=target/release/clmap; fi
 cd "$(dirname "$0")/.."
+# The host-program steps run from bench/hosts, so they need the binary's absolute path.
+clmap_abs=$(realpath "$clmap")
 
 step() {
   printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "${*:2}"
@@ -37,6 +40,6 @@ step "12. Explain: the index expressions and the linear system behind the rewrit
 step "13. Decide: time both versions on the CPU device; np > 1 means removing local memory is faster here" \
   "$clmap" unlocal examples/transpose.toml --measure --device cpu --reps 11
 step "14. Run an unmodified OpenCL program: clmap's platform under a PolyBench-style host program that asks for a GPU" \
-  bash -c "make -s -C bench/hosts mvt >/dev/null && cd bench/hosts && \"../../$clmap\" exec -- ./mvt 512"
+  bash -c "make -s -C bench/hosts mvt >/dev/null && cd bench/hosts && \"$clmap_abs\" exec -- ./mvt 512"
 step "15. Capture its launches as workloads, and replay one with the outputs the capture recorded" \
-  bash -c "rm -rf target/demo-capture && cd bench/hosts && \"../../$clmap\" exec -q --capture ../../target/demo-capture -- ./mvt 256 && cd ../.. && ls target/demo-capture && \"$clmap\" run target/demo-capture/segment-01.toml --expect target/demo-capture/segment-01.expected"
+  bash -c "rm -rf target/demo-capture && cd bench/hosts && \"$clmap_abs\" exec -q --capture ../../target/demo-capture -- ./mvt 256 && cd ../.. && ls target/demo-capture && \"$clmap\" run target/demo-capture/segment-01.toml --expect target/demo-capture/segment-01.expected"
