@@ -416,6 +416,21 @@ impl WorkerEvaluator {
     fn header(ptx: &CompiledPtx) -> PtxHeader {
         PtxHeader { hash: ptx.hash.clone(), len: ptx.text.len() }
     }
+
+    /// Times a candidate in the worker, stopping after the warm-up when `give_up_ns` is set
+    /// and the warm-up exceeds it (the search's screening).
+    fn time_ptx_within(
+        &mut self,
+        ptx: &CompiledPtx,
+        reps: u32,
+        give_up_ns: Option<u64>,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        let request = Request::TimePtx { ptx: Self::header(ptx), reps, give_up_ns };
+        match self.call(request, Some(ptx), self.limit(reps.saturating_add(1)))? {
+            Answer::Timing(timing) => Ok(timing),
+            other => Err(unexpected(other)),
+        }
+    }
 }
 
 fn unexpected(answer: Answer) -> EvaluatorError {
@@ -453,11 +468,7 @@ impl Evaluator for WorkerEvaluator {
         ptx: &CompiledPtx,
         reps: u32,
     ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
-        let request = Request::TimePtx { ptx: Self::header(ptx), reps, give_up_ns: None };
-        match self.call(request, Some(ptx), self.limit(reps.saturating_add(1)))? {
-            Answer::Timing(timing) => Ok(timing),
-            other => Err(unexpected(other)),
-        }
+        self.time_ptx_within(ptx, reps, None)
     }
 
     fn time_ptx_screened(
@@ -466,12 +477,7 @@ impl Evaluator for WorkerEvaluator {
         reps: u32,
         give_up_ns: u64,
     ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
-        let request =
-            Request::TimePtx { ptx: Self::header(ptx), reps, give_up_ns: Some(give_up_ns) };
-        match self.call(request, Some(ptx), self.limit(reps.saturating_add(1)))? {
-            Answer::Timing(timing) => Ok(timing),
-            other => Err(unexpected(other)),
-        }
+        self.time_ptx_within(ptx, reps, Some(give_up_ns))
     }
 
     fn time_source(&mut self, reps: u32) -> Result<Vec<u64>, EvaluatorError> {

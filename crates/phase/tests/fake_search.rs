@@ -145,6 +145,24 @@ impl FakeEvaluator {
         }
         t as u64
     }
+
+    /// bad-pass code is wrong on the small inputs.
+    fn small_verdict(code: &str) -> Verdict {
+        if code.contains("bad-pass") {
+            Verdict::Wrong("output c differs at 3".into())
+        } else {
+            Verdict::Valid
+        }
+    }
+
+    /// fragile-pass code passes the small inputs but not random input set 7.
+    fn full_verdict(code: &str, shift: u64) -> Verdict {
+        if code.contains("fragile-pass") && shift == 7 {
+            Verdict::Wrong("differs on input 7".into())
+        } else {
+            Verdict::Valid
+        }
+    }
 }
 
 impl FakeEvaluator {
@@ -169,11 +187,7 @@ impl Evaluator for FakeEvaluator {
             self.broken = true;
             return Err(EvaluatorError("the device stopped working".into()));
         }
-        Ok(if code.contains("bad-pass") {
-            Verdict::Wrong("output c differs at 3".into())
-        } else {
-            Verdict::Valid
-        })
+        Ok(FakeEvaluator::small_verdict(&code))
     }
     fn validate_full(&mut self, ptx: &CompiledPtx, shift: u64) -> Result<Verdict, EvaluatorError> {
         if self.broken {
@@ -181,11 +195,7 @@ impl Evaluator for FakeEvaluator {
         }
         self.full_validations.fetch_add(1, Ordering::SeqCst);
         let code = code_in(ptx);
-        Ok(if code.contains("fragile-pass") && shift == 7 {
-            Verdict::Wrong("differs on input 7".into())
-        } else {
-            Verdict::Valid
-        })
+        Ok(FakeEvaluator::full_verdict(&code, shift))
     }
     fn time_ptx(
         &mut self,
@@ -669,20 +679,12 @@ impl Evaluator for ProcessWideDevice {
     fn validate_small(&mut self, ptx: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
         let code = code_in(ptx);
         self.run(&code)?;
-        Ok(if code.contains("bad-pass") {
-            Verdict::Wrong("output c differs at 3".into())
-        } else {
-            Verdict::Valid
-        })
+        Ok(FakeEvaluator::small_verdict(&code))
     }
     fn validate_full(&mut self, ptx: &CompiledPtx, shift: u64) -> Result<Verdict, EvaluatorError> {
         let code = code_in(ptx);
         self.run(&code)?;
-        Ok(if code.contains("fragile-pass") && shift == 7 {
-            Verdict::Wrong("differs on input 7".into())
-        } else {
-            Verdict::Valid
-        })
+        Ok(FakeEvaluator::full_verdict(&code, shift))
     }
     fn time_ptx(
         &mut self,
