@@ -1119,14 +1119,19 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     }
 
     /// Reports the out-of-bounds accesses of a load or store of `width` components: a whole
-    /// vector (`float4 v = p[i]`) is one access of the vector's size, whose lanes recorded
-    /// the vector's first byte; single components are accesses of their own.
+    /// vector (`float4 v = p[i]`, `vload4`, a `vload_half`) is one access of the vector's
+    /// size, named by its type, whose lanes recorded the vector's first byte; single
+    /// components are accesses of their own.
     fn flush_oob_of(&mut self, site: u32, scalar: Scalar, width: u32, whole: bool, store: bool) {
         if self.oob.is_empty() {
             return;
         }
         if whole {
-            let shape = format!("{}{width}", scalar.name());
+            let shape = if width > 1 {
+                format!("{}{width}", scalar.name())
+            } else {
+                scalar.name().to_string()
+            };
             self.flush_oob_shaped(site, scalar.size() * width, store, Some(&shape));
         } else {
             self.flush_oob_shaped(site, scalar.size(), store, None);
@@ -1789,12 +1794,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         n: u32,
         store: bool,
     ) {
-        if n > 1 || scalar == Scalar::Half {
-            let shape = if n > 1 { format!("{}{n}", scalar.name()) } else { "half".to_string() };
-            self.flush_oob_shaped(site, scalar.size() * n, store, Some(&shape));
-        } else {
-            self.flush_oob(site, scalar.size() * n, store);
-        }
+        // A single half is named too: its load converts, unlike a plain scalar access.
+        self.flush_oob_of(site, scalar, n, n > 1 || scalar == Scalar::Half, store);
     }
 
     /// Atomically applies `update` to `size` bytes at `addr`; returns the old value.
