@@ -11,7 +11,9 @@
 # Resumable like campaign.sh: run the same command again until it prints "campaign complete".
 # Environment: as campaign.sh (CLMAP, KERNELS, KERNEL_SET, PHASE_ARGS, CAMPAIGN_SECONDS, …) and
 # GPUS (how many GPUs to use; default: the number `nvidia-smi -L` lists), HARD_LIMIT (seconds
-# after which every GPU's campaign is stopped, finished or not; default CAMPAIGN_SECONDS + 30).
+# after which every GPU's campaign is stopped, finished or not; default CAMPAIGN_SECONDS + 30),
+# GPU_FIRST (the first GPU index to use, default 0: two campaigns can share one machine, e.g.
+# GPUS=1 on GPU 0 and GPUS=3 GPU_FIRST=1 on the others).
 set -u
 OUT=${1:?usage: bench/phase/gpus-campaign.sh OUTDIR [BUDGET]}
 BUDGET=${2:-1000}
@@ -29,6 +31,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 export CAMPAIGN_SECONDS=${CAMPAIGN_SECONDS:-540}
 HARD_LIMIT=${HARD_LIMIT:-$((CAMPAIGN_SECONDS + 30))}
+GPU_FIRST=${GPU_FIRST:-0}
 
 # Relative cost of one kernel's search: the time of one launch dominates (every new PTX is
 # validated and timed on the full inputs), so the reductions over large matrices come first.
@@ -76,12 +79,12 @@ done
 pids=()
 for ((g = 0; g < GPUS; g++)); do
     [ -n "${share[g]}" ] || continue
-    echo "GPU $g:${share[g]}"
+    echo "GPU $((GPU_FIRST + g)):${share[g]}"
     mkdir -p "$OUT/gpu$g"
     # campaign.sh stops starting work in time, but the final round of a kernel whose launches
     # take 100 ms can outlast its reserve; the hard limit keeps the command inside its slot
     # (every answer is already in the database, so the next command resumes there).
-    CUDA_VISIBLE_DEVICES=$g KERNELS="${share[g]}" CLMAP=$CLMAP \
+    CUDA_VISIBLE_DEVICES=$((GPU_FIRST + g)) KERNELS="${share[g]}" CLMAP=$CLMAP \
         timeout -k 10 "$HARD_LIMIT" \
         bash "$ROOT/bench/phase/campaign.sh" "$OUT/gpu$g" "$BUDGET" > "$OUT/gpu$g/campaign.log" 2>&1 &
     pids+=($!)
