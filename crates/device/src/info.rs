@@ -3,12 +3,12 @@
 use opencl3::device::Device as ClDevice;
 use opencl3::platform::Platform;
 use opencl3::types::cl_device_id;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{ClResultExt, DeviceError};
 
 /// Kind of processor, from CL_DEVICE_TYPE.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceType {
     /// A CPU device (e.g. PoCL).
@@ -48,7 +48,7 @@ impl DeviceType {
 
 /// How `__local` memory is implemented (CL_DEVICE_LOCAL_MEM_TYPE). The distinction decides
 /// whether staging data in local memory can pay off at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LocalMemoryKind {
     /// Dedicated on-chip scratchpad (CL_LOCAL), as on GPUs.
     #[serde(rename = "local")]
@@ -61,8 +61,9 @@ pub enum LocalMemoryKind {
     None,
 }
 
-/// Description of one OpenCL device and its platform.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Description of one OpenCL device and its platform. It can be read back from its JSON: a
+/// process that must not touch OpenCL itself learns its device from a worker that does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
     /// Position of the platform in the loader's list.
     pub platform_index: usize,

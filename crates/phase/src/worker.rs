@@ -72,8 +72,14 @@ impl Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
-    /// The worker has its device and reference, and reads requests now.
-    Ready { device: String },
+    /// The worker has its device and reference, and reads requests now. `info` describes the
+    /// device in whatever form the worker's owner chose (the OpenCL device's properties), so
+    /// that the search process never has to open the device itself.
+    Ready {
+        device: String,
+        #[serde(default)]
+        info: serde_json::Value,
+    },
     /// The worker could not set up its device (it exits after this answer).
     StartFailed { error: String },
     /// A verdict ([`Request::ValidateSmall`], [`Request::ValidateFull`]).
@@ -99,14 +105,16 @@ pub fn refuse(output: &mut impl Write, error: &str) -> std::io::Result<()> {
     write_answer(output, &Answer::StartFailed { error: error.to_string() })
 }
 
-/// Serves `evaluator` (already set up: [`Answer::Ready`] is sent first) to requests read from
-/// `input`, until `input` ends. A request that cannot be read ends the loop with an error.
+/// Serves `evaluator` (already set up: [`Answer::Ready`] with `info` is sent first) to requests
+/// read from `input`, until `input` ends. A request that cannot be read ends the loop with an
+/// error.
 pub fn serve(
     evaluator: &mut dyn Evaluator,
+    info: serde_json::Value,
     input: &mut impl BufRead,
     output: &mut impl Write,
 ) -> std::io::Result<()> {
-    write_answer(output, &Answer::Ready { device: evaluator.describe() })?;
+    write_answer(output, &Answer::Ready { device: evaluator.describe(), info })?;
     let mut line = String::new();
     loop {
         line.clear();
@@ -243,6 +251,8 @@ pub struct WorkerEvaluator {
     spawn: Box<dyn Fn() -> Command + Send>,
     worker: Option<Worker>,
     description: String,
+    /// What the last worker said about its device ([`Answer::Ready`]'s `info`).
+    device_info: serde_json::Value,
     limits: WorkerLimits,
     /// The source's median time per full-workload run, once timed: sets the request limits.
     source_ns: Option<f64>,
@@ -261,12 +271,18 @@ impl WorkerEvaluator {
             spawn,
             worker: None,
             description: String::new(),
+            device_info: serde_json::Value::Null,
             limits,
             source_ns: None,
             starts: Vec::new(),
         };
         evaluator.start_worker()?;
         Ok(evaluator)
+    }
+
+    /// What the worker said about its device when it started (`Null` when it said nothing).
+    pub fn device_info(&self) -> &serde_json::Value {
+        &self.device_info
     }
 
     fn start_worker(&mut self) -> Result<(), EvaluatorError> {
@@ -315,8 +331,9 @@ impl WorkerEvaluator {
         let mut worker = Worker { child, requests, answers };
         let ready = Self::receive(&mut worker, self.limits.start, "starting");
         match ready {
-            Ok(Answer::Ready { device }) => {
+            Ok(Answer::Ready { device, info }) => {
                 self.description = device;
+                self.device_info = info;
                 self.worker = Some(worker);
                 self.starts.push(started.elapsed().as_secs_f64());
                 Ok(())

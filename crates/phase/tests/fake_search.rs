@@ -714,7 +714,12 @@ fn fake_device_worker() {
     let count = std::fs::read_to_string(&starts).map_or(0, |t| t.lines().count());
     std::fs::write(&starts, "start\n".repeat(count + 1)).expect("note the start");
     let mut device = ProcessWideDevice::default();
-    let served = serve(&mut device, &mut std::io::stdin().lock(), &mut std::io::stdout());
+    let served = serve(
+        &mut device,
+        serde_json::json!({ "name": "fake" }),
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout(),
+    );
     std::process::exit(if served.is_ok() { 0 } else { 1 });
 }
 
@@ -742,6 +747,8 @@ fn a_candidate_that_kills_the_device_for_the_process_costs_a_worker_not_the_sear
     let compiler = FakeCompiler::default();
     let mut evaluator = fake_worker(dir.path(), WorkerLimits::default());
     assert_eq!(evaluator.describe(), "fake gpu");
+    // The search process learns its device from the worker, never opening it itself.
+    assert_eq!(evaluator.device_info()["name"], "fake");
     let run = RunOptions {
         search: options(Strategy::Random, 80),
         final_reps: 3,

@@ -7,6 +7,7 @@ use crate::commands::devices::environment_error;
 use crate::exit::{CliError, Status};
 use crate::workload_args;
 use clmap_db::Database;
+use clmap_device::DeviceInfo;
 use clmap_llvm::ToolchainConfig;
 use clmap_phase::aliasing::{aliased_layouts, layout_from_label};
 use clmap_phase::device_eval::DeviceEvaluator;
@@ -290,7 +291,7 @@ fn search_failed(error: SearchError, worker: bool) -> CliError {
 /// The device worker: sets up the device and the reference outputs, then answers the
 /// search's requests until its standard input ends (see `clmap_phase::worker`).
 fn serve_device(args: &Args) -> Result<Status, CliError> {
-    let setup = || -> Result<DeviceEvaluator, String> {
+    let setup = || -> Result<(DeviceEvaluator, serde_json::Value), String> {
         let workload = workload_args::load(&args.workload).map_err(|e| e.to_string())?;
         let small_path = args.small.as_ref().unwrap_or(&args.workload);
         let small = workload_args::load(small_path).map_err(|e| e.to_string())?;
@@ -300,13 +301,17 @@ fn serve_device(args: &Args) -> Result<Status, CliError> {
             .map(|label| layout_from_label(&small, label))
             .collect::<Result<Vec<_>, _>>()?;
         let device = clmap_device::select_device(&args.device).map_err(|e| e.to_string())?;
-        Ok(DeviceEvaluator::new(device, workload, small)
+        let info = serde_json::to_value(device.info()).map_err(|e| e.to_string())?;
+        let evaluator = DeviceEvaluator::new(device, workload, small)
             .map_err(|e| e.to_string())?
-            .with_aliased_layouts(layouts))
+            .with_aliased_layouts(layouts);
+        Ok((evaluator, info))
     };
     let mut output = std::io::stdout().lock();
     let served = match setup() {
-        Ok(mut evaluator) => serve(&mut evaluator, &mut std::io::stdin().lock(), &mut output),
+        Ok((mut evaluator, info)) => {
+            serve(&mut evaluator, info, &mut std::io::stdin().lock(), &mut output)
+        }
         Err(error) => {
             refuse(&mut output, &error)
                 .map_err(|e| CliError::Environment(format!("the device worker: {e}")))?;
@@ -346,35 +351,6 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
         .clamp(1, 1024);
 
-    let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
-    let identity = crate::device_identity::device_identity(device.info());
-    // The candidates are PTX: only NVIDIA's OpenCL loads them. Checked before the toolchain
-    // work, which can take a minute the first time (the pass pool is probed).
-    let platform = device.info().platform_name.to_ascii_lowercase();
-    if !args.any_device && !platform.contains("nvidia") && !platform.contains("cuda") {
-        return Err(CliError::BadInput(format!(
-            "`{}` ({}) cannot load PTX: phase-order search needs an NVIDIA GPU (select it with \
-             --device, see `clmap devices`)",
-            device.info().name,
-            device.info().platform_name
-        )));
-    }
-    let config = ToolchainConfig {
-        llvm_bin: args.llvm_bin.clone(),
-        libclc: args.libclc.clone(),
-        clc_include: args.clc_include.clone(),
-        sm: args.sm.clone(),
-        timeout: Duration::from_secs(args.compile_timeout.max(1)),
-    };
-    if !args.json {
-        eprintln!("preparing the toolchain and the pass pool ...");
-    }
-    let compiler = LlvmCompiler::prepare(&config, &workload, jobs, args.pass_cache.as_deref())
-        .map_err(|e| match e {
-            PrepareError::Toolchain(message) => CliError::Environment(message),
-            other => CliError::BadInput(other.to_string()),
-        })?;
-
     // Which arguments may share a buffer is decided on the simulator, before the device work.
     let aliased = if args.aliased_inputs == 0 {
         Vec::new()
@@ -392,18 +368,52 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         }
         analysis.allowed
     };
-    let mut evaluator: Box<dyn Evaluator> = if args.in_process {
-        Box::new(
-            DeviceEvaluator::new(device, workload.clone(), small.clone())
-                .map_err(|e| CliError::BadInput(e.to_string()))?
-                .with_aliased_layouts(aliased),
-        )
+    // The device side. A worker process opens the device and this process never touches
+    // OpenCL: NVIDIA's driver does not list its platform to a process started by one that has
+    // already used it, so a worker started after this process had opened the device (or a
+    // replacement started later) would find no GPU.
+    let (mut evaluator, info): (Box<dyn Evaluator>, DeviceInfo) = if args.in_process {
+        let device = clmap_device::select_device(&args.device).map_err(environment_error)?;
+        let info = device.info().clone();
+        let evaluator = DeviceEvaluator::new(device, workload.clone(), small.clone())
+            .map_err(|e| CliError::BadInput(e.to_string()))?
+            .with_aliased_layouts(aliased);
+        (Box::new(evaluator), info)
     } else {
-        // The worker opens its own context: this process keeps none.
-        drop(device);
         let labels: Vec<String> = aliased.iter().map(|l| l.label()).collect();
-        Box::new(start_worker(&labels)?)
+        let worker = start_worker(&labels)?;
+        let info: DeviceInfo =
+            serde_json::from_value(worker.device_info().clone()).map_err(|e| {
+                CliError::Environment(format!("the device worker did not describe its device: {e}"))
+            })?;
+        (Box::new(worker), info)
     };
+    let identity = crate::device_identity::device_identity(&info);
+    // The candidates are PTX: only NVIDIA's OpenCL loads them. Checked before the toolchain
+    // work, which can take a minute the first time (the pass pool is probed).
+    let platform = info.platform_name.to_ascii_lowercase();
+    if !args.any_device && !platform.contains("nvidia") && !platform.contains("cuda") {
+        return Err(CliError::BadInput(format!(
+            "`{}` ({}) cannot load PTX: phase-order search needs an NVIDIA GPU (select it with \
+             --device, see `clmap devices`)",
+            info.name, info.platform_name
+        )));
+    }
+    let config = ToolchainConfig {
+        llvm_bin: args.llvm_bin.clone(),
+        libclc: args.libclc.clone(),
+        clc_include: args.clc_include.clone(),
+        sm: args.sm.clone(),
+        timeout: Duration::from_secs(args.compile_timeout.max(1)),
+    };
+    if !args.json {
+        eprintln!("preparing the toolchain and the pass pool ...");
+    }
+    let compiler = LlvmCompiler::prepare(&config, &workload, jobs, args.pass_cache.as_deref())
+        .map_err(|e| match e {
+            PrepareError::Toolchain(message) => CliError::Environment(message),
+            other => CliError::BadInput(other.to_string()),
+        })?;
 
     let db_path = args.db.clone().unwrap_or_else(clmap_db::default_path);
     let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
