@@ -9,7 +9,11 @@
 # exists is skipped, so the campaign can be spread over several short commands (each at most
 # CAMPAIGN_SECONDS long, default 540: the script stops starting searches when the time is
 # nearly spent and gives the last one only what is left, via `clmap phase --time`). Run the
-# same command again until it prints "campaign complete".
+# same command again until it prints "campaign complete". A kernel whose report says its
+# minimisation did not finish (`"complete": false`, the time ran out) is not searched again:
+# `clmap phase --minimise-only --report OUTDIR/NAME.json` finishes the minimisation of that
+# report's chosen sequence, answering from the database everything earlier commands measured,
+# and rewrites the report.
 #
 # Environment: CLMAP (the clmap binary; default target/release/clmap), CLMAP_LLVM_BIN,
 # CLMAP_LIBCLC, CLMAP_CLC_INCLUDE (the toolchain, see docs/phase.md), PHASE_ARGS (extra
@@ -37,9 +41,49 @@ esac
 mkdir -p "$OUT"
 start=$(date +%s)
 pending=0
+
+# True when the report's minimisation stopped before it was done.
+minimisation_pending() {
+    python3 - "$1" <<'PY'
+import json, sys
+minimised = json.load(open(sys.argv[1])).get("minimised")
+sys.exit(0 if minimised is not None and minimised.get("complete") is False else 1)
+PY
+}
+
 for k in $KERNELS; do
     report="$OUT/$k.json"
     if [ -s "$report" ]; then
+        minimisation_pending "$report" || continue
+        left=$(( SECONDS_LIMIT - ($(date +%s) - start) ))
+        # The minimised sequence's final validation and timing follow the minimisation.
+        minimise_time=$(( left - 60 ))
+        if [ "$minimise_time" -lt 30 ]; then
+            pending=1
+            echo "== $k: minimisation not resumed, the time of this command is spent (run the script again)"
+            continue
+        fi
+        echo "== $k: finishing the minimisation (at most ${minimise_time}s)"
+        # shellcheck disable=SC2086
+        if "$CLMAP" phase "$WORKLOADS/$k.toml" --small "$ROOT/tests/corpus/$SMALL_PREFIX${k%_*}.toml" \
+            --device "${DEVICE:-gpu}" --db "$OUT/phase.db" --pass-cache "$OUT/passes" \
+            --json ${PHASE_ARGS:-} --minimise-only --report "$report" --time "${minimise_time}s" \
+            > "$report.part" 2>> "$OUT/$k.log"; then
+            mv "$report.part" "$report"
+            python3 - "$report" <<'PY' || true
+import json, sys
+m = json.load(open(sys.argv[1]))["minimised"]
+state = "complete" if m["complete"] else "stopped by time; rerun to continue"
+print(f"   {m['original_len']} -> {len(m['passes'])} passes ({state}); "
+      f"{m['counts']['sequences']} sequences, {m['counts']['resumed']} from the database, "
+      f"{m['counts']['timed']} timed ({m['counts'].get('screened', 0)} by one run); "
+      f"validated: {m['validated']}")
+PY
+        else
+            echo "   failed (see $OUT/$k.log):"
+            tail -n 5 "$OUT/$k.log" | sed 's/^/   /'
+        fi
+        minimisation_pending "$report" && pending=1
         continue
     fi
     left=$(( SECONDS_LIMIT - ($(date +%s) - start) ))

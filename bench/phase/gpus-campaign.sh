@@ -9,6 +9,8 @@
 # Usage: bench/phase/gpus-campaign.sh OUTDIR [BUDGET]
 #
 # Resumable like campaign.sh: run the same command again until it prints "campaign complete".
+# A kernel whose report in OUTDIR says its minimisation did not finish is dealt out again, with
+# its report, and campaign.sh finishes that minimisation without searching again.
 # Environment: as campaign.sh (CLMAP, KERNELS, KERNEL_SET, PHASE_ARGS, CAMPAIGN_SECONDS, …) and
 # GPUS (how many GPUs to use; default: the number `nvidia-smi -L` lists), HARD_LIMIT (seconds
 # after which every GPU's campaign is stopped, finished or not; default CAMPAIGN_SECONDS + 30),
@@ -59,12 +61,21 @@ for ((g = 0; g < GPUS; g++)); do
     fi
 done
 
+# True when the report's minimisation stopped before it was done.
+minimisation_pending() {
+    python3 - "$1" <<'PY'
+import json, sys
+minimised = json.load(open(sys.argv[1])).get("minimised")
+sys.exit(0 if minimised is not None and minimised.get("complete") is False else 1)
+PY
+}
+
 # Deal the kernels out: longest first, each to the least loaded GPU; kernels with a final
-# report from an earlier command are done.
+# report from an earlier command are done, unless their minimisation is not.
 declare -a load share
 for ((g = 0; g < GPUS; g++)); do load[g]=0; share[g]=""; done
 for k in $(for k in $KERNELS; do echo "$(cost "$k") $k"; done | sort -rn | cut -d' ' -f2); do
-    if [ -s "$OUT/$k.json" ]; then
+    if [ -s "$OUT/$k.json" ] && ! minimisation_pending "$OUT/$k.json"; then
         echo "$k: finished by an earlier command ($OUT/$k.json)"
         continue
     fi
@@ -81,6 +92,11 @@ for ((g = 0; g < GPUS; g++)); do
     [ -n "${share[g]}" ] || continue
     echo "GPU $((GPU_FIRST + g)):${share[g]}"
     mkdir -p "$OUT/gpu$g"
+    # A report whose minimisation is to be finished goes with its kernel (its modification
+    # time kept, so that only a rewritten report counts as newer when they are gathered).
+    for k in ${share[g]}; do
+        [ -s "$OUT/$k.json" ] && cp -p "$OUT/$k.json" "$OUT/gpu$g/$k.json"
+    done
     # campaign.sh stops starting work in time, but the final round of a kernel whose launches
     # take 100 ms can outlast its reserve; the hard limit keeps the command inside its slot
     # (every answer is already in the database, so the next command resumes there).
@@ -97,11 +113,16 @@ for ((g = 0; g < GPUS; g++)); do
     sed "s/^/[gpu$g] /" "$OUT/gpu$g/campaign.log"
     grep -q "campaign complete" "$OUT/gpu$g/campaign.log" || pending=1
 done
-# Every finished report, also those of kernels an earlier command (another KERNELS) searched.
+# Every finished report, also those of kernels an earlier command (another KERNELS) searched;
+# of several copies of one kernel's report (one rewritten by this command, older ones left in
+# other GPUs' directories), the newest.
 for report in "$OUT"/gpu*/*.json; do
     [ -s "$report" ] || continue
-    case "$(basename "$report")" in summary.json) continue ;; esac
-    cp "$report" "$OUT/"
+    name=$(basename "$report")
+    case "$name" in summary.json) continue ;; esac
+    if [ ! -s "$OUT/$name" ] || [ "$report" -nt "$OUT/$name" ]; then
+        cp -p "$report" "$OUT/$name"
+    fi
 done
 dbs=()
 for ((g = 0; g < GPUS; g++)); do

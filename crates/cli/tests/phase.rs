@@ -153,4 +153,33 @@ fn the_command_runs_end_to_end_and_a_rerun_resumes() {
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON report");
     assert_eq!(report["counts"]["resumed"], 4, "the rerun found every answer in the database");
     assert!(report["device_start_seconds"].is_null(), "no worker in the command's process");
+
+    // --minimise-only reads the report the database stored (or the one given) and finishes
+    // its minimisation; this one has no chosen sequence, which it says without searching.
+    let mut minimise = args.to_vec();
+    minimise.push("--minimise-only");
+    let out = clmap(&minimise);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing to minimise"), "{err}");
+    let given = scratch.join("report.json");
+    std::fs::write(&given, &again.stdout).expect("report written");
+    let given_arg = given.display().to_string();
+    minimise.extend(["--report", &given_arg]);
+    let out = clmap(&minimise);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("nothing to minimise"), "{}", text(&out.stderr));
+    std::fs::write(&given, "{\"best\": 3}").expect("written");
+    let out = clmap(&minimise);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is not a report of `clmap phase --json`"), "{err}");
+    assert!(!err.contains("pass pool"), "refused before the toolchain work: {err}");
+}
+
+#[test]
+fn a_report_is_only_taken_by_minimise_only() {
+    let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--report", "r.json"]);
+    assert_eq!(out.status.code(), Some(1), "usage error: {}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--minimise-only"), "{}", text(&out.stderr));
 }

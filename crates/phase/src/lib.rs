@@ -33,7 +33,7 @@ pub use compiler::{
 pub use evaluator::{Evaluator, EvaluatorError, Verdict};
 pub use progress::{NoProgress, Progress, TerminalProgress};
 pub use report::PhaseReport;
-pub use run::{run_phase, RunOptions};
+pub use run::{resume_minimisation, run_phase, RunOptions};
 pub use search::{Counts, Engine, Evaluation, SearchError, SearchOptions};
 pub use store::{ContextKey, PhaseStore};
 pub use strategy::Strategy;

@@ -3,28 +3,38 @@
 //!
 //! Two stages keep the device out of most of the work:
 //! 1. *Same code.* A pass whose removal leaves the PTX byte-for-byte the same (by hash) cannot
-//!    change the time, so it goes without a measurement. Chunks of passes are tried first,
-//!    halving the chunk size as in delta debugging, with every chunk of a round compiled in one
-//!    parallel batch; most of a 256-pass random sequence disappears this way.
-//! 2. *Same speed.* Each remaining pass is removed in turn; the shorter sequence is validated
-//!    and timed like any other, and kept when it is valid and not slower than the best time
-//!    by more than the noise margin. Every comparison is against the original best time, so
-//!    small losses cannot accumulate.
+//!    change the time, so it goes without a measurement: this stage only compiles, and never
+//!    validates or times anything. Chunks of passes are tried first, halving the chunk size as
+//!    in delta debugging, with every chunk of a round compiled in one parallel batch; most of a
+//!    256-pass random sequence disappears this way.
+//! 2. *Same speed.* Each remaining pass is removed in turn. A removal that leaves the code the
+//!    same goes at once; one that changes it is validated on the small inputs and timed, and
+//!    kept when it is valid and not slower than the best time by more than the noise margin.
+//!    Timing stops after the discarded first run when that run alone is over the limit (the
+//!    best time plus the margin, never below [`SCREEN_FLOOR_NS`], as in the search's
+//!    screening): such a removal is rejected after one run instead of `reps + 1`. Every
+//!    comparison is against the original best time, so small losses cannot accumulate.
+//!
+//! Every answer goes to the store, and both stages depend only on the stored answers, so a
+//! minimisation stopped by its deadline replays in a later run up to where it stopped without
+//! compiling, validating or timing anything again, and goes on from there.
 
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::search::{Counts, Engine, SearchError};
+use crate::compiler::CompileFailureKind;
+use crate::search::{Counts, Engine, SearchError, SCREEN_FLOOR_NS};
 use crate::strategy::Proposal;
 
 /// Rounds per chunk size in the same-code stage (each round removes at least one chunk).
 const MAX_ROUNDS_PER_LEVEL: usize = 16;
-/// The same-speed stage tries at most this many single removals.
+/// The same-speed stage measures at most this many single removals (those that leave the
+/// code the same cost nothing and are not counted).
 const MAX_TIMED_REMOVALS: usize = 96;
 
 /// What minimisation did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Minimised {
     /// The sequence minimisation started from.
     pub original_len: usize,
@@ -83,22 +93,25 @@ pub fn minimise(
                     origin: "minimise".into(),
                 })
                 .collect();
-            let evaluations = engine.evaluate(&candidates, &mut counts)?;
+            let outcomes = engine.compile_only(&candidates, &mut counts, false)?;
             let removable: Vec<usize> = starts
                 .iter()
-                .zip(&evaluations)
-                .filter(|(_, e)| e.ptx_hash.as_deref() == Ok(current_hash.as_str()))
+                .zip(&outcomes)
+                .filter(|(_, outcome)| outcome.as_deref() == Ok(current_hash.as_str()))
                 .map(|(&start, _)| start)
                 .collect();
             let Some(&first) = removable.first() else { break };
             if removable.len() > 1 {
                 // Removals interact; try them all at once and fall back to one.
                 let combined = without_all(&current, &removable, chunk);
-                let check = engine.evaluate(
+                let check = engine.compile_only(
                     &[Proposal { passes: combined.clone(), origin: "minimise".into() }],
                     &mut counts,
+                    false,
                 )?;
-                if check.first().is_some_and(|e| e.ptx_hash.as_deref() == Ok(current_hash.as_str()))
+                if check
+                    .first()
+                    .is_some_and(|outcome| outcome.as_deref() == Ok(current_hash.as_str()))
                 {
                     current = combined;
                     continue;
@@ -115,31 +128,44 @@ pub fn minimise(
 
     // Stage 2: remove passes whose absence does not slow the kernel.
     let limit = median_ns * (1.0 + noise_margin.max(0.0));
+    let screen_ns = limit.max(SCREEN_FLOOR_NS).ceil() as u64;
     let mut removed_same_speed = 0;
     let mut position = 0;
-    let mut tried = 0;
+    let mut measured = 0;
     while position < current.len()
         && current.len() > 1
-        && tried < MAX_TIMED_REMOVALS
+        && measured < MAX_TIMED_REMOVALS
         && !out_of_time()
     {
-        tried += 1;
         let shorter = without(&current, position, 1);
-        let evaluation = engine.evaluate(
-            &[Proposal { passes: shorter.clone(), origin: "minimise".into() }],
-            &mut counts,
-        )?;
-        let accepted = evaluation.first().and_then(|e| match (&e.ptx_hash, e.time()) {
-            (Ok(hash), Some(time)) if hash == &current_hash || time <= limit => {
-                Some((hash.clone(), time))
+        let outcome = engine
+            .compile_only(
+                &[Proposal { passes: shorter.clone(), origin: "minimise".into() }],
+                &mut counts,
+                true,
+            )?
+            .into_iter()
+            .next()
+            .unwrap_or(Err(CompileFailureKind::Failed));
+        let accepted = match outcome {
+            Ok(hash) if hash == current_hash => Some((hash, current_ns)),
+            Ok(hash) => {
+                measured += 1;
+                engine.screen_override_ns = Some(screen_ns);
+                let judged = engine.judge_ptx(&hash, &mut counts);
+                engine.screen_override_ns = None;
+                match judged? {
+                    (_, Some(time)) if time <= limit => {
+                        removed_same_speed += 1;
+                        Some((hash, time))
+                    }
+                    _ => None,
+                }
             }
-            _ => None,
-        });
+            Err(_) => None,
+        };
         match accepted {
             Some((hash, time)) => {
-                if hash != current_hash {
-                    removed_same_speed += 1;
-                }
                 current = shorter;
                 current_hash = hash;
                 current_ns = time;

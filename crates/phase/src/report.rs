@@ -4,7 +4,7 @@
 use clmap_device::human_ns;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::evaluator::Verdict;
 use crate::minimise::Minimised;
@@ -12,7 +12,7 @@ use crate::search::Counts;
 use crate::store::BrokenPtx;
 
 /// One baseline, as measured in the final round.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BaselineResult {
     /// `source` (the vendor's compilation), `-O0`, `-O1`, `-O2`, `-O3`, `-Os`.
     pub name: String,
@@ -29,7 +29,7 @@ pub struct BaselineResult {
 }
 
 /// The final validation of a finalist (seed 003: full inputs, then 30 random inputs).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FinalValidation {
     /// The full workload's own inputs.
     pub full_inputs: Verdict,
@@ -39,8 +39,10 @@ pub struct FinalValidation {
     pub random_passed: u32,
     /// Aliased layouts of the small inputs tried (`y=tmp`: the argument that named `y`
     /// names `tmp`), see [`crate::aliasing`].
+    #[serde(default)]
     pub aliased_inputs: Vec<String>,
     /// How many of them passed.
+    #[serde(default)]
     pub aliased_passed: u32,
     /// The first failure, when there was one.
     pub first_failure: Option<String>,
@@ -56,7 +58,7 @@ impl FinalValidation {
 }
 
 /// Speedups of the best sequence (baseline time / best time).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Speedups {
     /// Over the vendor's compilation from source.
     pub vs_source: Option<f64>,
@@ -69,7 +71,7 @@ pub struct Speedups {
 }
 
 /// The sequence chosen.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BestSequence {
     /// The passes.
     pub passes: Vec<String>,
@@ -88,7 +90,7 @@ pub struct BestSequence {
 }
 
 /// Why the best code is faster (seed 003 §3.2).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Explanation {
     /// What changed in the PTX from the best -O level to the best sequence.
     pub vs_best_ox: Option<String>,
@@ -110,7 +112,7 @@ pub struct Explanation {
 }
 
 /// A finalist of the search, as timed in the final round.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finalist {
     /// Number of passes.
     pub passes: usize,
@@ -125,12 +127,12 @@ pub struct Finalist {
     /// Whether it passed the final validation (none when not reached).
     pub validated: Option<bool>,
     /// Why it failed the final validation: which input and which output differed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
 }
 
 /// Everything a search reports.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PhaseReport {
     /// The workload searched.
     pub workload: String,
@@ -169,15 +171,19 @@ pub struct PhaseReport {
     /// The finalists in the order they were tried.
     pub finalists: Vec<Finalist>,
     /// Why the best is faster.
+    #[serde(default)]
     pub explanation: Explanation,
     /// Every PTX of this search context that broke the device (this run's and earlier runs'),
     /// with the shortest sequence giving it; their text is in the database (`phase_broken`).
+    #[serde(default)]
     pub broke_device: Vec<BrokenPtx>,
     /// Seconds the device side took to start (the device worker: its context, the source's
     /// build and the small reference), when it runs in a worker.
+    #[serde(default)]
     pub device_start_seconds: Option<f64>,
     /// Seconds each restart of the device side took (a fresh worker process after a candidate
     /// broke the device), in order.
+    #[serde(default)]
     pub device_restart_seconds: Vec<f64>,
 }
 

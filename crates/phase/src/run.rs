@@ -208,7 +208,7 @@ pub fn run_phase(
     // validation), then hold the shorter sequence to the same final checks.
     let minimised = match (&best, options.minimise) {
         (Some(chosen), true) => {
-            Some(minimise_chosen(&mut engine, compiler, chosen, &finalists, options)?)
+            Some(minimise_chosen(&mut engine, compiler, chosen, &finalists, options, None)?)
         }
         _ => None,
     };
@@ -248,24 +248,82 @@ pub fn run_phase(
     Ok(report)
 }
 
+/// Finishes the minimisation of an earlier run's report: its chosen sequence is minimised again
+/// from the start with the same margin, which replays from the store everything the earlier
+/// run (or runs) did without compiling, validating or timing it again, and goes on from where
+/// they stopped. No search and no final round run; the report comes back with its `minimised`
+/// part replaced (and is stored). `options.minimise_time` counts from the start of this call.
+pub fn resume_minimisation(
+    compiler: &dyn SequenceCompiler,
+    evaluator: &mut dyn Evaluator,
+    store: &PhaseStore,
+    progress: &dyn Progress,
+    mut report: PhaseReport,
+    options: &RunOptions,
+) -> Result<PhaseReport, SearchError> {
+    let Some(chosen) = report.best.clone() else {
+        return Err(SearchError::Invalid(
+            "the report has no chosen sequence (no finalist passed the final validation): there \
+             is nothing to minimise"
+                .to_string(),
+        ));
+    };
+    match store.ptx(&chosen.ptx_hash)? {
+        Some(stored) if stored.verdict.is_valid() => {}
+        _ => {
+            return Err(SearchError::Invalid(format!(
+                "the database has no valid PTX {} (the report's chosen sequence) for this \
+                 workload, small workload, device and toolchain: give the database and the \
+                 workloads the report was made with",
+                chosen.ptx_hash
+            )))
+        }
+    }
+    let started = Instant::now();
+    let reps = options.search.reps.max(1);
+    let mut engine = Engine::new(compiler, evaluator, store, progress, reps);
+    engine.reference_ns =
+        report.baselines.iter().find(|b| b.name == "source").and_then(|b| b.median_ns);
+    let finalists: Vec<(Vec<String>, String, String, f64)> = report
+        .finalists
+        .iter()
+        .map(|f| (Vec::new(), f.origin.clone(), f.ptx_hash.clone(), f.search_median_ns))
+        .collect();
+    // The earlier run's margin, so that the replay takes the same decisions.
+    let earlier_margin = report.minimised.as_ref().map(|m| m.noise_margin);
+    let minimised =
+        minimise_chosen(&mut engine, compiler, &chosen, &finalists, options, earlier_margin)?;
+    progress.finish();
+    report.minimised = Some(minimised);
+    report.total_seconds += started.elapsed().as_secs_f64();
+    report.device_restart_seconds.extend(engine.evaluator.start_seconds().iter().skip(1));
+    report.broke_device = store.broken()?;
+    if let Ok(json) = serde_json::to_string(&report) {
+        store.record_report(&json)?;
+    }
+    Ok(report)
+}
+
 fn ptx_hash(evaluation: &Evaluation) -> &str {
     evaluation.ptx_hash.as_deref().unwrap_or("")
 }
 
 /// Minimises the chosen sequence; a minimised sequence with other code than the chosen one is
-/// validated on the full and random inputs and timed like the finalists were.
+/// validated on the full and random inputs and timed like the finalists were. `margin` is
+/// the noise margin (by default the noise floor or twice the chosen PTX's measured spread).
 fn minimise_chosen(
     engine: &mut Engine<'_>,
     compiler: &dyn SequenceCompiler,
     chosen: &BestSequence,
     finalists: &[(Vec<String>, String, String, f64)],
     options: &RunOptions,
+    margin: Option<f64>,
 ) -> Result<Minimised, SearchError> {
     let search_ns =
         finalists.iter().find(|f| f.2 == chosen.ptx_hash).map_or(chosen.median_ns, |f| f.3);
     let store = engine.store;
     let samples = store.ptx(&chosen.ptx_hash)?.map(|p| p.samples).unwrap_or_default();
-    let margin = options.noise_floor.max(2.0 * relative_iqr(&samples));
+    let margin = margin.unwrap_or_else(|| options.noise_floor.max(2.0 * relative_iqr(&samples)));
     engine.progress.stage("minimise", chosen.passes.len() as u64, 0);
     let mut minimised = minimise(
         engine,

@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::compiler::{CompileFailureKind, CompileOutcome, CompiledPtx, SequenceCompiler};
 use crate::evaluator::{median, Evaluator, EvaluatorError, Verdict};
@@ -32,7 +32,8 @@ pub enum SearchError {
 
 /// Counts over the sequences one run considered (answers found in the database included, so
 /// that a resumed run reports what a single uninterrupted run would).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Counts {
     /// Sequences considered.
     pub sequences: u64,
@@ -155,6 +156,9 @@ pub struct Engine<'a> {
     pub reference_ns: Option<f64>,
     /// The best valid time met in this run.
     pub best_ns: Option<f64>,
+    /// While set, the warm-up time above which a new PTX is timed no further, in place of
+    /// [`screening_limit_ns`] (minimisation's limit: its best time plus the noise margin).
+    pub(crate) screen_override_ns: Option<u64>,
 }
 
 impl<'a> Engine<'a> {
@@ -176,6 +180,7 @@ impl<'a> Engine<'a> {
             ptx_texts: HashMap::new(),
             reference_ns: None,
             best_ns: None,
+            screen_override_ns: None,
         }
     }
 
@@ -202,6 +207,104 @@ impl<'a> Engine<'a> {
         let plan = self.plan(proposals)?;
         let compiled = compile_plan(self.compiler, &plan);
         self.finish(proposals, plan, compiled, counts)
+    }
+
+    /// The PTX hash (or compile failure) of each proposal, without validating or timing
+    /// anything: the stored answer where there is one, else compiled in one parallel batch and
+    /// stored. Minimisation's first stage needs no more: a removal that leaves the PTX the same
+    /// cannot change its verdict or its time. With `judgeable`, a stored sequence whose PTX was
+    /// never judged and whose text this run lacks is compiled again, so that
+    /// [`Engine::judge_ptx`] can judge it.
+    pub fn compile_only(
+        &mut self,
+        proposals: &[Proposal],
+        counts: &mut Counts,
+        judgeable: bool,
+    ) -> Result<Vec<Result<String, CompileFailureKind>>, SearchError> {
+        let hashes: Vec<String> = proposals.iter().map(|p| sequence_hash(&p.passes)).collect();
+        let mut outcomes: Vec<Option<Result<String, CompileFailureKind>>> =
+            Vec::with_capacity(proposals.len());
+        let mut to_compile = Vec::new();
+        for (index, hash) in hashes.iter().enumerate() {
+            let mut answer =
+                self.store.sequence(hash)?.map(|s| s.outcome.map_err(|(kind, _)| kind));
+            if let (true, Some(Ok(ptx_hash))) = (judgeable, answer.as_ref()) {
+                if !self.ptx_texts.contains_key(ptx_hash) && self.store.ptx(ptx_hash)?.is_none() {
+                    answer = None;
+                }
+            }
+            if answer.is_some() {
+                counts.resumed += 1;
+            } else {
+                to_compile.push(index);
+            }
+            outcomes.push(answer);
+        }
+        let sequences: Vec<Vec<String>> =
+            to_compile.iter().filter_map(|&i| proposals.get(i).map(|p| p.passes.clone())).collect();
+        let compiled =
+            if sequences.is_empty() { Vec::new() } else { self.compiler.compile_many(&sequences) };
+        for (&index, result) in to_compile.iter().zip(compiled) {
+            let (Some(proposal), Some(hash)) = (proposals.get(index), hashes.get(index)) else {
+                continue;
+            };
+            let stored = result
+                .as_ref()
+                .map(|ptx| ptx.hash.clone())
+                .map_err(|f| (f.kind, f.message.clone()));
+            self.store.record_sequence(hash, &proposal.passes, &proposal.origin, &stored)?;
+            if let Ok(ptx) = result {
+                self.ptx_texts.entry(ptx.hash.clone()).or_insert(ptx);
+            }
+            if let Some(slot) = outcomes.get_mut(index) {
+                *slot = Some(stored.map_err(|(kind, _)| kind));
+            }
+        }
+        let mut out = Vec::with_capacity(proposals.len());
+        for outcome in outcomes {
+            counts.sequences += 1;
+            let outcome = outcome.unwrap_or(Err(CompileFailureKind::Failed));
+            match &outcome {
+                Ok(ptx_hash) => {
+                    counts.compiled += 1;
+                    if !self.seen_ptx.insert(ptx_hash.clone()) {
+                        counts.duplicate_ptx += 1;
+                    }
+                }
+                Err(CompileFailureKind::Crashed) => counts.crashed += 1,
+                Err(CompileFailureKind::TimedOut) => counts.timed_out += 1,
+                Err(CompileFailureKind::Failed) => counts.compile_failed += 1,
+            }
+            out.push(outcome);
+            self.progress.advance(1, self.best_speedup());
+        }
+        Ok(out)
+    }
+
+    /// The verdict and samples of a PTX this run compiled or the store knows: from the store,
+    /// or validated on the small inputs and timed now (a new PTX is counted as timed, screened
+    /// or invalid). The median is `None` unless the PTX is valid and timed.
+    pub fn judge_ptx(
+        &mut self,
+        ptx_hash: &str,
+        counts: &mut Counts,
+    ) -> Result<(Verdict, Option<f64>), SearchError> {
+        let known = self.store.ptx(ptx_hash)?.is_some();
+        let result = self.judge(ptx_hash, counts)?;
+        if !known {
+            match (&result.verdict, result.samples.is_empty()) {
+                (Verdict::Valid, false) => {
+                    counts.timed += 1;
+                    if self.reps > 1 && result.samples.len() == 1 {
+                        counts.screened += 1;
+                    }
+                }
+                (Verdict::Valid, true) => {}
+                _ => counts.invalid += 1,
+            }
+        }
+        let median_ns = if result.verdict.is_valid() { median(&result.samples) } else { None };
+        Ok((result.verdict, median_ns))
     }
 
     /// Looks the proposals up in the store and lists those that need compiling.
@@ -345,7 +448,14 @@ impl<'a> Engine<'a> {
             Err(broken) => return self.blame(&ptx, broken, counts),
         };
         let stored = if verdict.is_valid() {
-            let timed = match screening_limit_ns(self.reference_ns, self.best_ns) {
+            let limit = match (
+                self.screen_override_ns,
+                screening_limit_ns(self.reference_ns, self.best_ns),
+            ) {
+                (Some(own), Some(search)) => Some(own.min(search)),
+                (own, search) => own.or(search),
+            };
+            let timed = match limit {
                 Some(limit) => self.evaluator.time_ptx_screened(&ptx, self.reps, limit),
                 None => self.evaluator.time_ptx(&ptx, self.reps),
             };

@@ -80,7 +80,7 @@ pub const BROKEN_SCHEMA: Schema = Schema {
 };
 
 /// A PTX whose run left the device unusable, kept with its text so that it can be studied.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BrokenPtx {
     /// The PTX hash.
     pub ptx_hash: String,
@@ -415,6 +415,19 @@ impl PhaseStore {
             params![self.context_id, report_json],
         )?;
         Ok(())
+    }
+
+    /// The last stored report of the context (JSON), if any.
+    pub fn report(&self) -> Result<Option<String>, DbError> {
+        Ok(self
+            .db
+            .connection()
+            .query_row(
+                "SELECT report FROM phase_reports WHERE context_id = ?1",
+                params![self.context_id],
+                |row| row.get(0),
+            )
+            .optional()?)
     }
 
     /// Valid, timed sequences, fastest first (ties broken by sequence text, so the order is

@@ -14,10 +14,12 @@ use clmap_phase::compiler::{
     SequenceCompiler,
 };
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
+use clmap_phase::minimise::minimise;
 use clmap_phase::sequence::text_hash;
 use clmap_phase::worker::{serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
-    run_phase, ContextKey, Engine, NoProgress, PhaseStore, RunOptions, SearchOptions, Strategy,
+    resume_minimisation, run_phase, ContextKey, Counts, Engine, NoProgress, PhaseReport,
+    PhaseStore, RunOptions, SearchOptions, Strategy,
 };
 
 /// Passes that change the fake code; every other pass is a no-op on it.
@@ -55,6 +57,8 @@ fn code_of(passes: &[String]) -> String {
 #[derive(Default)]
 struct FakeCompiler {
     compiled: AtomicUsize,
+    /// How long each batch takes (so that a deadline can fall in the middle of work).
+    delay: Duration,
 }
 
 impl FakeCompiler {
@@ -87,6 +91,7 @@ impl SequenceCompiler for FakeCompiler {
         pool()
     }
     fn compile_many(&self, sequences: &[Vec<String>]) -> Vec<CompileOutcome> {
+        std::thread::sleep(self.delay);
         sequences.iter().map(|s| self.compile_one(s)).collect()
     }
     fn compile_baseline(&self, level: BaselineLevel) -> CompileOutcome {
@@ -819,4 +824,157 @@ fn a_worker_that_does_not_answer_in_time_is_replaced() {
     assert_eq!(evaluator.validate_small(&ptx_for("licm")).expect("works"), Verdict::Valid);
     assert_eq!(worker_starts(dir.path()), 2);
     assert_eq!(evaluator.start_seconds().len(), 2);
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn a_removal_slower_than_the_best_is_rejected_after_one_run() {
+    // Kernels of tens of milliseconds: licm + gvn 63 ms, gvn alone 90 ms, licm alone 70 ms.
+    let passes = names(&["sroa", "licm", "dse", "gvn", "sink", "instcombine"]);
+    let chosen = text_hash("licm+gvn");
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator { scale: 100_000, ..FakeEvaluator::default() };
+    let mut engine = Engine::new(&compiler, &mut evaluator, &store, &NoProgress, 3);
+    let minimised = minimise(&mut engine, &passes, &chosen, 63e6, 0.02, None).expect("minimises");
+    drop(engine);
+    assert_eq!(minimised.passes, ["licm", "gvn"]);
+    assert!(minimised.complete);
+    assert_eq!(minimised.removed_same_code, 4);
+    // The four no-op passes went by their PTX alone: only the two removals that change the
+    // code reached the device, each validated on the small inputs and then rejected after the
+    // first run of its timing (over 63 ms + 2 %), instead of 1 + 3 runs.
+    assert_eq!(*evaluator.validations.lock().unwrap(), ["gvn", "licm"]);
+    assert_eq!(evaluator.timings.load(Ordering::SeqCst), 2);
+    assert_eq!(evaluator.screened_timings.load(Ordering::SeqCst), 2);
+    assert_eq!((minimised.counts.timed, minimised.counts.screened), (2, 2));
+    let gvn_alone = store.ptx(&text_hash("gvn")).unwrap().expect("stored");
+    assert_eq!(gvn_alone.samples, [90_000_000], "the one run is what is stored");
+    assert_eq!(evaluator.full_validations.load(Ordering::SeqCst), 0);
+
+    // With a margin of 50 %, dropping licm (90 ms) is fast enough: timed in full, and kept.
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let mut evaluator = FakeEvaluator { scale: 100_000, ..FakeEvaluator::default() };
+    let mut engine = Engine::new(&compiler, &mut evaluator, &store, &NoProgress, 3);
+    let minimised = minimise(&mut engine, &passes, &chosen, 63e6, 0.5, None).expect("minimises");
+    drop(engine);
+    assert_eq!(minimised.passes, ["gvn"]);
+    assert_eq!(minimised.removed_same_speed, 1);
+    assert_eq!(evaluator.screened_timings.load(Ordering::SeqCst), 0);
+    assert_eq!(store.ptx(&text_hash("gvn")).unwrap().expect("stored").samples.len(), 3);
+}
+
+/// Sequences considered that were not answered by the database.
+fn fresh(counts: &Counts) -> u64 {
+    counts.sequences - counts.resumed
+}
+
+/// A search without minimisation whose chosen sequence is then padded with passes that do not
+/// change the code (the same PTX, so the same stored verdict and time), long enough for a
+/// minimisation of many batches.
+fn searched_report(store: &PhaseStore) -> (PhaseReport, RunOptions) {
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let mut run = RunOptions {
+        search: options(Strategy::Random, 60),
+        final_reps: 5,
+        random_inputs: 3,
+        finalists: 3,
+        minimise: false,
+        minimise_time: None,
+        noise_floor: 0.02,
+        workload_label: "gemm.toml".into(),
+        small_label: "gemm-small.toml".into(),
+    };
+    let mut report = run_phase(&compiler, &mut evaluator, store, &NoProgress, &run).expect("run");
+    assert!(report.minimised.is_none());
+    let best = report.best.as_mut().expect("a sequence passes validation");
+    let no_ops = ["instcombine", "sroa", "dse", "sink"];
+    let mut padded = Vec::new();
+    for (i, pass) in best.passes.iter().enumerate() {
+        padded.push(pass.clone());
+        padded.extend((0..19).map(|j| no_ops[(i + j) % no_ops.len()].to_string()));
+    }
+    assert_eq!(code_of(&padded), code_of(&best.passes));
+    best.passes = padded;
+    run.minimise = true;
+    (report, run)
+}
+
+#[test]
+fn a_minimisation_stopped_by_its_deadline_resumes_without_redoing_its_work() {
+    // Uninterrupted, for comparison.
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let (report, run) = searched_report(&store);
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let whole = resume_minimisation(&compiler, &mut evaluator, &store, &NoProgress, report, &run)
+        .expect("minimises");
+    let whole = whole.minimised.expect("minimised");
+    assert!(whole.complete);
+    assert_eq!(fresh(&whole.counts), compiler.compiled.load(Ordering::SeqCst) as u64);
+    assert!(fresh(&whole.counts) > 10, "{:?}", whole.counts);
+
+    // The same, stopped by its deadline after a few batches of 20 ms.
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let (report, mut run) = searched_report(&store);
+    run.minimise_time = Some(Duration::from_millis(100));
+    let slow = FakeCompiler { delay: Duration::from_millis(20), ..FakeCompiler::default() };
+    let chosen_ns = report.best.as_ref().map(|b| b.median_ns);
+    let mut evaluator = FakeEvaluator::default();
+    let stopped = resume_minimisation(&slow, &mut evaluator, &store, &NoProgress, report, &run)
+        .expect("minimises");
+    let before = evaluator.validations.lock().unwrap().clone();
+    let first = stopped.minimised.clone().expect("minimised");
+    assert!(!first.complete, "the deadline stops it: {first:?}");
+    assert!(fresh(&first.counts) > 0, "it did some work before: {:?}", first.counts);
+    assert!(fresh(&first.counts) < fresh(&whole.counts));
+    assert_eq!(first.validated, Some(true), "the same code as the chosen sequence");
+    // The stored report says so too.
+    let stored: PhaseReport = serde_json::from_str(&store.report().unwrap().unwrap()).unwrap();
+    assert_eq!(stored.minimised.map(|m| m.complete), Some(false));
+
+    // Resumed from that report: it replays the first run's part from the database and ends
+    // where the uninterrupted one ended, having compiled only what the first did not.
+    run.minimise_time = None;
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let resumed =
+        resume_minimisation(&compiler, &mut evaluator, &store, &NoProgress, stopped, &run)
+            .expect("minimises");
+    let second = resumed.minimised.as_ref().expect("minimised");
+    assert!(second.complete);
+    assert_eq!(second.passes, whole.passes);
+    assert_eq!(second.counts.sequences, whole.counts.sequences);
+    assert_eq!(fresh(&first.counts) + fresh(&second.counts), fresh(&whole.counts));
+    assert!(second.counts.resumed >= fresh(&first.counts));
+    assert!(compiler.compiled.load(Ordering::SeqCst) as u64 <= fresh(&second.counts) + 1);
+    // Nothing the first run validated was validated again.
+    let again = evaluator.validations.lock().unwrap().clone();
+    assert!(again.iter().all(|code| !before.contains(code)));
+    // The rest of the report is the earlier run's: no new search, no new final round.
+    assert_eq!(resumed.best.as_ref().map(|b| b.median_ns), chosen_ns);
+    assert_eq!(evaluator.timings.load(Ordering::SeqCst) as u64, second.counts.timed);
+}
+
+#[test]
+fn the_reports_of_earlier_campaigns_are_read_back() {
+    // `--minimise-only --report` reads reports written before some fields existed.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../bench/results/phase_original");
+    let mut incomplete = 0;
+    for kernel in ["2mm", "3mm", "atax", "bicg", "corr", "covar", "gemm", "mvt", "syrk"] {
+        let path = dir.join(format!("{kernel}_h100.json"));
+        let text = std::fs::read_to_string(&path).expect("report");
+        let report: PhaseReport =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let minimised = report.minimised.as_ref().expect("minimised");
+        let best = report.best.as_ref().expect("best");
+        assert_eq!(minimised.original_len, best.passes.len(), "{kernel}");
+        incomplete += usize::from(!minimised.complete);
+    }
+    assert_eq!(incomplete, 8, "all but SYRK stopped before the end");
 }

@@ -14,8 +14,9 @@ use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
 use clmap_phase::worker::{refuse, serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
-    compare_strategies, run_phase, ContextKey, Evaluator, PhaseStore, Progress, RunOptions,
-    SearchError, SearchOptions, SequenceCompiler, Strategy, TerminalProgress,
+    compare_strategies, resume_minimisation, run_phase, ContextKey, Evaluator, PhaseReport,
+    PhaseStore, Progress, RunOptions, SearchError, SearchOptions, SequenceCompiler, Strategy,
+    TerminalProgress,
 };
 
 /// Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
@@ -128,6 +129,16 @@ pub struct Args {
     /// Do not minimise the best sequence.
     #[arg(long)]
     pub no_minimise: bool,
+    /// Only finish the minimisation of an earlier run's chosen sequence (its report says
+    /// `"complete": false`): no search and no final round; everything the earlier run
+    /// measured is answered from the database. `--time` is the minimisation's time. The
+    /// updated report is printed and stored.
+    #[arg(long, conflicts_with_all = ["no_minimise", "strategies", "shard"])]
+    pub minimise_only: bool,
+    /// With `--minimise-only`: the earlier run's JSON report (`--json`'s output; default: the
+    /// last report stored in the database for this workload, device and toolchain).
+    #[arg(long, requires = "minimise_only")]
+    pub report: Option<PathBuf>,
     /// Relative slowdown treated as noise when minimising (raised to twice the measured
     /// spread when that is larger).
     #[arg(long, default_value_t = 0.02)]
@@ -343,6 +354,8 @@ fn start_worker(aliases: &[String]) -> Result<WorkerEvaluator, CliError> {
 
 fn search(args: Args, started: Instant) -> Result<Status, CliError> {
     let worker = std::env::var_os(WORKER_STARTED).is_some();
+    // A report given to --minimise-only is read before any device or toolchain work.
+    let given_report = args.report.as_deref().map(read_report).transpose()?;
     let workload = workload_args::load(&args.workload)?;
     let small_path = args.small.clone().unwrap_or_else(|| args.workload.clone());
     let small = workload_args::load(&small_path)?;
@@ -473,8 +486,29 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         }
         return Ok(Status::Success);
     }
-    let report = run_phase(&compiler, evaluator.as_mut(), &store, progress, &options)
-        .map_err(|e| search_failed(e, worker))?;
+    let report = if args.minimise_only {
+        let earlier = match given_report {
+            Some(report) => report,
+            None => stored_report(&store)?,
+        };
+        if earlier.minimised.as_ref().is_some_and(|m| m.complete) {
+            eprintln!("the minimisation of this report is complete; nothing to do");
+            earlier
+        } else {
+            let options = RunOptions {
+                minimise_time: args.time.map(|t| t.saturating_sub(started.elapsed())),
+                ..options
+            };
+            resume_minimisation(&compiler, evaluator.as_mut(), &store, progress, earlier, &options)
+                .map_err(|e| match e {
+                    SearchError::Invalid(message) => CliError::BadInput(message),
+                    other => search_failed(other, worker),
+                })?
+        }
+    } else {
+        run_phase(&compiler, evaluator.as_mut(), &store, progress, &options)
+            .map_err(|e| search_failed(e, worker))?
+    };
     if args.json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| CliError::Environment(format!("cannot write the report: {e}")))?;
@@ -484,6 +518,32 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         println!("\nresults stored in {} (rerun the same command to resume)", db_path.display());
     }
     Ok(Status::Success)
+}
+
+/// An earlier run's JSON report (`--report`).
+fn read_report(path: &std::path::Path) -> Result<PhaseReport, CliError> {
+    let json = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&json).map_err(|e| {
+        CliError::BadInput(format!(
+            "{} is not a report of `clmap phase --json`: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// The report stored for the context, for `--minimise-only` without `--report`.
+fn stored_report(store: &PhaseStore) -> Result<PhaseReport, CliError> {
+    let json =
+        store.report().map_err(|e| CliError::Environment(e.to_string()))?.ok_or_else(|| {
+            CliError::BadInput(
+                "the database holds no report of this workload, device and toolchain: run the \
+             search first (or give --report)"
+                    .to_string(),
+            )
+        })?;
+    serde_json::from_str(&json)
+        .map_err(|e| CliError::Environment(format!("the database's report cannot be read: {e}")))
 }
 
 #[cfg(test)]
