@@ -20,8 +20,8 @@ pub mod target;
 pub mod variant;
 
 pub use producers::{
-    default_producers, AsWritten, DeviceLimits, GroverUnlocal, LocalStaging, Subject,
-    VariantProducer, WorkGroupChoice, WorkGroupSizes,
+    combined_stage_name, default_producers, AsWritten, CombinedStaging, DeviceLimits,
+    GroverUnlocal, LocalStaging, Subject, VariantProducer, WorkGroupChoice, WorkGroupSizes,
 };
 pub use report::{AdvisorAnswer, Prediction, TuneReport, VariantResult};
 pub use session::{tune, Budget, Progress, Step, TuneError, TuneOptions, Validator};

@@ -272,6 +272,67 @@ impl VariantProducer for LocalStaging {
     }
 }
 
+/// Several `__global` buffers staged at once: the stager's tiles composed, one buffer after the
+/// other on the previous buffer's rewrite, so that advice to stage several buffers has a variant
+/// to be judged against. Each set of buffers gives one variant, `stage:A+B`, validated against
+/// the original like any rewrite (the stager's own check compares each step with the step
+/// before it only, so tuning validates the composition again).
+pub struct CombinedStaging(pub Vec<BTreeSet<String>>);
+
+/// The name of the variant staging `buffers` together.
+pub fn combined_stage_name(buffers: &BTreeSet<String>) -> String {
+    format!("stage:{}", buffers.iter().cloned().collect::<Vec<_>>().join("+"))
+}
+
+impl VariantProducer for CombinedStaging {
+    fn label(&self) -> &'static str {
+        "combined staging"
+    }
+
+    fn produce(&self, subject: &Subject<'_>) -> Vec<Produced> {
+        self.0.iter().filter(|set| set.len() > 1).map(|set| build_combined(subject, set)).collect()
+    }
+}
+
+fn build_combined(subject: &Subject<'_>, buffers: &BTreeSet<String>) -> Produced {
+    let name = combined_stage_name(buffers);
+    let construction = Construction::StageAll { buffers: buffers.iter().cloned().collect() };
+    let refuse = |reason: String| RefusedVariant {
+        name: name.clone(),
+        construction: construction.clone(),
+        reason,
+    };
+    // The tiles of the buffers staged so far count against the device's local memory: the
+    // stager adds what the kernel already declares to each new tile.
+    let limits =
+        clmap_stage::StageLimits { max_local_bytes: subject.limits.local_mem_bytes, seeds: 1 };
+    let mut current = subject.original.clone();
+    let mut parts = Vec::new();
+    for buffer in buffers {
+        let staged = clmap_stage::stage_buffer(&current, subject.kernel, buffer, &limits).map_err(
+            |refusal| {
+                refuse(format!(
+                    "`{buffer}` after {}: {}",
+                    if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") },
+                    clmap_stage::describe_refusal(&refusal, &current.compiled().sources)
+                ))
+            },
+        )?;
+        parts.push(format!("`{buffer}` in `{}` ({} bytes)", staged.tile, staged.footprint.bytes));
+        current = staged.prepared;
+    }
+    Ok(Variant {
+        how: format!("staged together: {}", parts.join(", ")),
+        work_group: work_group_of(current.workload(), subject.kernel),
+        name,
+        construction,
+        layout: Layout { unstaged: BTreeSet::new(), staged: buffers.clone() },
+        prepared: current,
+        // Validated by tuning against the original, not step by step.
+        validated: None,
+    })
+}
+
 /// The kernel as written under other work-group sizes.
 pub struct WorkGroupSizes(pub WorkGroupChoice);
 

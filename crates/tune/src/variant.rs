@@ -16,6 +16,8 @@ pub enum Construction {
     Unlocal { local_buffers: Vec<String> },
     /// A `__global` buffer's work-group footprint staged in `__local` memory.
     Stage { buffer: String },
+    /// Several `__global` buffers staged together, in this order.
+    StageAll { buffers: Vec<String> },
     /// The kernel as written, launched with another work-group size.
     WorkGroup { size: Vec<u64> },
 }
@@ -27,6 +29,7 @@ impl Construction {
             Construction::AsWritten => "as_written",
             Construction::Unlocal { .. } => "unlocal",
             Construction::Stage { .. } => "stage",
+            Construction::StageAll { .. } => "stage_all",
             Construction::WorkGroup { .. } => "work_group",
         }
     }

@@ -6,8 +6,9 @@
 use clmap_db::Database;
 use clmap_exec::PreparedWorkload;
 use clmap_tune::{
-    build_variants, default_producers, simulator_identity, tune, Budget, Construction, Layout,
-    Step, Subject, TuneOptions, TuneReport, TuneStore, TuneTarget, Variant, WorkGroupChoice,
+    build_variants, default_producers, simulator_identity, tune, Budget, CombinedStaging,
+    Construction, Layout, Step, Subject, TuneOptions, TuneReport, TuneStore, TuneTarget, Variant,
+    WorkGroupChoice,
 };
 
 fn corpus(name: &str) -> PreparedWorkload {
@@ -253,4 +254,89 @@ fn a_kernel_with_a_required_work_group_size_gets_no_other() {
         panic!("one refusal expected: {:?}", built.iter().map(|b| b.is_ok()).collect::<Vec<_>>())
     };
     assert!(refused.reason.contains("reqd_work_group_size(8, 8, 1)"), "{}", refused.reason);
+}
+
+#[test]
+fn advice_to_stage_two_buffers_gets_one_variant_staging_both_validated() {
+    // PolyBench's gemm reads `a` along rows and `b` down columns: each alone and both together
+    // can be tiled, and the combination must compute what the kernel as written computes.
+    let prepared = corpus("pbo_gemm.toml");
+    let subject = Subject {
+        original: &prepared,
+        kernel: "gemm",
+        limits: clmap_tune::DeviceLimits::SIMULATOR,
+        seeds: 2,
+    };
+    let both: std::collections::BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
+    let built =
+        build_variants(&[Box::new(CombinedStaging(vec![both.clone()]))], &subject, &mut |_, _| {});
+    let [Ok(variant)] = built.as_slice() else {
+        panic!(
+            "one combined variant expected: {:?}",
+            built.iter().map(|b| b.as_ref().err()).collect::<Vec<_>>()
+        )
+    };
+    assert_eq!(variant.name, "stage:a+b");
+    assert_eq!(variant.layout, Layout { staged: both.clone(), unstaged: Default::default() });
+    assert_eq!(
+        variant.construction,
+        Construction::StageAll { buffers: vec!["a".into(), "b".into()] }
+    );
+    // Both tiles are in the source, and tuning validates the composition itself.
+    let source = &variant.prepared.workload().source;
+    assert!(source.matches("__local").count() >= 2, "{source}");
+    assert!(variant.validated.is_none());
+    let db = Database::in_memory().expect("database");
+    let mut steps = Vec::new();
+    let report = run(
+        &db,
+        &prepared,
+        "gemm",
+        WorkGroupChoice::None,
+        vec![variant.clone()],
+        Budget::Unlimited,
+        &mut steps,
+    );
+    let combined = report.variants.iter().find(|v| v.name == "stage:a+b").expect("combined");
+    assert_eq!(combined.status, "timed", "{combined:#?}");
+    assert_eq!((combined.validation.status, combined.validation.seeds), ("passed", 2));
+    assert!(steps.contains(&"stage:a+b validating".to_string()), "{steps:?}");
+    // A set naming a buffer the kernel writes is refused with the stager's reason.
+    let with_output: std::collections::BTreeSet<String> = ["a".to_string(), "c".to_string()].into();
+    let refused =
+        build_variants(&[Box::new(CombinedStaging(vec![with_output]))], &subject, &mut |_, _| {});
+    let [Err(why)] = refused.as_slice() else { panic!("a refusal expected") };
+    assert_eq!(why.name, "stage:a+c");
+    assert!(why.reason.contains("`c` after `a`"), "{}", why.reason);
+}
+
+#[test]
+fn a_wrong_combined_variant_is_rejected_by_validation() {
+    // The composition is validated against the original, not step by step: a combined
+    // variant whose source computes something else never reaches timing.
+    let prepared = corpus("pbo_gemm.toml");
+    let subject = Subject {
+        original: &prepared,
+        kernel: "gemm",
+        limits: clmap_tune::DeviceLimits::SIMULATOR,
+        seeds: 2,
+    };
+    let both: std::collections::BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
+    let built = build_variants(&[Box::new(CombinedStaging(vec![both]))], &subject, &mut |_, _| {});
+    let Some(Ok(mut variant)) = built.into_iter().next() else { panic!("combined variant") };
+    let broken = variant.prepared.workload().source.replacen("+= alpha", "+= 2.0f * alpha", 1);
+    assert_ne!(broken, variant.prepared.workload().source);
+    variant.prepared = variant.prepared.with_source(&broken).expect("compiles");
+    let db = Database::in_memory().expect("database");
+    let mut steps = Vec::new();
+    let report = run(
+        &db,
+        &prepared,
+        "gemm",
+        WorkGroupChoice::None,
+        vec![variant],
+        Budget::Unlimited,
+        &mut steps,
+    );
+    assert_eq!(status(&report, "stage:a+b"), "invalid");
 }

@@ -9,8 +9,9 @@ use clmap_aristotle::workload_advice::{Placement, WorkloadAdvice};
 use clmap_device::{human_ns, select_device, TimingOptions};
 use clmap_exec::PreparedWorkload;
 use clmap_tune::{
-    build_variants, default_producers, tune, AdvisorAnswer, Budget, Layout, Progress, Settled,
-    Step, Subject, TuneOptions, TuneReport, TuneStore, TuneTarget, WorkGroupChoice,
+    build_variants, default_producers, tune, AdvisorAnswer, Budget, CombinedStaging, Layout,
+    Progress, Settled, Step, Subject, TuneOptions, TuneReport, TuneStore, TuneTarget,
+    WorkGroupChoice,
 };
 
 use crate::commands::devices::environment_error;
@@ -203,7 +204,13 @@ fn tune_on(
     eprintln!("tuning {kernel} of {label} on {}", target.name());
     let subject =
         Subject { original: prepared, kernel, limits: target.limits(), seeds: args.seeds };
-    let producers = default_producers(work_groups.clone());
+    let mut producers = default_producers(work_groups.clone());
+    // Advice to stage several buffers is judged against the variant staging all of them.
+    if let Ok(answer) = &advice {
+        if answer.layout.staged.len() > 1 {
+            producers.push(Box::new(CombinedStaging(vec![answer.layout.staged.clone()])));
+        }
+    }
     eprint!("  variants built:");
     let mut first = true;
     let variants = build_variants(&producers, &subject, &mut |label, count| {
