@@ -27,6 +27,13 @@ pub trait Measurer {
     fn validate(&mut self, map: u16, variant: &str, dataset: usize) -> Result<Validation, String>;
     /// Times the unit.
     fn measure(&mut self, key: &UnitKey) -> UnitResult;
+    /// Times the unit with `samples` stored runs (after the usual warm-up), for a
+    /// re-measurement that is pooled with the first; measurers that cannot change their count
+    /// time it as [`Measurer::measure`] does.
+    fn measure_samples(&mut self, key: &UnitKey, samples: u32) -> UnitResult {
+        let _ = samples;
+        self.measure(key)
+    }
 }
 
 /// The units of a campaign over `maps` × `variants` × `datasets`, in the order they run: by

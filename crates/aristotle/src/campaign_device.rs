@@ -175,15 +175,17 @@ impl Measurer for DeviceMeasurer<'_> {
     }
 
     fn measure(&mut self, key: &UnitKey) -> UnitResult {
+        let samples = self.samples_per_unit();
+        self.measure_samples(key, samples)
+    }
+
+    fn measure_samples(&mut self, key: &UnitKey, samples: u32) -> UnitResult {
         let bench = match self.bench(key.map, &key.variant, key.dataset) {
             Ok(bench) => bench,
             Err(reason) => return UnitResult::Failed { reason },
         };
-        let options = TimingOptions {
-            warmup: 1,
-            reps: self.samples_per_unit(),
-            flush_cache: self.flush_cache,
-        };
+        let options =
+            TimingOptions { warmup: 1, reps: samples.max(1), flush_cache: self.flush_cache };
         match clmap_exec::time_on_device(self.device, &bench.workload, &options) {
             Ok(timing) => UnitResult::Measured {
                 bytes_moved: bench.bytes_moved,

@@ -24,6 +24,7 @@ pub mod compose_bench;
 pub mod history;
 pub mod plot;
 pub mod query;
+pub mod refine;
 pub mod rules;
 pub mod store;
 pub mod workload_advice;

@@ -45,6 +45,9 @@ pub struct MapRecord {
     /// keep it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_group: Option<[usize; 2]>,
+    /// Samples behind b and B (none for the 2014 history, which kept only means).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<[usize; 2]>,
 }
 
 #[cfg(test)]
@@ -61,6 +64,7 @@ impl MapRecord {
             big_b_std: 0.0,
             mbr,
             work_group: None,
+            samples: None,
         }
     }
 }
@@ -208,6 +212,7 @@ fn history_records(db: &Database, device_id: i64) -> Result<Vec<MapRecord>, DbEr
             big_b_std: row.get(5)?,
             mbr: row.get(6)?,
             work_group: None,
+            samples: None,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -220,14 +225,14 @@ fn measured_records(
 ) -> Result<Vec<MapRecord>, DbError> {
     // Per (MAP, dataset, work-group): the (mean, std) of b and of B as they are found. b and
     // B pair only when timed with the same work-group.
-    type Pair = (Option<(f64, f64)>, Option<(f64, f64)>);
+    type Pair = (Option<(f64, f64, usize)>, Option<(f64, f64, usize)>);
     let mut by_key: BTreeMap<(u16, usize, [usize; 2]), Pair> = BTreeMap::new();
     for unit in store::units(db, device_id)? {
         if unit.status != "measured" || unit.samples == 0 {
             continue;
         }
         let entry = by_key.entry((unit.key.map, unit.key.dataset, unit.work_group)).or_default();
-        let stats = Some((unit.bandwidth_mean, unit.bandwidth_std));
+        let stats = Some((unit.bandwidth_mean, unit.bandwidth_std, unit.samples));
         if unit.key.variant == NO_LOCAL_VARIANT {
             entry.0 = stats;
         } else if unit.key.variant == local_variant {
@@ -237,16 +242,19 @@ fn measured_records(
     Ok(by_key
         .into_iter()
         .filter_map(|((map, dataset, work_group), pair)| match pair {
-            (Some((b_mean, b_std)), Some((big_b_mean, big_b_std))) => Some(MapRecord {
-                map,
-                dataset,
-                b_mean,
-                b_std,
-                big_b_mean,
-                big_b_std,
-                mbr: if b_mean > 0.0 { big_b_mean / b_mean } else { f64::NAN },
-                work_group: Some(work_group),
-            }),
+            (Some((b_mean, b_std, b_n)), Some((big_b_mean, big_b_std, big_b_n))) => {
+                Some(MapRecord {
+                    map,
+                    dataset,
+                    b_mean,
+                    b_std,
+                    big_b_mean,
+                    big_b_std,
+                    mbr: if b_mean > 0.0 { big_b_mean / b_mean } else { f64::NAN },
+                    work_group: Some(work_group),
+                    samples: Some([b_n, big_b_n]),
+                })
+            }
             _ => None,
         })
         .collect())

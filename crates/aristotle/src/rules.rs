@@ -59,11 +59,28 @@ pub fn similarity_margin(record: &MapRecord, delta: f64, similarity: Similarity)
     }
 }
 
-/// The relative standard deviation of B/b from the runs' spread (0 without one).
+/// The relative standard deviation of B/b from the runs' spread (0 without one). A record
+/// with at least [`POOLED_SAMPLES`] samples on each side (a tie measured again and pooled)
+/// is judged by the spread of its means instead, [`POOLED_Z`] standard errors
+/// (z·√((σ_b/b)²/n_b + (σ_B/B)²/n_B)): enough samples pin the means down better than one run
+/// is pinned down, and a difference of means beyond that is evidence.
 pub fn relative_noise(record: &MapRecord) -> f64 {
     let part = |std: f64, mean: f64| if mean > 0.0 && std.is_finite() { std / mean } else { 0.0 };
-    part(record.b_std, record.b_mean).hypot(part(record.big_b_std, record.big_b_mean))
+    let b = part(record.b_std, record.b_mean);
+    let big_b = part(record.big_b_std, record.big_b_mean);
+    match record.samples {
+        Some([nb, nbb]) if nb.min(nbb) >= POOLED_SAMPLES => {
+            POOLED_Z * (b / (nb as f64).sqrt()).hypot(big_b / (nbb as f64).sqrt())
+        }
+        _ => b.hypot(big_b),
+    }
 }
+
+/// Samples per side from which a record is judged by the standard error of its means.
+pub const POOLED_SAMPLES: usize = 40;
+
+/// Standard errors a pooled record's ratio must clear to count as a gain or a loss.
+pub const POOLED_Z: f64 = 2.0;
 
 /// Which rule decided a choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -347,6 +364,7 @@ mod tests {
                     big_b_std: 0.0,
                     mbr,
                     work_group: None,
+                    samples: None,
                 })
                 .collect(),
         }
@@ -441,6 +459,7 @@ mod tests {
             big_b_std: big_b.1,
             mbr: big_b.0 / b.0,
             work_group: Some(wg),
+            samples: None,
         }
     }
 

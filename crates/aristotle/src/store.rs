@@ -365,6 +365,8 @@ pub struct StoredUnit {
     pub bandwidth_mean: f64,
     /// Sample standard deviation of the bandwidth (GB/s).
     pub bandwidth_std: f64,
+    /// Median kernel time of the samples (ns); 0 without samples.
+    pub median_ns: f64,
 }
 
 /// Every unit recorded for a device, in (MAP, variant, dataset, work-group) order.
@@ -388,11 +390,14 @@ pub fn units(db: &Database, device_id: i64) -> Result<Vec<StoredUnit>, DbError> 
         })?
         .collect::<Result<Vec<_>, _>>()?;
     let mut samples =
-        conn.prepare("SELECT bandwidth_gbs FROM aristotle_samples WHERE unit_id = ?1")?;
+        conn.prepare("SELECT bandwidth_gbs, kernel_ns FROM aristotle_samples WHERE unit_id = ?1")?;
     let mut out = Vec::with_capacity(heads.len());
     for ((id, map), variant, dataset, status, reason, wg) in heads {
-        let values =
-            samples.query_map([id], |row| row.get::<_, f64>(0))?.collect::<Result<Vec<_>, _>>()?;
+        let rows = samples
+            .query_map([id], |row| Ok((row.get::<_, f64>(0)?, row.get::<_, i64>(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        let values: Vec<f64> = rows.iter().map(|r| r.0).collect();
+        let mut times: Vec<f64> = rows.iter().map(|r| r.1 as f64).collect();
         let (mean, std) = mean_std(&values);
         out.push(StoredUnit {
             key: UnitKey {
@@ -406,9 +411,79 @@ pub fn units(db: &Database, device_id: i64) -> Result<Vec<StoredUnit>, DbError> 
             samples: values.len(),
             bandwidth_mean: mean,
             bandwidth_std: std,
+            median_ns: median(&mut times),
         });
     }
     Ok(out)
+}
+
+/// The median of `values` (the mean of the middle two for an even count); 0 for none.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+/// Adds samples to a measured unit (a re-measurement pooled with the first), numbered after
+/// the ones it has, in one transaction; returns how many samples the unit has now. Units that
+/// are not measured (skipped, failed, absent) take no samples.
+pub fn append_samples(
+    db: &mut Database,
+    device_id: i64,
+    key: &UnitKey,
+    work_group: [usize; 2],
+    samples_ns: &[u64],
+) -> Result<usize, DbError> {
+    db.transaction(|tx| {
+        let unit: Option<(i64, i64)> = tx
+            .query_row(
+                "SELECT id, bytes_moved FROM aristotle_units
+                 WHERE device_id = ?1 AND map = ?2 AND variant = ?3 AND dataset = ?4
+                   AND wg_x = ?5 AND wg_y = ?6 AND status = 'measured'",
+                params![
+                    device_id,
+                    key.map,
+                    key.variant,
+                    to_i64(key.dataset),
+                    to_i64(work_group[0]),
+                    to_i64(work_group[1])
+                ],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        let Some((unit_id, bytes)) = unit else { return Ok(0) };
+        let next: i64 = tx.query_row(
+            "SELECT coalesce(max(rep) + 1, 0) FROM aristotle_samples WHERE unit_id = ?1",
+            [unit_id],
+            |row| row.get(0),
+        )?;
+        let bytes = u64::try_from(bytes).unwrap_or(0);
+        let mut insert = tx.prepare(
+            "INSERT INTO aristotle_samples (unit_id, rep, kernel_ns, bandwidth_gbs)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (i, &ns) in samples_ns.iter().enumerate() {
+            insert.execute(params![
+                unit_id,
+                next + to_i64(i),
+                i64::try_from(ns).unwrap_or(i64::MAX),
+                bandwidth_gbs(bytes, ns)
+            ])?;
+        }
+        let count: i64 = tx.query_row(
+            "SELECT count(*) FROM aristotle_samples WHERE unit_id = ?1",
+            [unit_id],
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    })
 }
 
 /// Mean and sample standard deviation (n − 1); (0, 0) for no values.
@@ -468,6 +543,24 @@ mod tests {
         // Recording the same finished unit twice is refused, not duplicated.
         assert!(record_unit(&mut db, dev, &k, &setup(), &result).is_err());
         assert_eq!(units(&db, dev).expect("units")[0].samples, 3);
+    }
+
+    #[test]
+    fn samples_appended_to_a_unit_are_pooled_with_the_first() {
+        let mut db = Database::in_memory().expect("db");
+        ensure_schema(&db).expect("schema");
+        let dev = device(&db);
+        let k = key(302, "stage", 64);
+        let first = UnitResult::Measured { bytes_moved: 1000, samples_ns: vec![10, 30] };
+        record_unit(&mut db, dev, &k, &setup(), &first).expect("record");
+        assert_eq!(append_samples(&mut db, dev, &k, [16, 16], &[20, 20]).expect("append"), 4);
+        let stored = &units(&db, dev).expect("units")[0];
+        assert_eq!(stored.samples, 4);
+        assert_eq!(stored.median_ns, 20.0);
+        // Another work-group's unit, or one never measured, takes nothing.
+        assert_eq!(append_samples(&mut db, dev, &k, [32, 8], &[5]).expect("append"), 0);
+        assert_eq!(append_samples(&mut db, dev, &key(1, "x", 1), [16, 16], &[5]).expect("a"), 0);
+        assert_eq!(units(&db, dev).expect("units")[0].samples, 4);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::detect::{Detection, Outcome};
 use crate::generate::{generate, geometry, BenchSpec, Variant};
 use crate::map::{IMapKind, Map};
 use crate::query::{MapRecord, MapTable, NO_LOCAL_VARIANT};
+use crate::refine;
 use crate::rules::{self, Rule};
 use crate::store::{StoredUnit, UnitKey};
 
@@ -273,6 +274,10 @@ pub struct Provenance {
     pub units: Vec<StoredUnit>,
     /// Units this command measured before advising, with their work-groups.
     pub measured_now: BTreeSet<NeededUnit>,
+    /// Launches' worth of time a record's kernel as written must take to decide; a smaller
+    /// one is replaced by the stored record of a scaled dataset
+    /// ([`crate::refine::deciding_dataset`]). 0 keeps every question's own dataset.
+    pub launch_multiple: f64,
 }
 
 impl Provenance {
@@ -353,6 +358,10 @@ pub struct BufferAdvice {
     /// Local memory a work-group needs to stage it, in bytes.
     pub local_bytes: Option<u64>,
     pub measurements: Vec<Measurement>,
+    /// Set when the deciding record is of a larger dataset than the buffer's, because the
+    /// buffer's own was launch-bound: the times that showed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaled: Option<refine::Scaled>,
 }
 
 /// The advice for a workload: every kernel's buffers, then the undetected ones.
@@ -387,14 +396,34 @@ pub fn advise(
             .iter()
             .filter(|q| q.kernel == kernel && q.not_staged.is_none())
             .collect();
+        // The record that decides each question: its own, or a scaled dataset's where its own
+        // is launch-bound (never for the 2014 history, which kept no times).
+        let deciders: Vec<Option<refine::Decider>> = asked
+            .iter()
+            .map(|q| {
+                (!provenance.historical && provenance.launch_multiple > 0.0).then(|| {
+                    refine::deciding_dataset(
+                        &provenance.units,
+                        refine::Question {
+                            map: q.map.id().0,
+                            dataset: q.dataset,
+                            work_group: q.work_group,
+                        },
+                        &table.local_variant,
+                        provenance.launch_multiple,
+                    )
+                })
+            })
+            .collect();
         let structures: Vec<rules::DataStructure> = asked
             .iter()
-            .map(|q| rules::DataStructure {
+            .zip(&deciders)
+            .map(|(q, decider)| rules::DataStructure {
                 work_group: Some(q.work_group),
                 ..rules::DataStructure::new(
                     q.buffer.clone(),
                     q.map.id().0,
-                    q.dataset,
+                    decider.as_ref().map_or(q.dataset, |d| d.dataset),
                     q.local_bytes,
                 )
             })
@@ -407,8 +436,9 @@ pub fn advise(
             rules::Similarity::DeltaOrNoise,
         );
         local_bytes_used.push((kernel.to_string(), composed.local_bytes_used));
-        for (q, choice) in asked.iter().zip(&composed.choices) {
-            buffers.push(buffer_advice(table, q, choice, provenance));
+        for ((q, choice), decider) in asked.iter().zip(&composed.choices).zip(&deciders) {
+            let scaled = decider.as_ref().and_then(|d| d.scaled.clone());
+            buffers.push(buffer_advice(table, q, choice, provenance, scaled));
         }
         for q in questions.asked.iter().filter(|q| q.kernel == kernel) {
             let Some(why) = &q.not_staged else { continue };
@@ -427,6 +457,7 @@ pub fn advise(
                 reasoning: format!("{why}: keep it in global"),
                 local_bytes: Some(q.local_bytes),
                 measurements: Vec::new(),
+                scaled: None,
             });
         }
     }
@@ -446,6 +477,7 @@ pub fn advise(
             reasoning: format!("no MAP detected: {}", u.reason),
             local_bytes: None,
             measurements: Vec::new(),
+            scaled: None,
         });
     }
     WorkloadAdvice { buffers, local_bytes_used, local_capacity, delta }
@@ -456,6 +488,7 @@ fn buffer_advice(
     q: &StagingQuestion,
     choice: &rules::Choice,
     provenance: &Provenance,
+    scaled: Option<refine::Scaled>,
 ) -> BufferAdvice {
     let map = q.map.id().0;
     // A tie keeps the buffer as the kernel has it, staged or not: no measurement shows that
@@ -478,6 +511,21 @@ fn buffer_advice(
         Some(wg) => table.get_on(map, n, wg),
         None => table.records.iter().find(|r| r.map == map && r.dataset == n),
     });
+    if let (Some(scaled), Some(record)) = (&scaled, record) {
+        reasoning.push_str(&format!(
+            "; {}",
+            scaled.describe(map, record.dataset, record.work_group.unwrap_or(q.work_group))
+        ));
+    }
+    if let Some([nb, nbb]) = record.and_then(|r| r.samples) {
+        if nb.min(nbb) >= rules::POOLED_SAMPLES {
+            reasoning.push_str(&format!(
+                "; decided on {nb} and {nbb} pooled samples, a tie only within {} standard                  errors of the means (±{:.1} %)",
+                rules::POOLED_Z,
+                100.0 * record.map_or(0.0, rules::relative_noise)
+            ));
+        }
+    }
     match record {
         Some(record) => measurements = record_measurements(record, table, provenance),
         None => {
@@ -515,6 +563,7 @@ fn buffer_advice(
         reasoning,
         local_bytes: Some(q.local_bytes),
         measurements,
+        scaled,
     }
 }
 
@@ -619,6 +668,7 @@ mod tests {
                 big_b_std: 1.0,
                 mbr: 2.0,
                 work_group: None,
+                samples: None,
             }],
         };
         let mut staged = question(204, 256);

@@ -352,15 +352,18 @@ fn missing_measurements_are_taken_by_a_small_campaign_then_reused() {
     first
         .assert_success()
         .assert_stderr_contains("measuring 2 microbenchmark(s)")
+        // The launch's cost on the work-group, which says whether N = 96 is launch-bound.
+        .assert_stderr_contains("launch cost: MAP-508 on one work-group (N = 16)")
         .assert_stdout_contains("A: MAP-508, N = 96")
         .assert_stdout_contains("2 samples, measured now by this command");
     let again = clmap(&args);
     again.assert_success().assert_stdout_contains("2 samples, performance database");
     assert!(!again.stderr().contains("measuring"), "{}", again.describe());
+    assert!(!again.stderr().contains("advisor,"), "{}", again.describe());
     let stored = Database::open(Path::new(db)).expect("database");
     let units: i64 = stored
         .connection()
         .query_row("SELECT count(*) FROM aristotle_units", [], |row| row.get(0))
         .expect("count");
-    assert_eq!(units, 2, "only MAP-508's nolocal and stage units at N = 96");
+    assert_eq!(units, 3, "MAP-508's nolocal and stage units at N = 96, and nolocal at N = 16");
 }

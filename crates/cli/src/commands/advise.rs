@@ -75,6 +75,16 @@ pub struct Args {
     /// Do not flush the caches between the runs of missing measurements.
     #[arg(long, requires = "workload")]
     pub no_flush: bool,
+    /// A measurement decides only when the kernel as written takes at least this many
+    /// launches' worth of time (the MAP on one work-group); one that takes less is measured
+    /// again on datasets of twice the side, on the same work-group, until it does (bounded by
+    /// the device's memory), and that record decides. 0 keeps every buffer's own dataset.
+    #[arg(long, default_value_t = clmap_aristotle::refine::LAUNCH_MULTIPLE, requires = "workload")]
+    pub launch_multiple: f64,
+    /// Seconds a tie (a ratio within its runs' spread) may spend being measured again before
+    /// the pooled samples decide; 0 measures no tie again.
+    #[arg(long, default_value_t = 10.0, requires = "workload")]
+    pub pool_seconds: f64,
     #[command(flatten)]
     pub db: DatabaseArg,
     /// Print JSON: with a workload, a list of {kernel, buffer, map, advice, expected_gain,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::time::Duration;
 
 use clmap_aristotle::campaign::{self, UnitFate};
 use clmap_aristotle::campaign_device::DeviceMeasurer;
@@ -12,7 +13,7 @@ use clmap_aristotle::store::{self, UnitKey};
 use clmap_aristotle::workload_advice::{
     self, BufferAdvice, NeededUnit, Placement, Provenance, Questions, TileSizing, WorkloadAdvice,
 };
-use clmap_aristotle::{query, Variant};
+use clmap_aristotle::{query, refine, rules, Variant};
 use clmap_db::{Database, DeviceRecord};
 use clmap_exec::PreparedWorkload;
 
@@ -78,8 +79,13 @@ pub(crate) fn advice(
         measured_now = fresh;
         device
     };
+    if !(historical || args.no_measure || args.nearest) {
+        let refined = refine_questions(&mut db, args, &device, &questions, local_variant)?;
+        measured_now.extend(refined);
+    }
     let table = query::map_table(&db, &device, local_variant).map_err(db_error)?;
     let provenance = Provenance {
+        launch_multiple: args.launch_multiple.max(0.0),
         historical,
         units: if historical {
             Vec::new()
@@ -111,6 +117,116 @@ fn local_variant(args: &Args) -> Result<(String, TileSizing), CliError> {
         )));
     }
     Ok((variant.as_str().to_string(), TileSizing::Generated(variant)))
+}
+
+/// The measurements that let each question's record decide (the launch's cost, scaled
+/// datasets where the record is launch-bound, ties measured again), taken on the OpenCL
+/// device only when the database lacks some; returns the units measured.
+fn refine_questions(
+    db: &mut Database,
+    args: &Args,
+    device: &DeviceRecord,
+    questions: &Questions,
+    local_variant: &str,
+) -> Result<BTreeSet<NeededUnit>, CliError> {
+    let mut asked: Vec<refine::Question> = questions
+        .asked
+        .iter()
+        .filter(|q| q.not_staged.is_none())
+        .map(|q| refine::Question {
+            map: q.map.id().0,
+            dataset: q.dataset,
+            work_group: q.work_group,
+        })
+        .collect();
+    asked.sort_unstable();
+    asked.dedup();
+    let mut settings = refine::RefineSettings {
+        local_variant: local_variant.to_string(),
+        delta: args.delta,
+        // A multiple of 0 scales nothing: no record is under it.
+        launch_multiple: args.launch_multiple.max(0.0),
+        max_dataset: refine::MAX_SCALED_DATASET,
+        pool_to: if args.pool_seconds > 0.0 {
+            rules::POOLED_SAMPLES.max(3 * (args.reps as usize - 1))
+        } else {
+            0
+        },
+        pool_time: Duration::from_secs_f64(args.pool_seconds.clamp(0.0, 3600.0)),
+    };
+    let units = store::units(db, device.id).map_err(db_error)?;
+    let waiting: Vec<refine::Question> =
+        asked.into_iter().filter(|q| refine::pending(&units, *q, &settings)).collect();
+    if waiting.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let opencl = match clmap_device::select_device(&args.device) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!(
+                "advisor: {} record(s) could be refined (launch-bound or tied) but the OpenCL                  device cannot be opened ({e}); advising from the records there are",
+                waiting.len()
+            );
+            return Ok(BTreeSet::new());
+        }
+    };
+    let identity = crate::device_identity::device_identity(opencl.info());
+    if db.device_id(&identity).map_err(db_error)? != device.id {
+        eprintln!(
+            "advisor: the OpenCL device {} is not #{} {}; its records are not refined",
+            opencl.info().name,
+            device.id,
+            device.label()
+        );
+        return Ok(BTreeSet::new());
+    }
+    let info = opencl.info();
+    settings.max_dataset = refine::max_dataset(info.max_mem_alloc_bytes, info.global_mem_bytes);
+    let mut measured = BTreeSet::new();
+    for q in waiting {
+        let mut measurer = DeviceMeasurer::new(&opencl, q.work_group, args.reps, !args.no_flush)
+            .with_rewrite(
+                query::STAGED_VARIANT,
+                crate::commands::bench::staged_microbenchmark(info.local_mem_bytes),
+            );
+        let [x, y] = q.work_group;
+        let mut report = |r: &refine::Refinement| {
+            let line = match r {
+                refine::Refinement::Floor { dataset, .. } => {
+                    measured.insert(NeededUnit {
+                        key: store::UnitKey {
+                            map: q.map,
+                            variant: query::NO_LOCAL_VARIANT.into(),
+                            dataset: *dataset,
+                        },
+                        work_group: q.work_group,
+                    });
+                    format!("launch cost: MAP-{} on one work-group (N = {dataset})", q.map)
+                }
+                refine::Refinement::Scaled { from, to, .. } => {
+                    for variant in [query::NO_LOCAL_VARIANT, local_variant] {
+                        measured.insert(NeededUnit {
+                            key: store::UnitKey {
+                                map: q.map,
+                                variant: variant.into(),
+                                dataset: *to,
+                            },
+                            work_group: q.work_group,
+                        });
+                    }
+                    format!("launch-bound at N = {from}: MAP-{} measured at N = {to}", q.map)
+                }
+                refine::Refinement::Pooled { dataset, before, after, .. } => format!(
+                    "tie at N = {dataset}: MAP-{} measured again, samples {}+{} → {}+{}",
+                    q.map, before[0], before[1], after[0], after[1]
+                ),
+            };
+            eprintln!("  advisor, MAP-{} N = {} on {x}x{y}: {line}", q.map, q.dataset);
+        };
+        refine::refine(db, device.id, q, &mut measurer, &settings, &mut report)
+            .map_err(|e| CliError::BadInput(format!("the performance database: {e}")))?;
+    }
+    Ok(measured)
 }
 
 /// The one database device the selector names, or none; several is an error.

@@ -283,6 +283,8 @@ fn advisor_answer(
         // The advisor's microbenchmarks take as many runs as the variants.
         reps: args.reps.unwrap_or(21),
         no_flush: false,
+        launch_multiple: clmap_aristotle::refine::LAUNCH_MULTIPLE,
+        pool_seconds: 10.0,
         db: args.db.clone(),
         json: false,
     };
