@@ -21,7 +21,8 @@ import math
 import os
 import sys
 
-LAYOUT_KINDS = ("as_written", "unlocal", "stage")
+# `stage_all`: several buffers staged together, built when the advice stages several.
+LAYOUT_KINDS = ("as_written", "unlocal", "stage", "stage_all")
 
 
 def layout_key(layout):

@@ -176,7 +176,8 @@ def layout_of_variant(name, old_row, staged_now=None):
         return {"staged": list(known.get("staged", [])), "unstaged": list(known.get("unstaged", []))}
     kind, _, what = name.partition(":")
     if kind == "stage":
-        return {"staged": [what], "unstaged": []}
+        # `stage:A+B` stages several buffers together.
+        return {"staged": what.split("+"), "unstaged": []}
     return {"staged": [], "unstaged": [staged_now or staged_now_buffer(old_row) or f"tile {what}"]}
 
 

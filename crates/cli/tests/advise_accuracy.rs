@@ -258,3 +258,55 @@ fn the_table_builder_judges_the_advice_by_the_measured_winner() {
     assert!(line("near").contains("| tie | ×1.02 |"), "{}", line("near"));
     assert!(line("right").contains("| yes | ×1.00 |"), "{}", line("right"));
 }
+
+#[test]
+fn advice_to_stage_two_buffers_is_judged_against_the_variant_staging_both() {
+    let dir = Scratch::new("advise-accuracy-combined");
+    let runs = [
+        // Both staged together is the fastest: the advice agrees.
+        (
+            "both_win",
+            report(
+                vec![
+                    variant("as-written", "as_written", &[], &[], Some(200.0)),
+                    variant("stage:A", "stage", &["A"], &[], Some(150.0)),
+                    variant("stage:B", "stage", &["B"], &[], Some(140.0)),
+                    variant("stage:A+B", "stage_all", &["A", "B"], &[], Some(100.0)),
+                ],
+                "stage A B",
+                Some("stage:A+B"),
+                &["A", "B"],
+            ),
+        ),
+        // Staging B alone beats both together: wrong, by the combined variant's time.
+        (
+            "one_is_enough",
+            report(
+                vec![
+                    variant("as-written", "as_written", &[], &[], Some(200.0)),
+                    variant("stage:A", "stage", &["A"], &[], Some(150.0)),
+                    variant("stage:B", "stage", &["B"], &[], Some(90.0)),
+                    variant("stage:A+B", "stage_all", &["A", "B"], &[], Some(120.0)),
+                ],
+                "stage A B",
+                Some("stage:A+B"),
+                &["A", "B"],
+            ),
+        ),
+    ];
+    for (name, report) in &runs {
+        dir.write(format!("runs/{name}.json"), report.to_string());
+        dir.write(format!("runs/{name}.rc"), "0\n");
+    }
+    run(
+        Command::new("python3").arg(root().join("bench/advise_accuracy.py")).arg(dir.path()),
+        "bench/advise_accuracy.py",
+    );
+    let table = read_json(&dir.join("accuracy.json"));
+    let both = row(&table, "both_win");
+    assert_eq!((&both["judged"], &both["agree"]), (&json!(true), &json!(true)), "{both:#}");
+    assert_eq!(both["winner"], "stage:A+B");
+    let one = row(&table, "one_is_enough");
+    assert_eq!((&one["agree"], &one["winner"]), (&json!(false), &json!("stage:B")), "{one:#}");
+    assert!((one["ratio"].as_f64().unwrap() - 120.0 / 90.0).abs() < 1e-9, "{one:#}");
+}
