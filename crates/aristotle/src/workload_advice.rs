@@ -520,7 +520,8 @@ fn buffer_advice(
     if let Some([nb, nbb]) = record.and_then(|r| r.samples) {
         if nb.min(nbb) >= rules::POOLED_SAMPLES {
             reasoning.push_str(&format!(
-                "; decided on {nb} and {nbb} pooled samples, a tie only within {} standard                  errors of the means (±{:.1} %)",
+                "; decided on {nb} and {nbb} pooled samples, a tie only within {} standard \
+                 errors of the means (±{:.1} %)",
                 rules::POOLED_Z,
                 100.0 * record.map_or(0.0, rules::relative_noise)
             ));

@@ -164,7 +164,8 @@ fn refine_questions(
         Ok(d) => d,
         Err(e) => {
             eprintln!(
-                "advisor: {} record(s) could be refined (launch-bound or tied) but the OpenCL                  device cannot be opened ({e}); advising from the records there are",
+                "advisor: {} record(s) could be refined (launch-bound or tied) but the OpenCL \
+                 device cannot be opened ({e}); advising from the records there are",
                 waiting.len()
             );
             return Ok(BTreeSet::new());
