@@ -74,6 +74,9 @@ pub struct RefineSettings {
     pub pool_to: usize,
     /// Time one question's re-measurement may take.
     pub pool_time: Duration,
+    /// No scaled dataset or re-measurement is started after this instant; what is left is
+    /// taken by a later run (none: no limit).
+    pub deadline: Option<Instant>,
 }
 
 /// A buffer's question as the refinement sees it.
@@ -321,8 +324,11 @@ pub fn refine(
     for _ in 0..64 {
         let units = store::units(db, device_id)?;
         let step = next_step(&units, q, settings);
+        let late = settings.deadline.is_some_and(|d| Instant::now() >= d);
         let refinement = match step {
             Step::Done => break,
+            // The launch's cost is one small unit; scaling and pooling wait for a later run.
+            Step::Scale { .. } | Step::Pool(_) if late => break,
             Step::Floor(key) => {
                 campaign::run(db, device_id, &[key.clone()], measurer, None, &mut |_| {})?;
                 Refinement::Floor { map: q.map, dataset: key.dataset, work_group: q.work_group }
@@ -373,7 +379,11 @@ fn pool(
     let before = [count(db, &keys[0])?, count(db, &keys[1])?];
     let mut now = before;
     let started = Instant::now();
-    while now[0].min(now[1]) < settings.pool_to && started.elapsed() < settings.pool_time {
+    let in_time = || {
+        started.elapsed() < settings.pool_time
+            && settings.deadline.is_none_or(|d| Instant::now() < d)
+    };
+    while now[0].min(now[1]) < settings.pool_to && in_time() {
         let mut progressed = false;
         for (side, key) in keys.iter().enumerate() {
             if now[side] >= settings.pool_to {

@@ -114,6 +114,7 @@ fn settings(multiple: f64) -> RefineSettings {
         max_dataset: 2048,
         pool_to: 60,
         pool_time: Duration::from_secs(60),
+        deadline: None,
     }
 }
 
@@ -323,4 +324,25 @@ fn a_decisive_record_is_neither_scaled_nor_measured_again() {
     // Only the launch's cost is taken; the record is far above it and far from a tie.
     assert_eq!(done, [Refinement::Floor { map: 205, dataset: 32, work_group: [32, 8] }]);
     assert_eq!(advice(&db, dev, q, refine::LAUNCH_MULTIPLE).advice, Some(Placement::Local));
+}
+
+#[test]
+fn past_its_deadline_the_refinement_leaves_the_rest_for_a_later_run() {
+    let (mut db, dev) = fresh();
+    let q = Question { map: 302, dataset: 64, work_group: [32, 8] };
+    let mut device = Modelled::new(8000.0, 0.5, 1.5, 0.2);
+    own_units(&mut db, dev, q, &mut device);
+    let late = RefineSettings {
+        deadline: Some(std::time::Instant::now()),
+        ..settings(refine::LAUNCH_MULTIPLE)
+    };
+    let done = refine::refine(&mut db, dev, q, &mut device, &late, &mut |_| {}).expect("refine");
+    // Only the launch's cost is taken; the scaled datasets wait.
+    assert_eq!(done, [Refinement::Floor { map: 302, dataset: 32, work_group: [32, 8] }]);
+    let units = store::units(&db, dev).expect("units");
+    assert!(refine::pending(&units, q, &late));
+    // The next run, in time, goes on from there.
+    let s = settings(refine::LAUNCH_MULTIPLE);
+    let done = refine::refine(&mut db, dev, q, &mut device, &s, &mut |_| {}).expect("refine");
+    assert!(matches!(done[0], Refinement::Scaled { from: 64, to: 128, .. }), "{done:?}");
 }

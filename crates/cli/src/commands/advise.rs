@@ -85,6 +85,10 @@ pub struct Args {
     /// the pooled samples decide; 0 measures no tie again.
     #[arg(long, default_value_t = 10.0, requires = "workload")]
     pub pool_seconds: f64,
+    /// Seconds after which no scaled dataset or re-measurement is started (0: no limit); what
+    /// is left is taken by the next run, which finds the rest in the database.
+    #[arg(long, default_value_t = 30.0, requires = "workload")]
+    pub refine_seconds: f64,
     #[command(flatten)]
     pub db: DatabaseArg,
     /// Print JSON: with a workload, a list of {kernel, buffer, map, advice, expected_gain,

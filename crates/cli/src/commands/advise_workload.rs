@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clmap_aristotle::campaign::{self, UnitFate};
 use clmap_aristotle::campaign_device::DeviceMeasurer;
@@ -153,6 +153,7 @@ fn refine_questions(
             0
         },
         pool_time: Duration::from_secs_f64(args.pool_seconds.clamp(0.0, 3600.0)),
+        deadline: None,
     };
     let units = store::units(db, device.id).map_err(db_error)?;
     let waiting: Vec<refine::Question> =
@@ -183,6 +184,8 @@ fn refine_questions(
     }
     let info = opencl.info();
     settings.max_dataset = refine::max_dataset(info.max_mem_alloc_bytes, info.global_mem_bytes);
+    settings.deadline = (args.refine_seconds > 0.0)
+        .then(|| Instant::now() + Duration::from_secs_f64(args.refine_seconds.min(86_400.0)));
     let mut measured = BTreeSet::new();
     for q in waiting {
         let mut measurer = DeviceMeasurer::new(&opencl, q.work_group, args.reps, !args.no_flush)

@@ -285,6 +285,7 @@ fn advisor_answer(
         no_flush: false,
         launch_multiple: clmap_aristotle::refine::LAUNCH_MULTIPLE,
         pool_seconds: 10.0,
+        refine_seconds: 30.0,
         db: args.db.clone(),
         json: false,
     };
