@@ -14,6 +14,7 @@
 
 use crate::hasher::BuildAddressHasher;
 use crate::observer::AccessCounts;
+use clmap_sim::paged::merge_pages;
 use clmap_sim::AccessKind;
 use std::collections::HashMap;
 
@@ -45,7 +46,7 @@ struct Segment {
     number: u64,
     /// Bytes per cell, as a shift: [`WORD_SHIFT`], or 0 once a key was not word-aligned.
     shift: u32,
-    pages: Vec<Option<Box<[AccessCounts]>>>,
+    pages: Vec<clmap_sim::paged::Page<AccessCounts>>,
 }
 
 fn new_page() -> Box<[AccessCounts]> {
@@ -169,11 +170,11 @@ impl AddressCounts {
         self.segments.iter().flat_map(Segment::iter).chain(self.far.iter().map(|(k, c)| (*k, c)))
     }
 
-    /// Absorbs another thread's counts: page by page where both threads counted a segment
-    /// at the same granularity (a page only one of them has moves over whole), key by key
-    /// only for keys beyond the pages. Counts are exact, so the result is that of adding
-    /// every key of `other` one by one.
-    pub(crate) fn merge(&mut self, other: AddressCounts) {
+    /// Absorbs another thread's counts, on up to `threads` threads: page by page where both
+    /// threads counted a segment at the same granularity (a page only one of them has moves
+    /// over whole), key by key only for keys beyond the pages. Counts are exact, so the result
+    /// is that of adding every key of `other` one by one.
+    pub(crate) fn merge(&mut self, other: AddressCounts, threads: usize) {
         for mut theirs in other.segments {
             let at = self.segment(theirs.number);
             let Some(mine) = self.segments.get_mut(at) else { continue };
@@ -182,18 +183,7 @@ impl AddressCounts {
                 mine.refine(&mut self.far);
                 theirs.refine(&mut self.far);
             }
-            if mine.pages.len() < theirs.pages.len() {
-                mine.pages.resize_with(theirs.pages.len(), || None);
-            }
-            for (page, from) in mine.pages.iter_mut().zip(theirs.pages) {
-                let Some(from) = from else { continue };
-                match page {
-                    Some(into) => {
-                        into.iter_mut().zip(from.iter()).for_each(|(a, b)| add_counts(a, b))
-                    }
-                    None => *page = Some(from),
-                }
-            }
+            merge_pages(&mut mine.pages, theirs.pages, threads, add_counts);
         }
         for (key, c) in other.far {
             for (kind, n) in [
@@ -257,9 +247,9 @@ mod tests {
         };
         let (a, b) = ([4u64, 8, 8, 4096], [8u64, 13, 1 << 33]);
         let mut ab = fill(&a);
-        ab.merge(fill(&b));
+        ab.merge(fill(&b), 1);
         let mut ba = fill(&b);
-        ba.merge(fill(&a));
+        ba.merge(fill(&a), 1);
         assert_eq!(sorted(&ab), sorted(&ba));
         assert_eq!(
             sorted(&ab),
@@ -299,7 +289,8 @@ mod tests {
                     b.add(k, kind, 1)
                 }
             }
-            a.merge(b);
+            // Several threads too: each merges its own range of a segment's pages.
+            a.merge(b, 1 + 3 * split);
             assert_eq!(sorted(&a), sorted(&whole), "split {split}");
         }
     }

@@ -286,10 +286,14 @@ impl Observer for MetricsObserver {
     }
 
     fn merge(&mut self, other: Self) {
+        self.merge_on(other, 1);
+    }
+
+    fn merge_on(&mut self, other: Self, threads: usize) {
         for (a, b) in self.instructions.iter_mut().zip(other.instructions) {
             *a += b;
         }
-        self.addresses.merge(other.addresses);
+        self.addresses.merge(other.addresses, threads);
         self.global_accesses += other.global_accesses;
         self.local_accesses += other.local_accesses;
         self.constant_accesses += other.constant_accesses;

@@ -63,10 +63,10 @@ impl Checkers {
         }
     }
 
-    /// Absorbs another thread's checkers.
-    pub(crate) fn merge(&mut self, other: Checkers) {
+    /// Absorbs another thread's checkers, on up to `threads` threads.
+    pub(crate) fn merge(&mut self, other: Checkers, threads: usize) {
         match (&mut self.race, other.race) {
-            (Some(a), Some(b)) => a.merge(b),
+            (Some(a), Some(b)) => a.merge(b, threads),
             (None, Some(b)) => self.race = Some(b),
             _ => {}
         }
@@ -410,10 +410,10 @@ impl RaceChecker {
     }
 
     /// Absorbs another thread's findings and launch-wide group records.
-    fn merge(&mut self, other: RaceChecker) {
+    fn merge(&mut self, other: RaceChecker, threads: usize) {
         self.reports.merge(other.reports);
         for (mine, theirs) in self.buffers.iter_mut().zip(other.buffers) {
-            mine.merge(theirs);
+            mine.merge(theirs, threads);
         }
         for (mine, theirs) in self.store_sizes.iter_mut().zip(other.store_sizes) {
             *mine = narrower(*mine, theirs);

@@ -485,11 +485,12 @@ struct ThreadResult<O> {
 }
 
 impl<O: Observer> ThreadResult<O> {
-    /// Absorbs another thread's results. Every part merges commutatively and associatively,
-    /// so results do not depend on which thread ran which group, nor on the merge order.
-    fn absorb(&mut self, other: ThreadResult<O>) {
-        self.observer.merge(other.observer);
-        self.checkers.merge(other.checkers);
+    /// Absorbs another thread's results, on up to `threads` threads. Every part merges
+    /// commutatively and associatively, so results do not depend on which thread ran which
+    /// group, nor on the merge order or the threads it used.
+    fn absorb(&mut self, other: ThreadResult<O>, threads: usize) {
+        self.observer.merge_on(other.observer, threads);
+        self.checkers.merge(other.checkers, threads);
         self.reports.merge(other.reports);
         self.printf.extend(other.printf);
         if let Some((index, e)) = other.error {
@@ -502,22 +503,26 @@ impl<O: Observer> ThreadResult<O> {
 
 /// Merges the threads' results into one, left as the only element of `results`: pairwise, in
 /// rounds, the pairs of a round on threads of their own, so that merging (and freeing what was
-/// merged) takes the time of a few merges, not of one per thread.
+/// merged) takes the time of a few merges, not of one per thread. The launch's threads are
+/// shared out among a round's pairs, so the last rounds, with fewer pairs than threads,
+/// merge their large tables range by range on the idle ones.
 fn merge_results<O: Observer>(results: &mut Vec<ThreadResult<O>>) -> Result<(), SimError> {
+    let threads = results.len();
     while results.len() > 1 {
         let half = results.len().div_ceil(2);
         let upper = results.split_off(half);
         let pairs: Vec<_> = results.iter_mut().zip(upper).collect();
+        let each = (threads / pairs.len()).max(1);
         if pairs.len() == 1 {
             for (into, from) in pairs {
-                into.absorb(from);
+                into.absorb(from, each);
             }
             continue;
         }
         std::thread::scope(|scope| {
             let handles: Vec<_> = pairs
                 .into_iter()
-                .map(|(into, from)| scope.spawn(move || into.absorb(from)))
+                .map(|(into, from)| scope.spawn(move || into.absorb(from, each)))
                 .collect();
             handles.into_iter().try_for_each(|h| h.join())
         })

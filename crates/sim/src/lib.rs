@@ -54,6 +54,7 @@ pub mod mask;
 mod mathlib;
 pub mod memory;
 pub mod observer;
+pub mod paged;
 mod printf;
 pub mod profile;
 mod program;

@@ -266,6 +266,16 @@ pub trait Observer: Send {
         Self: Sized,
     {
     }
+    /// As [`Observer::merge`], free to use up to `threads` threads: the launch merges its
+    /// threads' observers pairwise, and the last rounds would leave most threads idle. An
+    /// observer with large tables overrides it (see [`crate::paged::merge_pages`]).
+    fn merge_on(&mut self, other: Self, threads: usize)
+    where
+        Self: Sized,
+    {
+        let _ = threads;
+        self.merge(other);
+    }
     /// Hands over the findings collected so far (checkers).
     fn take_reports(&mut self) -> Vec<Report> {
         Vec::new()
@@ -337,6 +347,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.merge(other.0);
         self.1.merge(other.1);
     }
+    fn merge_on(&mut self, other: Self, threads: usize) {
+        self.0.merge_on(other.0, threads);
+        self.1.merge_on(other.1, threads);
+    }
     fn take_reports(&mut self) -> Vec<Report> {
         let mut r = self.0.take_reports();
         r.extend(self.1.take_reports());
@@ -391,8 +405,11 @@ impl<O: Observer> Observer for Option<O> {
         }
     }
     fn merge(&mut self, other: Self) {
+        self.merge_on(other, 1);
+    }
+    fn merge_on(&mut self, other: Self, threads: usize) {
         match (self.as_mut(), other) {
-            (Some(a), Some(b)) => a.merge(b),
+            (Some(a), Some(b)) => a.merge_on(b, threads),
             (None, Some(b)) => *self = Some(b),
             _ => {}
         }

@@ -167,7 +167,7 @@ pub(crate) struct AtomicRead {
     pub lane: u16,
 }
 
-type Page<T> = Option<Box<[T]>>;
+use crate::paged::{merge_pages, Page};
 
 fn new_page<T: Default + Clone>() -> Box<[T]> {
     vec![T::default(); PAGE_CELLS].into_boxed_slice()
@@ -385,62 +385,23 @@ impl RegionShadow {
         }
     }
 
-    /// Absorbs another thread's launch-wide records of the same region.
-    pub(crate) fn merge(&mut self, mut other: RegionShadow) {
+    /// Absorbs another thread's launch-wide records of the same region, on up to `threads`
+    /// threads.
+    pub(crate) fn merge(&mut self, mut other: RegionShadow, threads: usize) {
         if other.granule_shift < self.granule_shift {
             self.refine_to_bytes();
         } else if other.granule_shift > self.granule_shift {
             other.refine_to_bytes();
         }
-        for (mine, theirs) in self.cells.iter_mut().zip(other.cells) {
-            let Some(theirs) = theirs else { continue };
-            match mine {
-                None => *mine = Some(theirs),
-                Some(page) => {
-                    for (a, b) in page.iter_mut().zip(theirs.iter()) {
-                        a.group_writer = combine_groups(a.group_writer, b.group_writer);
-                        a.group_reader = combine_groups(a.group_reader, b.group_reader);
-                    }
-                }
-            }
-        }
-        for (mine, theirs) in self.values.iter_mut().zip(other.values) {
-            let Some(theirs) = theirs else { continue };
-            match mine {
-                None => *mine = Some(theirs),
-                Some(page) => {
-                    for (a, b) in page.iter_mut().zip(theirs.iter()) {
-                        a.merge_launch(b);
-                    }
-                }
-            }
-        }
-        if self.atomic_groups.is_empty() {
-            self.atomic_groups = other.atomic_groups;
-        } else {
-            for (mine, theirs) in self.atomic_groups.iter_mut().zip(other.atomic_groups) {
-                let Some(theirs) = theirs else { continue };
-                match mine {
-                    None => *mine = Some(theirs),
-                    Some(page) => {
-                        for (a, b) in page.iter_mut().zip(theirs.iter()) {
-                            *a = combine_groups(*a, *b);
-                        }
-                    }
-                }
-            }
-        }
-        for (mine, theirs) in self.stores.iter_mut().zip(other.stores) {
-            let Some(theirs) = theirs else { continue };
-            match mine {
-                None => *mine = Some(theirs),
-                Some(page) => {
-                    for (a, b) in page.iter_mut().zip(theirs.iter()) {
-                        a.keep_earlier(*b);
-                    }
-                }
-            }
-        }
+        merge_pages(&mut self.cells, other.cells, threads, |a, b| {
+            a.group_writer = combine_groups(a.group_writer, b.group_writer);
+            a.group_reader = combine_groups(a.group_reader, b.group_reader);
+        });
+        merge_pages(&mut self.values, other.values, threads, |a, b| a.merge_launch(b));
+        merge_pages(&mut self.atomic_groups, other.atomic_groups, threads, |a, b| {
+            *a = combine_groups(*a, *b)
+        });
+        merge_pages(&mut self.stores, other.stores, threads, |a, b| a.keep_earlier(*b));
     }
 
     /// Every allocated cell with its byte offset, in address order.
@@ -546,7 +507,7 @@ mod tests {
         b.cells_mut(2, 1).expect("cell")[0].group_writer = 7;
         a.note_store(0, 4, FirstStore { group: 5, lane: 0, span: Span::UNDEFINED });
         b.note_store(2, 1, FirstStore { group: 7, lane: 3, span: Span::UNDEFINED });
-        a.merge(b);
+        a.merge(b, 4);
         assert_eq!(a.granule_shift(), 0);
         let writers: Vec<u32> = a.cells().take(4).map(|(_, c)| c.group_writer).collect();
         assert_eq!(writers, vec![5, 5, MANY_GROUPS, 5]);

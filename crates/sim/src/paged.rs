@@ -1,0 +1,102 @@
+//! Merging paged per-thread tables on several threads.
+//!
+//! The race checker's shadow and the metrics' access counts keep one table per simulation
+//! thread, each a vector of optional fixed-size pages, and the launch merges them when its
+//! threads are done. The merges run pairwise in rounds (see `launch.rs`), so the last rounds
+//! have fewer pairs than there are threads; [`merge_pages`] lets one merge use the idle
+//! threads by giving each a contiguous range of pages. Pages are independent, so the result
+//! is the same whatever the number of threads.
+
+/// One page of a table: `None` until something was recorded in it.
+pub type Page<T> = Option<Box<[T]>>;
+
+/// Fewest pages worth a thread of their own: below this, starting the thread costs more
+/// than merging the pages.
+const MIN_PAGES_PER_THREAD: usize = 8;
+
+/// Merges `theirs` into `mine`, page by page, on up to `threads` threads: a page only
+/// `theirs` has moves over whole, and pages both have are combined element by element with
+/// `combine(mine, theirs)`. `mine` grows to `theirs`'s length if shorter.
+pub fn merge_pages<T, F>(mine: &mut Vec<Page<T>>, theirs: Vec<Page<T>>, threads: usize, combine: F)
+where
+    T: Send + Sync,
+    F: Fn(&mut T, &T) + Sync,
+{
+    if mine.len() < theirs.len() {
+        mine.resize_with(theirs.len(), || None);
+    }
+    let threads = threads.min(theirs.len() / MIN_PAGES_PER_THREAD).max(1);
+    if threads == 1 {
+        merge_range(mine, theirs, &combine);
+        return;
+    }
+    let chunk = theirs.len().div_ceil(threads);
+    let mut pages = theirs.into_iter();
+    let ranges: Vec<Vec<Page<T>>> =
+        (0..threads).map(|_| pages.by_ref().take(chunk).collect()).collect();
+    std::thread::scope(|scope| {
+        for (into, from) in mine.chunks_mut(chunk).zip(ranges) {
+            let combine = &combine;
+            scope.spawn(move || merge_range(into, from, combine));
+        }
+    });
+}
+
+fn merge_range<T, F: Fn(&mut T, &T)>(mine: &mut [Page<T>], theirs: Vec<Page<T>>, combine: &F) {
+    for (into, from) in mine.iter_mut().zip(theirs) {
+        let Some(from) = from else { continue };
+        match into {
+            Some(page) => page.iter_mut().zip(from.iter()).for_each(|(a, b)| combine(a, b)),
+            None => *into = Some(from),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(pages: usize, seed: u64) -> Vec<Page<u64>> {
+        (0..pages as u64)
+            .map(|p| {
+                ((p + seed) % 3 != 0)
+                    .then(|| (0..16).map(|i| (p * 31 + i * 7 + seed) % 11).collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_result_does_not_depend_on_the_threads() {
+        let serial = {
+            let mut mine = table(100, 1);
+            merge_pages(&mut mine, table(100, 2), 1, |a, b| *a += b);
+            mine
+        };
+        for threads in [2, 3, 7, 16, 64] {
+            let mut mine = table(100, 1);
+            merge_pages(&mut mine, table(100, 2), threads, |a, b| *a += b);
+            assert_eq!(mine, serial, "{threads} threads");
+        }
+        // A page only the other table has is taken over; one both have is combined.
+        let mine = table(100, 1);
+        let theirs = table(100, 2);
+        let only_theirs = (0..100).find(|&p| mine[p].is_none() && theirs[p].is_some()).unwrap();
+        assert_eq!(serial[only_theirs], theirs[only_theirs]);
+        let both = (0..100).find(|&p| mine[p].is_some() && theirs[p].is_some()).unwrap();
+        let expected: Vec<u64> = mine[both]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .zip(theirs[both].as_ref().unwrap().iter())
+            .map(|(a, b)| a + b)
+            .collect();
+        assert_eq!(serial[both].as_deref(), Some(&expected[..]));
+    }
+
+    #[test]
+    fn a_shorter_table_grows_and_an_empty_one_takes_everything() {
+        let mut mine: Vec<Page<u64>> = Vec::new();
+        merge_pages(&mut mine, table(40, 5), 4, |a, b| *a += b);
+        assert_eq!(mine, table(40, 5));
+    }
+}
