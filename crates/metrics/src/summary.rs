@@ -112,7 +112,7 @@ pub(crate) fn summarise(
         .map(|(_, n)| n)
         .sum();
     let compute = ComputeMetrics {
-        opcode_diversity: items_covering(mix.iter().map(|(_, n)| *n).collect(), 0.9),
+        opcode_diversity: items_covering(mix.iter().map(|(_, n)| *n), 0.9),
         instruction_mix: mix,
         total_instructions,
         freedom_to_reorder: ratio(total_instructions as f64, memory_instructions as f64),
@@ -163,7 +163,7 @@ pub(crate) fn summarise(
     let memory = MemoryMetrics {
         accesses,
         total_footprint: by_address.len() as u64,
-        footprint_90: items_covering(by_address.iter().map(|(_, n)| *n).collect(), 0.9),
+        footprint_90: items_covering(by_address.iter().map(|(_, n)| *n), 0.9),
         unique_reads: labelled_reads,
         unique_writes: labelled_writes,
         total_reads,
