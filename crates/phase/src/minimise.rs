@@ -7,8 +7,9 @@
 //!    validates or times anything. Chunks of passes are tried first, halving the chunk size as
 //!    in delta debugging, with every chunk of a round compiled in one parallel batch; most of a
 //!    256-pass random sequence disappears this way.
-//! 2. *Same speed.* Each remaining pass is removed in turn. A removal that leaves the code the
-//!    same goes at once; one that changes it is validated on the small inputs and timed, and
+//! 2. *Same speed.* Each remaining pass is removed in turn (the removals compiled together in
+//!    one parallel batch). A removal that leaves the code the same goes at once; one that
+//!    changes it is validated on the small inputs and timed, and
 //!    kept when it is valid and not slower than the best time by more than the noise margin.
 //!    Timing stops after the discarded first run when that run alone is over the limit (the
 //!    best time plus the margin, never below [`SCREEN_FLOOR_NS`], as in the search's
@@ -19,6 +20,7 @@
 //! minimisation stopped by its deadline replays in a later run up to where it stopped without
 //! compiling, validating or timing anything again, and goes on from there.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -93,7 +95,7 @@ pub fn minimise(
                     origin: "minimise".into(),
                 })
                 .collect();
-            let outcomes = engine.compile_only(&candidates, &mut counts, false)?;
+            let outcomes = engine.compile_only(&candidates, &mut counts)?;
             let removable: Vec<usize> = starts
                 .iter()
                 .zip(&outcomes)
@@ -107,7 +109,6 @@ pub fn minimise(
                 let check = engine.compile_only(
                     &[Proposal { passes: combined.clone(), origin: "minimise".into() }],
                     &mut counts,
-                    false,
                 )?;
                 if check
                     .first()
@@ -132,27 +133,27 @@ pub fn minimise(
     let mut removed_same_speed = 0;
     let mut position = 0;
     let mut measured = 0;
+    // The removals from `position` on, compiled in one parallel batch; compiled again only
+    // after a removal is kept (the sequence changed).
+    let mut outcomes: VecDeque<Result<String, CompileFailureKind>> = VecDeque::new();
     while position < current.len()
         && current.len() > 1
         && measured < MAX_TIMED_REMOVALS
         && !out_of_time()
     {
+        if outcomes.is_empty() {
+            let candidates: Vec<Proposal> = (position..current.len())
+                .map(|at| Proposal { passes: without(&current, at, 1), origin: "minimise".into() })
+                .collect();
+            outcomes = engine.compile_only(&candidates, &mut counts)?.into();
+        }
         let shorter = without(&current, position, 1);
-        let outcome = engine
-            .compile_only(
-                &[Proposal { passes: shorter.clone(), origin: "minimise".into() }],
-                &mut counts,
-                true,
-            )?
-            .into_iter()
-            .next()
-            .unwrap_or(Err(CompileFailureKind::Failed));
-        let accepted = match outcome {
+        let accepted = match outcomes.pop_front().unwrap_or(Err(CompileFailureKind::Failed)) {
             Ok(hash) if hash == current_hash => Some((hash, current_ns)),
             Ok(hash) => {
                 measured += 1;
                 engine.screen_override_ns = Some(screen_ns);
-                let judged = engine.judge_ptx(&hash, &mut counts);
+                let judged = engine.judge_ptx(&shorter, &hash, &mut counts);
                 engine.screen_override_ns = None;
                 match judged? {
                     (_, Some(time)) if time <= limit => {
@@ -169,6 +170,7 @@ pub fn minimise(
                 current = shorter;
                 current_hash = hash;
                 current_ns = time;
+                outcomes.clear();
             }
             None => position += 1,
         }

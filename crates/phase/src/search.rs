@@ -210,29 +210,20 @@ impl<'a> Engine<'a> {
     }
 
     /// The PTX hash (or compile failure) of each proposal, without validating or timing
-    /// anything: the stored answer where there is one, else compiled in one parallel batch and
-    /// stored. Minimisation's first stage needs no more: a removal that leaves the PTX the same
-    /// cannot change its verdict or its time. With `judgeable`, a stored sequence whose PTX was
-    /// never judged and whose text this run lacks is compiled again, so that
-    /// [`Engine::judge_ptx`] can judge it.
+    /// anything: the stored answer where there is one (judged or not), else compiled in one
+    /// parallel batch and stored. Minimisation needs no more to tell whether a removal leaves
+    /// the PTX the same, which then has the same verdict and time.
     pub fn compile_only(
         &mut self,
         proposals: &[Proposal],
         counts: &mut Counts,
-        judgeable: bool,
     ) -> Result<Vec<Result<String, CompileFailureKind>>, SearchError> {
         let hashes: Vec<String> = proposals.iter().map(|p| sequence_hash(&p.passes)).collect();
         let mut outcomes: Vec<Option<Result<String, CompileFailureKind>>> =
             Vec::with_capacity(proposals.len());
         let mut to_compile = Vec::new();
         for (index, hash) in hashes.iter().enumerate() {
-            let mut answer =
-                self.store.sequence(hash)?.map(|s| s.outcome.map_err(|(kind, _)| kind));
-            if let (true, Some(Ok(ptx_hash))) = (judgeable, answer.as_ref()) {
-                if !self.ptx_texts.contains_key(ptx_hash) && self.store.ptx(ptx_hash)?.is_none() {
-                    answer = None;
-                }
-            }
+            let answer = self.store.sequence(hash)?.map(|s| s.outcome.map_err(|(kind, _)| kind));
             if answer.is_some() {
                 counts.resumed += 1;
             } else {
@@ -281,15 +272,26 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
-    /// The verdict and samples of a PTX this run compiled or the store knows: from the store,
-    /// or validated on the small inputs and timed now (a new PTX is counted as timed, screened
-    /// or invalid). The median is `None` unless the PTX is valid and timed.
+    /// The verdict and median time of the PTX that `passes` compile to (`ptx_hash`): from the
+    /// store, or validated on the small inputs and timed now (a new PTX is counted as timed,
+    /// screened or invalid), compiling the sequence again when this run does not hold its
+    /// text. The median is `None` unless the PTX is valid and timed.
     pub fn judge_ptx(
         &mut self,
+        passes: &[String],
         ptx_hash: &str,
         counts: &mut Counts,
     ) -> Result<(Verdict, Option<f64>), SearchError> {
         let known = self.store.ptx(ptx_hash)?.is_some();
+        if !known && !self.ptx_texts.contains_key(ptx_hash) {
+            let again = self.compiler.compile_many(&[passes.to_vec()]).into_iter().next();
+            if let Some(Ok(ptx)) = again {
+                // Another toolchain underneath would give other code: only the same PTX counts.
+                if ptx.hash == ptx_hash {
+                    self.ptx_texts.insert(ptx.hash.clone(), ptx);
+                }
+            }
+        }
         let result = self.judge(ptx_hash, counts)?;
         if !known {
             match (&result.verdict, result.samples.is_empty()) {

@@ -963,8 +963,8 @@ fn a_minimisation_stopped_by_its_deadline_resumes_without_redoing_its_work() {
 #[test]
 fn the_reports_of_earlier_campaigns_are_read_back() {
     // `--minimise-only --report` reads reports written before some fields existed.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../bench/results/phase_original");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results/phase_original");
     let mut incomplete = 0;
     for kernel in ["2mm", "3mm", "atax", "bicg", "corr", "covar", "gemm", "mvt", "syrk"] {
         let path = dir.join(format!("{kernel}_h100.json"));
