@@ -208,3 +208,81 @@ fn oclgrind_kernel_passes_the_references_under_its_own_runner() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Tests whose race blocks differ from `oclgrind-kernel`'s, and why.
+const RACE_BLOCKS_DIFFER: &[(&str, &str)] = &[(
+    "program_globals_race",
+    "program-scope variables live at another buffer number than in Oclgrind (the address's \
+     top bits)",
+)];
+
+/// The race blocks of an output, line by line, without the compiler's instruction line that
+/// Oclgrind prints under each entity (clmap has no LLVM IR to show).
+fn race_blocks(stderr: &str) -> Vec<Vec<String>> {
+    let mut blocks = Vec::new();
+    let mut lines = stderr.lines().peekable();
+    while let Some(line) = lines.next() {
+        if !line.contains(" data race at ") {
+            continue;
+        }
+        let mut block = vec![line.to_string()];
+        while let Some(next) = lines.next_if(|l| !l.is_empty()) {
+            block.push(next.to_string());
+            if next.contains(" entity: ") {
+                lines.next_if(|l| l.starts_with("\t  "));
+            }
+        }
+        blocks.push(block);
+    }
+    blocks
+}
+
+/// Under `--oclgrind-output` every race block is `oclgrind-kernel`'s: the same races, in the
+/// same order, each naming both entities and the lines of both accesses.
+#[test]
+fn race_blocks_are_oclgrinds() {
+    if std::process::Command::new("oclgrind-kernel").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CLMAP_REQUIRE_OCLGRIND").is_none(),
+            "oclgrind-kernel is not installed (scripts/install-deps.sh installs it)"
+        );
+        eprintln!("oclgrind-kernel is not installed: race blocks are not compared");
+        return;
+    }
+    let mut sims: Vec<PathBuf> = std::fs::read_dir(dir())
+        .expect("tests/oclgrind_checks")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sim"))
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            text.lines().next().is_some_and(|l| l.contains("--data-races"))
+        })
+        .collect();
+    sims.sort();
+    assert!(sims.len() >= 10, "{sims:?}");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for sim in &sims {
+        let name = sim.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let listed = RACE_BLOCKS_DIFFER.iter().any(|(n, _)| *n == name);
+        let Some((_, theirs)) = oclgrind_kernel(sim, true) else {
+            failures.push(format!("{name}: could not run oclgrind-kernel"));
+            continue;
+        };
+        let theirs = race_blocks(&theirs.join("\n"));
+        let ours = clmap(&["run", sim.to_str().expect("utf-8 path"), "--oclgrind-output"]);
+        let ours = race_blocks(&ours.stderr());
+        compared += usize::from(!theirs.is_empty());
+        match (listed, theirs == ours) {
+            (false, false) => failures.push(format!(
+                "{name}: oclgrind-kernel's race blocks\n{}\n--- clmap's\n{}",
+                theirs.iter().map(|b| b.join("\n")).collect::<Vec<_>>().join("\n\n"),
+                ours.iter().map(|b| b.join("\n")).collect::<Vec<_>>().join("\n\n"),
+            )),
+            (true, true) => failures.push(format!("{name} agrees now: take it off the list")),
+            _ => {}
+        }
+    }
+    assert!(compared >= 10, "only {compared} tests have races");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

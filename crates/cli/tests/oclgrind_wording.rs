@@ -69,3 +69,69 @@ fn invalid_accesses_keep_oclgrind_wording() {
         "{err}"
     );
 }
+
+/// A race block names both sides as Oclgrind does: the work-item whose access conflicts, then
+/// the earlier access, each with its ids and line (a store at its assignment operator); an
+/// async copy is the work-group's, with no line of its own.
+#[test]
+fn race_blocks_name_both_entities() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/oclgrind_checks");
+    let sim = dir.join("race_entities_global.sim");
+    let run = clmap(&["run", sim.to_str().unwrap(), "--oclgrind-output"]);
+    run.assert_success();
+    let err = run.stderr();
+    let block = "\nRead-write data race at global memory address 0x1000000000000\n\
+                 \tKernel: race\n\t\n\
+                 \tFirst entity:  Global(2,0,0) Local(2,0,0) Group(0,0,0)\n\
+                 \tAt line 12 (column 20) of input.cl:\n\t  out[0] = l;\n\t\n\
+                 \tSecond entity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n\
+                 \tAt line 10 (column 23) of input.cl:\n\t  seen[l] = out[0];\n\t\n";
+    assert!(err.starts_with(block), "{err}");
+    // The store of work-item 3 races with the first load and with the first store.
+    let third = "\nWrite-write data race at global memory address 0x1000000000000\n\
+                 \tKernel: race\n\t\n\
+                 \tFirst entity:  Global(3,0,0) Local(3,0,0) Group(0,0,0)\n\
+                 \tAt line 12 (column 20) of input.cl:\n\t  out[0] = l;\n\t\n\
+                 \tSecond entity: Global(2,0,0) Local(2,0,0) Group(0,0,0)\n";
+    assert!(err.contains(third), "{err}");
+    assert_eq!(err.matches(" data race at ").count(), 3, "{err}");
+
+    let sim = dir.join("group_copy_race.sim");
+    let err = clmap(&["run", sim.to_str().unwrap(), "--oclgrind-output"]).stderr();
+    assert!(
+        err.contains(
+            "\tFirst entity:  Group(0,0,0)\n\t(location unknown)\n\t\n\
+             \tSecond entity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n\
+             \tAt line 8 (column 17) of input.cl:\n\t  tile[1] = 5;\n"
+        ),
+        "{err}"
+    );
+}
+
+/// Between work-groups, each group reports an address once per kind, against the first
+/// group that loaded or stored there; clmap's own output keeps one race per buffer, naming
+/// the element.
+#[test]
+fn races_between_groups_are_per_group_under_oclgrind_output_and_per_buffer_otherwise() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/oclgrind_checks");
+    let sim = dir.join("race_entities_between_groups.sim");
+    let err = clmap(&["run", sim.to_str().unwrap(), "--oclgrind-output"]).stderr();
+    let firsts: Vec<&str> = err.lines().filter(|l| l.contains("First entity")).collect();
+    let seconds: Vec<&str> = err.lines().filter(|l| l.contains("Second entity")).collect();
+    assert_eq!(
+        firsts,
+        [
+            "\tFirst entity:  Global(2,0,0) Local(0,0,0) Group(1,0,0)",
+            "\tFirst entity:  Global(4,0,0) Local(0,0,0) Group(2,0,0)",
+        ],
+        "{err}"
+    );
+    assert!(
+        seconds.iter().all(|l| l.ends_with("Global(0,0,0) Local(0,0,0) Group(0,0,0)")),
+        "{err}"
+    );
+    let own = clmap(&["run", sim.to_str().unwrap()]);
+    let err = own.stderr();
+    assert_eq!(err.matches("between work-groups").count(), 1, "{err}");
+    assert!(err.contains("`out[0]`"), "{err}");
+}

@@ -1038,7 +1038,7 @@ fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: Atomic
         ex.set(call.dst, 0, lane, old);
     }
     ex.finish_accesses(call.site, size, true);
-    ex.notify_atomic(&addresses, size, call.site, mask, &unchanged);
+    ex.notify_atomic(&addresses, size, call.site, mask, &unchanged, (call.dst, scalar));
 }
 
 fn shuffle<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, mask: &Mask) {

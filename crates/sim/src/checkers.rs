@@ -10,6 +10,7 @@ use crate::exec::LaunchPlan;
 use crate::launch::SimOptions;
 use crate::memory::{decode, HostAccess, Target};
 use crate::observer::{AccessBatch, AccessKind, AddressRun, GroupInfo, Observer};
+use crate::oclgrind_races::OclgrindRaces;
 use crate::report::{Report, ReportKind, ReportSink};
 use crate::shadow::{
     combine_groups, CellState, FirstStore, RegionShadow, StoredValue, AGREED, MANY_GROUPS,
@@ -53,6 +54,7 @@ impl Checkers {
                 let mut race = RaceChecker::new(plan.local_size_bytes, &sizes);
                 race.names = ObjectNames::of(plan);
                 race.reports = ReportSink::new(options.report_every_work_item);
+                race.oclgrind = options.report_every_work_item.then(OclgrindRaces::default);
                 race
             }),
             info: options.check_races.then(|| LaunchInfo {
@@ -75,16 +77,15 @@ impl Checkers {
 
     /// All findings, including the launch-wide ones (call after merging every thread's).
     pub(crate) fn finish(&mut self) -> Vec<Report> {
-        let every = self.race.as_ref().is_some_and(|r| r.reports.every_work_item());
         let mut out = self.take_reports();
-        if let (Some(r), Some(info)) = (&self.race, &self.info) {
-            out.extend(r.cross_group_reports(info).into_iter().map(|mut report| {
-                // Oclgrind reports races between work-groups when the launch ends.
-                if every {
-                    report.group_index = u64::MAX;
-                }
-                report
-            }));
+        if let (Some(r), Some(info)) = (&mut self.race, &self.info) {
+            if let Some(model) = &mut r.oclgrind {
+                let names = &r.names;
+                let name = |addr: u64, size: u64| names.element(addr, size);
+                out.extend(model.between_groups(&|index| info.group(index), &name));
+            } else {
+                out.extend(r.cross_group_reports(info));
+            }
         }
         out
     }
@@ -98,9 +99,13 @@ impl Observer for Checkers {
         }
     }
     #[inline]
-    fn group_end(&mut self, _group: &GroupInfo) {
+    fn group_end(&mut self, group: &GroupInfo) {
         if let Some(r) = &mut self.race {
-            r.found_at_sync(FenceFlags { local: true, global: true }, u64::MAX);
+            if let Some(model) = &mut r.oclgrind {
+                let names = &r.names;
+                let name = |addr: u64, size: u64| names.element(addr, size);
+                model.group_end(group, &name, &mut r.reports);
+            }
         }
     }
     #[inline]
@@ -155,6 +160,7 @@ fn report_for(
         lane: (group.first_lane + lane) as u32,
         time,
         sync: 0,
+        entities: None,
         access: None,
     }
 }
@@ -187,10 +193,9 @@ struct RaceChecker {
     columns: Vec<(u64, u32)>,
     stamp: u32,
     reports: ReportSink,
-    /// In Oclgrind's layout (a race per conflicting work-item): the races of the current
-    /// intervals, with whether they are on local memory, until the barrier (or the end of the
-    /// work-group) that ends their interval says when Oclgrind would find them.
-    pending: Vec<(bool, Report)>,
+    /// In Oclgrind's layout: races found and reported as Oclgrind does, instead of by the
+    /// shadow.
+    oclgrind: Option<OclgrindRaces>,
     /// Scratch for one batch's addresses.
     runs: Vec<AddressRun>,
     /// What the launch's memory holds, to name the element a race is on.
@@ -398,7 +403,7 @@ impl RaceChecker {
             columns: Vec::new(),
             stamp: 1,
             reports: ReportSink::default(),
-            pending: Vec::new(),
+            oclgrind: None,
             runs: Vec::new(),
             names: ObjectNames::default(),
             store_sizes: vec![0; buffer_bytes.len()],
@@ -406,12 +411,19 @@ impl RaceChecker {
     }
 
     fn group_start(&mut self, _group: &GroupInfo) {
+        if let Some(model) = &mut self.oclgrind {
+            model.group_start();
+            return;
+        }
         self.next_interval(FenceFlags { local: true, global: true });
     }
 
     /// Absorbs another thread's findings and launch-wide group records.
     fn merge(&mut self, other: RaceChecker, threads: usize) {
         self.reports.merge(other.reports);
+        if let (Some(mine), Some(theirs)) = (&mut self.oclgrind, other.oclgrind) {
+            mine.merge(theirs);
+        }
         for (mine, theirs) in self.buffers.iter_mut().zip(other.buffers) {
             mine.merge(theirs, threads);
         }
@@ -525,28 +537,16 @@ impl RaceChecker {
         _span: Span,
         fences: FenceFlags,
         _active: &Mask,
-        _group: &GroupInfo,
+        group: &GroupInfo,
         time: u64,
     ) {
-        self.found_at_sync(fences, time);
-        self.next_interval(fences);
-    }
-
-    /// Files the pending races of the spaces `fences` orders as found at `time` (the
-    /// barrier's; `u64::MAX` for the end of the work-group): Oclgrind checks the work-items'
-    /// accesses to local memory there, then those to global memory, each in work-item order.
-    fn found_at_sync(&mut self, fences: FenceFlags, time: u64) {
-        if self.pending.is_empty() {
+        if let Some(model) = &mut self.oclgrind {
+            let names = &self.names;
+            let name = |addr: u64, size: u64| names.element(addr, size);
+            model.sync(fences, time, group, &name, &mut self.reports);
             return;
         }
-        for (local, mut report) in std::mem::take(&mut self.pending) {
-            if !(if local { fences.local } else { fences.global }) {
-                self.pending.push((local, report));
-                continue;
-            }
-            report.sync = time.saturating_mul(2).saturating_add(u64::from(!local));
-            self.reports.push(report);
-        }
+        self.next_interval(fences);
     }
 
     fn forget_shared_reads(&mut self) {
@@ -647,6 +647,10 @@ impl RaceChecker {
         if batch.group.lanes > MAX_RACE_LANES {
             return;
         }
+        if let Some(model) = &mut self.oclgrind {
+            model.memory_access(batch);
+            return;
+        }
         let epoch =
             if batch.space == AddressSpace::Local { self.local_epoch } else { self.global_epoch };
         let size = u64::from(batch.size);
@@ -680,7 +684,6 @@ impl RaceChecker {
             usize::MAX
         };
         let mut found: Option<(usize, &'static str, u16)> = None;
-        let every = self.reports.every_work_item();
         // The last address found shared and read-only: neighbouring lanes often load the
         // same element, and comparing with it is cheaper than the hashed cache.
         let mut last_shared = None;
@@ -838,15 +841,6 @@ impl RaceChecker {
             if let (true, Some((what, who))) = (keep, conflict) {
                 found = Some((lane, what, who));
             }
-            // Oclgrind's layout: a race for every work-item that conflicts.
-            if let (true, Some((what, who))) = (every, conflict) {
-                let local = batch.space == AddressSpace::Local;
-                let report = self.race_report(batch, lane, what, who);
-                self.pending.push((local, report));
-            }
-        }
-        if every {
-            return;
         }
         if let Some((lane, what, who)) = found {
             let report = self.race_report(batch, lane, what, who);

@@ -413,6 +413,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             lane: (self.group.first_lane + lane) as u32,
             time: self.time,
             sync: 0,
+            entities: None,
             access,
         });
     }
@@ -1201,6 +1202,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             lane: u32::MAX,
             time: 0,
             sync: 0,
+            entities: None,
             access: None,
         });
     }
@@ -1894,7 +1896,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     }
 
     /// Tells the observer about an atomic operation; `unchanged` holds the lanes whose
-    /// operation did not modify memory (a failed compare-and-exchange).
+    /// operation did not modify memory (a failed compare-and-exchange), `read` the register
+    /// holding the values the lanes read, and their type.
     pub(crate) fn notify_atomic(
         &mut self,
         addresses: &[u64],
@@ -1902,8 +1905,16 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         site: u32,
         mask: &Mask,
         unchanged: &Mask,
+        read: (Slot, Scalar),
     ) {
         let (span, object, space) = self.site(site);
+        let lanes = self.lanes;
+        let start = read.0 as usize * lanes;
+        let stored = self.regs.get(start..start + lanes).map(|regs| StoredValues {
+            regs,
+            lanes,
+            scalar: read.1,
+        });
         let batch = AccessBatch {
             addresses,
             size,
@@ -1915,7 +1926,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             object,
             group: &self.group,
             unchanged: (!unchanged.is_empty()).then_some(unchanged),
-            stored: None,
+            stored,
             align: 0,
             by_group: false,
         };

@@ -67,6 +67,15 @@ pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String 
         let [wx, wy, wz] = rep.group_id;
         let _ = writeln!(out, "\n{}", oclgrind_headline(rep));
         let _ = writeln!(out, "\tKernel: {}", r.kernel);
+        if let Some(entities) = &rep.entities {
+            out.push_str("\t\n");
+            for (title, entity) in
+                [("First entity: ", &entities.first), ("Second entity:", &entities.second)]
+            {
+                oclgrind_entity(&mut out, sources, title, entity);
+            }
+            continue;
+        }
         let _ = writeln!(
             out,
             "\tEntity: Global({gx},{gy},{gz}) Local({lx},{ly},{lz}) Group({wx},{wy},{wz})"
@@ -81,6 +90,68 @@ pub fn oclgrind_errors(sources: &SourceMap, reports: &[LaunchReport]) -> String 
         out.push('\n');
     }
     out
+}
+
+/// One side of a race as Oclgrind prints it: who, then where (an async copy, made by the
+/// work-group, has no place of its own).
+fn oclgrind_entity(
+    out: &mut String,
+    sources: &SourceMap,
+    title: &str,
+    entity: &crate::report::RaceEntity,
+) {
+    let [wx, wy, wz] = entity.group_id;
+    if entity.work_group {
+        let _ = writeln!(out, "\t{title} Group({wx},{wy},{wz})\n\t(location unknown)\n\t");
+        return;
+    }
+    let [gx, gy, gz] = entity.global_id;
+    let [lx, ly, lz] = entity.local_id;
+    let _ = writeln!(
+        out,
+        "\t{title} Global({gx},{gy},{gz}) Local({lx},{ly},{lz}) Group({wx},{wy},{wz})"
+    );
+    if let Some(file) = sources.get(entity.span.file) {
+        let lc = file.line_col(entity.span.start);
+        let text = file.line_text(lc.line);
+        // Oclgrind's compiler places a store at its assignment operator.
+        let col = if entity.store {
+            assignment_column(text, lc.col as usize).unwrap_or(lc.col as usize)
+        } else {
+            lc.col as usize
+        };
+        let _ = writeln!(out, "\tAt line {} (column {col}) of input.cl:", lc.line);
+        let _ = writeln!(out, "\t  {}", text.trim());
+    }
+    out.push_str("\t\n");
+}
+
+/// The column (counted from 1) of the first assignment operator (`=`, `+=`, `<<=`, …) at or
+/// after column `from` of `line`, outside brackets.
+fn assignment_column(line: &str, from: usize) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut depth = 0i32;
+    for i in from.saturating_sub(1)..bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b';' if depth == 0 => return None,
+            b'=' if depth == 0 => {
+                let prev = |n: usize| i.checked_sub(n).and_then(|j| bytes.get(j)).copied();
+                if bytes.get(i + 1) == Some(&b'=') {
+                    return None;
+                }
+                return match prev(1) {
+                    Some(b'<' | b'>') if prev(2) == prev(1) => Some(i - 1),
+                    Some(b'=' | b'!' | b'<' | b'>') => None,
+                    Some(b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^') => Some(i),
+                    _ => Some(i + 1),
+                };
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Oclgrind's first line for a finding, in its words and address layout (global buffer n,
@@ -107,7 +178,8 @@ fn oclgrind_headline(rep: &Report) -> String {
             format!("Invalid {what} of size {} at {space} memory address {address:#x}", access.size)
         }
         (ReportKind::DataRace, access) => {
-            let write_write = rep.message.starts_with("write after write")
+            let write_write = rep.entities.as_ref().is_some_and(|e| e.write_write)
+                || rep.message.starts_with("write after write")
                 || rep.message.contains("stored to by several work-groups");
             let kind = if write_write { "Write-write" } else { "Read-write" };
             match access {

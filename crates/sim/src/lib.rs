@@ -54,6 +54,7 @@ pub mod mask;
 mod mathlib;
 pub mod memory;
 pub mod observer;
+mod oclgrind_races;
 pub mod paged;
 mod printf;
 pub mod profile;
@@ -80,7 +81,7 @@ pub use observer::{
     ObserverFactory, OpClass,
 };
 pub use program::Program;
-pub use report::{InvalidAccess, Report, ReportKind};
+pub use report::{InvalidAccess, RaceEntities, RaceEntity, Report, ReportKind};
 pub use workload::{
     run_workload, run_workload_observed, run_workload_seeded, run_workload_with, LaunchReport,
     WorkloadRun,

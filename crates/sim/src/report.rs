@@ -94,6 +94,32 @@ pub struct Report {
     /// For an out-of-bounds access: what was accessed, so tools can describe it in their own
     /// terms (Oclgrind's layout, for one).
     pub access: Option<InvalidAccess>,
+    /// For a race in Oclgrind's layout: both sides of it. Such reports are kept one per
+    /// conflict, never merged.
+    pub entities: Option<Box<RaceEntities>>,
+}
+
+/// The two sides of a race as Oclgrind names them: the access found to conflict, and the
+/// earlier one it conflicts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceEntities {
+    pub first: RaceEntity,
+    pub second: RaceEntity,
+    /// Both sides store (Oclgrind's "Write-write"), rather than one loads ("Read-write").
+    pub write_write: bool,
+}
+
+/// One side of a race: who made the access, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaceEntity {
+    pub global_id: [u64; 3],
+    pub local_id: [u64; 3],
+    pub group_id: [u64; 3],
+    pub span: Span,
+    /// A plain store: Oclgrind's line points at its assignment operator.
+    pub store: bool,
+    /// The work-group as a whole (an async copy), not one of its work-items.
+    pub work_group: bool,
 }
 
 /// The facts of an out-of-bounds access.
@@ -155,6 +181,8 @@ pub struct ReportSink {
     /// With [`ReportSink::new`]`(true)`: the findings kept once per work-item, by
     /// (group, lane) besides kind, place and object.
     per_work_item: std::collections::HashMap<(ReportKind, Span, Option<String>, u64, u32), Report>,
+    /// Races in Oclgrind's layout, one per conflict.
+    races: Vec<Report>,
     every_work_item: bool,
 }
 
@@ -172,6 +200,10 @@ impl ReportSink {
 
     pub fn push(&mut self, report: Report) {
         use std::collections::hash_map::Entry;
+        if report.entities.is_some() {
+            self.races.push(report);
+            return;
+        }
         if self.every_work_item && report.is_per_work_item() {
             let (kind, span, object) = report.dedup_key();
             let key = (kind, span, object, report.group_index, report.lane);
@@ -207,6 +239,7 @@ impl ReportSink {
     }
 
     pub fn merge(&mut self, other: ReportSink) {
+        self.races.extend(other.races);
         for (_, r) in other
             .reports
             .into_iter()
@@ -217,13 +250,17 @@ impl ReportSink {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.reports.is_empty() && self.per_work_item.is_empty()
+        self.reports.is_empty() && self.per_work_item.is_empty() && self.races.is_empty()
     }
 
     /// The reports sorted by work-group, lane and location.
     pub fn into_sorted(self) -> Vec<Report> {
-        let mut out: Vec<Report> =
-            self.reports.into_values().chain(self.per_work_item.into_values()).collect();
+        let mut out: Vec<Report> = self
+            .reports
+            .into_values()
+            .chain(self.per_work_item.into_values())
+            .chain(self.races)
+            .collect();
         out.sort_by(|a, b| {
             a.order_key().cmp(&b.order_key()).then_with(|| a.message.cmp(&b.message))
         });
