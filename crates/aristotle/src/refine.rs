@@ -257,6 +257,10 @@ fn next_step(units: &[StoredUnit], q: Question, settings: &RefineSettings) -> St
     if record_of(units, q.map, q.dataset, q.work_group, variant).is_none() {
         return Step::Done;
     }
+    // A multiple of 0 scales nothing, so the launch's cost is not needed.
+    if settings.launch_multiple <= 0.0 {
+        return pool_or_done(units, q, q.dataset, settings);
+    }
     let floor_n = floor_dataset(q.work_group);
     let floor_key = UnitKey { map: q.map, variant: NO_LOCAL_VARIANT.into(), dataset: floor_n };
     match unit(units, q.map, NO_LOCAL_VARIANT, floor_n, q.work_group) {

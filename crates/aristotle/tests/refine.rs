@@ -297,6 +297,22 @@ fn a_tie_is_measured_again_in_alternating_rounds_and_decided_on_the_pooled_sampl
 }
 
 #[test]
+fn without_a_launch_multiple_only_ties_are_measured_again() {
+    let (mut db, dev) = fresh();
+    let q = Question { map: 302, dataset: 64, work_group: [32, 8] };
+    let mut device = Modelled::new(8000.0, 0.5, 1.5, 0.2);
+    own_units(&mut db, dev, q, &mut device);
+    let done =
+        refine::refine(&mut db, dev, q, &mut device, &settings(0.0), &mut |_| {}).expect("refine");
+    // The launch-bound tie at N = 64 is pooled where it is: no floor, no scaled dataset.
+    assert!(
+        matches!(done.as_slice(), [Refinement::Pooled { dataset: 64, after: [60, 60], .. }]),
+        "{done:?}"
+    );
+    assert!(device.calls.iter().all(|c| c.1 == 64));
+}
+
+#[test]
 fn a_true_tie_stays_a_tie_after_the_pooled_samples() {
     let (mut db, dev) = fresh();
     let q = Question { map: 205, dataset: 256, work_group: [32, 8] };
