@@ -294,16 +294,7 @@ impl<'a> Engine<'a> {
         }
         let result = self.judge(ptx_hash, counts)?;
         if !known {
-            match (&result.verdict, result.samples.is_empty()) {
-                (Verdict::Valid, false) => {
-                    counts.timed += 1;
-                    if self.reps > 1 && result.samples.len() == 1 {
-                        counts.screened += 1;
-                    }
-                }
-                (Verdict::Valid, true) => {}
-                _ => counts.invalid += 1,
-            }
+            self.count_new_ptx(&result, counts);
         }
         let median_ns = if result.verdict.is_valid() { median(&result.samples) } else { None };
         Ok((result.verdict, median_ns))
@@ -397,16 +388,7 @@ impl<'a> Engine<'a> {
                     }
                     let result = self.judge(&ptx_hash, counts)?;
                     if first_time {
-                        match (&result.verdict, result.samples.is_empty()) {
-                            (Verdict::Valid, false) => {
-                                counts.timed += 1;
-                                if self.reps > 1 && result.samples.len() == 1 {
-                                    counts.screened += 1;
-                                }
-                            }
-                            (Verdict::Valid, true) => {}
-                            _ => counts.invalid += 1,
-                        }
+                        self.count_new_ptx(&result, counts);
                     }
                     let median_ns = median(&result.samples);
                     if result.verdict.is_valid() {
@@ -429,6 +411,21 @@ impl<'a> Engine<'a> {
             self.progress.advance(1, self.best_speedup());
         }
         Ok(evaluations)
+    }
+
+    /// Counts a PTX judged for the first time: timed (and screened, when its first run was its
+    /// only sample), or invalid.
+    fn count_new_ptx(&self, result: &StoredPtx, counts: &mut Counts) {
+        match (&result.verdict, result.samples.is_empty()) {
+            (Verdict::Valid, false) => {
+                counts.timed += 1;
+                if self.reps > 1 && result.samples.len() == 1 {
+                    counts.screened += 1;
+                }
+            }
+            (Verdict::Valid, true) => {}
+            _ => counts.invalid += 1,
+        }
     }
 
     /// The verdict and samples of a PTX: from the store, or measured now and stored.
