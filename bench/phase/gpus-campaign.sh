@@ -56,7 +56,7 @@ for ((g = 0; g < GPUS; g++)); do
     fi
     if [ ! -s "$OUT/gpu$g/passes" ]; then
         for pool in "$OUT"/gpu*/passes; do
-            [ -s "$pool" ] && { cp "$pool" "$OUT/gpu$g/passes"; break; }
+            [ -s "$pool" ] && { cp -r "$pool" "$OUT/gpu$g/passes"; break; }
         done
     fi
 done
