@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::detect::{Detection, Outcome};
+use crate::generate::geometry::WarpReuse;
 use crate::generate::{generate, geometry, BenchSpec, Variant};
 use crate::map::{IMapKind, Map};
 use crate::query::{MapRecord, MapTable, NO_LOCAL_VARIANT};
@@ -35,9 +36,13 @@ pub struct StagingQuestion {
     /// Local memory a work-group needs to stage it (the chosen local variant's tile of this
     /// buffer's elements), 0 when the generator cannot size it.
     pub local_bytes: u64,
-    /// Why the stager would not tile it, when B is the stager's tile and it would not: then
-    /// there is nothing to measure and the buffer stays in global memory.
+    /// Why the stager would not tile it, when B is the stager's tile and it would not, or why
+    /// a tile would save no global transaction (every reuse a broadcast within one warp):
+    /// then there is nothing to measure and the buffer stays in global memory.
     pub not_staged: Option<String>,
+    /// How the work-group's reuse of each element splits between and within warps, once the
+    /// device's SIMD width is known ([`split_by_warps`]).
+    pub reuse: Option<WarpReuse>,
 }
 
 /// A buffer the detector gave no MAP, with its reason.
@@ -172,9 +177,33 @@ pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
             work_group,
             local_bytes,
             not_staged,
+            reuse: None,
         });
     }
     out
+}
+
+/// Splits every question's reuse between and within the warps of `simd` work-items (the
+/// device's warp or SIMD width) and keeps in global memory, unmeasured, each buffer not staged
+/// now whose reuse is all within one warp: a warp's work-items reading one element in the
+/// same step are served by one transaction, so a tile would add a copy and a barrier and save
+/// no global transaction. (A microbenchmark of such a MAP alone can still gain from staging,
+/// through wider loads, where its one buffer is the kernel's only traffic; in the matrix
+/// multiplies of the corpus that gain did not carry over, while the reuse across warps did.)
+pub fn split_by_warps(questions: &mut Questions, simd: usize) {
+    for q in &mut questions.asked {
+        let reuse = geometry::warp_reuse(&q.map, q.work_group, simd);
+        q.reuse = Some(reuse);
+        if reuse.broadcast_only() && !q.staged_now && q.not_staged.is_none() {
+            let [x, y] = q.work_group;
+            q.not_staged = Some(format!(
+                "{BROADCAST}: on {x}x{y} work-groups, {}; the warp reads each element in one \
+                 transaction already, so a tile would add a copy and a barrier and save no \
+                 global read",
+                reuse.describe()
+            ));
+        }
+    }
 }
 
 /// A measurement campaign unit the advice needs, with the work-group to measure it with.
@@ -362,6 +391,10 @@ pub struct BufferAdvice {
     /// buffer's own was launch-bound: the times that showed it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scaled: Option<refine::Scaled>,
+    /// The work-group's reuse of each element, within and across warps, when the device's
+    /// SIMD width is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<WarpReuse>,
 }
 
 /// The advice for a workload: every kernel's buffers, then the undetected ones.
@@ -453,11 +486,16 @@ pub fn advise(
                 advice: Some(Placement::Global),
                 expected_gain: Some(1.0),
                 mbr: None,
-                rule: Some(Rule::NoRecord.number().to_string()),
+                rule: Some(if why.starts_with(BROADCAST) {
+                    BROADCAST_RULE.to_string()
+                } else {
+                    Rule::NoRecord.number().to_string()
+                }),
                 reasoning: format!("{why}: keep it in global"),
                 local_bytes: Some(q.local_bytes),
                 measurements: Vec::new(),
                 scaled: None,
+                reuse: q.reuse,
             });
         }
     }
@@ -478,6 +516,7 @@ pub fn advise(
             local_bytes: None,
             measurements: Vec::new(),
             scaled: None,
+            reuse: None,
         });
     }
     WorkloadAdvice { buffers, local_bytes_used, local_capacity, delta }
@@ -543,6 +582,14 @@ fn buffer_advice(
             }
         }
     }
+    if let Some(reuse) = &q.reuse {
+        reasoning.push_str(&format!(
+            "; on {}x{} work-groups, {}",
+            q.work_group[0],
+            q.work_group[1],
+            reuse.describe()
+        ));
+    }
     if q.map.radius != crate::map::map_by_id(q.map.id()).map_or(q.map.radius, |m| m.radius) {
         reasoning.push_str(&format!(
             " (the kernel reads radius {}; the database measures the MAP at its default radius)",
@@ -565,6 +612,7 @@ fn buffer_advice(
         local_bytes: Some(q.local_bytes),
         measurements,
         scaled,
+        reuse: q.reuse,
     }
 }
 
@@ -602,11 +650,18 @@ pub const TIE_RULE: &str = "tie";
 /// How the reasoning of a buffer the stager would not tile begins.
 const NOT_STAGED: &str = "the stager does not tile it";
 
+/// How the reasoning of a buffer whose reuse is all within one warp begins.
+const BROADCAST: &str = "every reuse is a broadcast within one warp";
+
+/// The rule of a buffer kept global because its reuse is all within one warp.
+pub const BROADCAST_RULE: &str = "warp";
+
 /// Whether a choice was decided without a record (the device lacks the measurement), rather
 /// than without need of one (the stager would not tile the buffer).
 pub fn lacks_record(advice: &BufferAdvice) -> bool {
     advice.rule.as_deref() == Some(Rule::NoRecord.number())
         && !advice.reasoning.starts_with(NOT_STAGED)
+        && !advice.reasoning.starts_with(BROADCAST)
 }
 
 #[cfg(test)]
@@ -635,6 +690,7 @@ mod tests {
             work_group: [16, 16],
             local_bytes: 100,
             not_staged: None,
+            reuse: None,
         }
     }
 

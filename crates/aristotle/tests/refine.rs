@@ -141,6 +141,7 @@ fn advice(db: &Database, dev: i64, q: Question, multiple: f64) -> workload_advic
             work_group: q.work_group,
             local_bytes: 1024,
             not_staged: None,
+            reuse: None,
         }],
         undetected: Vec::new(),
     };

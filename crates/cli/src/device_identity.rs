@@ -23,6 +23,7 @@ pub fn device_identity(info: &DeviceInfo) -> DeviceIdentity {
             "global_mem_cache_bytes": info.global_mem_cache_bytes,
             "device_version": info.device_version,
             "platform_version": info.platform_version,
+            "simd_width": info.simd_width,
         }),
     }
 }

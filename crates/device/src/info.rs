@@ -109,6 +109,11 @@ pub struct DeviceInfo {
     pub profiling: bool,
     /// Whether double precision is supported.
     pub fp64: bool,
+    /// Work-items the device runs in lock step (its warp or SIMD width):
+    /// CL_DEVICE_WARP_SIZE_NV on NVIDIA, else CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+    /// (OpenCL 3.0); absent when the device answers neither.
+    #[serde(default)]
+    pub simd_width: Option<u32>,
 }
 
 impl DeviceInfo {
@@ -164,6 +169,13 @@ pub(crate) fn query_device_info(
     let profiling = device.queue_on_host_properties().map(|bits| bits & 2 != 0).unwrap_or(false);
     let fp64 = device.double_fp_config().map(|config| config != 0).unwrap_or(false)
         || device.extensions().map(|ext| ext.contains("cl_khr_fp64")).unwrap_or(false);
+    let simd_width = device.wrap_size_nv().ok().filter(|&w| w > 0).or_else(|| {
+        device
+            .preferred_work_group_size_multiple()
+            .ok()
+            .and_then(|m| u32::try_from(m).ok())
+            .filter(|&m| m > 0)
+    });
     Ok(DeviceInfo {
         platform_index,
         device_index,
@@ -197,6 +209,7 @@ pub(crate) fn query_device_info(
         global_mem_cache_bytes: device.global_mem_cache_size().unwrap_or(0),
         profiling,
         fp64,
+        simd_width,
     })
 }
 
@@ -229,6 +242,7 @@ pub(crate) mod tests {
             global_mem_cache_bytes: 1 << 20,
             profiling: true,
             fp64: true,
+            simd_width: Some(32),
         }
     }
 

@@ -2,6 +2,8 @@
 //! the kernel emitter turns these into code, the tests check them against the paper.
 
 use crate::generate::Variant;
+use serde::Serialize;
+
 use crate::map::{EMap, IMapKind, Map};
 
 /// A linear form `p·ty + q·tx` with 0/1 coefficients (one row of an eMAP).
@@ -223,6 +225,91 @@ pub fn group_reuse(map: &Map, work_group: [usize; 2]) -> f64 {
     }
 }
 
+/// How a work-group's reads of each element split between the work-items of one warp (SIMD
+/// group) and different warps. Work-items are numbered x fastest, `ty · wx + tx`, and warps
+/// are consecutive runs of `simd` of them, as OpenCL devices schedule a work-group.
+///
+/// `within · across` is [`group_reuse`]: `across` is how many distinct warps read an element,
+/// `within` how many work-items of one such warp read it in the same step. Work-items of one
+/// warp reading one element in the same step are a broadcast the memory system serves with
+/// one transaction, so staging saves global transactions only for the reuse across warps.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct WarpReuse {
+    /// The warp (SIMD group) width the split was computed for.
+    pub simd_width: usize,
+    /// Reads of an element by the work-items of one warp, on average over the warps that
+    /// read it.
+    pub within_warp: f64,
+    /// Distinct warps of the work-group reading an element, on average over its footprint.
+    pub across_warps: f64,
+}
+
+impl WarpReuse {
+    /// Whether every element a work-group reads more than once is read by one warp only: a
+    /// broadcast, whose reuse a `__local` tile cannot turn into fewer global transactions.
+    pub fn broadcast_only(&self) -> bool {
+        self.within_warp > 1.0 && self.across_warps <= 1.0
+    }
+
+    /// "reuse 32× within a warp (broadcast), 1× across warps (warps of 32)".
+    pub fn describe(&self) -> String {
+        let times = |x: f64| {
+            if (x - x.round()).abs() < 0.05 {
+                format!("{}×", x.round())
+            } else {
+                format!("{x:.1}×")
+            }
+        };
+        let broadcast = if self.within_warp > 1.0 { " (broadcast)" } else { "" };
+        format!(
+            "reuse {} within a warp{broadcast}, {} across warps (warps of {})",
+            times(self.within_warp),
+            times(self.across_warps),
+            self.simd_width
+        )
+    }
+}
+
+/// The split of [`group_reuse`] between and within the warps of `simd` work-items of a
+/// `work_group` reading through `map` (Row and Column MAPs: one step of the walk along the
+/// line, which every step repeats).
+pub fn warp_reuse(map: &Map, work_group: [usize; 2], simd: usize) -> WarpReuse {
+    let [wx, wy] = work_group;
+    let simd = simd.max(1);
+    let (rows, cols) = (map.emap.row_coefficients(), map.emap.col_coefficients());
+    let at = |form: Form, ty: usize, tx: usize| {
+        (usize::from(form[0]) * ty + usize::from(form[1]) * tx) as i64
+    };
+    let offsets = match map.imap {
+        IMapKind::Row | IMapKind::Column => vec![(0, 0)],
+        _ => block_offsets(map),
+    };
+    // (element, warp) → reads; an element of a Row (Column) MAP is its line at the step.
+    let mut reads: std::collections::BTreeMap<((i64, i64), usize), usize> = Default::default();
+    for ty in 0..wy {
+        for tx in 0..wx {
+            let warp = (ty * wx + tx) / simd;
+            let (r, c) = match map.imap {
+                IMapKind::Row => (at(rows, ty, tx), 0),
+                IMapKind::Column => (0, at(cols, ty, tx)),
+                _ => (at(rows, ty, tx), at(cols, ty, tx)),
+            };
+            for (dr, dc) in &offsets {
+                *reads.entry(((r + dr, c + dc), warp)).or_default() += 1;
+            }
+        }
+    }
+    let total: usize = reads.values().sum();
+    let pairs = reads.len().max(1);
+    let elements: std::collections::BTreeSet<(i64, i64)> =
+        reads.keys().map(|(element, _)| *element).collect();
+    WarpReuse {
+        simd_width: simd,
+        within_warp: total as f64 / pairs as f64,
+        across_warps: pairs as f64 / elements.len().max(1) as f64,
+    }
+}
+
 /// Whether `emap` places the group's base indices in a box the work-group fills completely
 /// (no saving for the min-approach).
 pub fn is_full_box(emap: EMap) -> bool {
@@ -287,6 +374,43 @@ mod tests {
         // A 3x3 block (R = 1) on 2x2 items: 36 reads of 16 cells.
         let block = map(408).with_radius(1).unwrap();
         assert_eq!(group_reuse(&block, [2, 2]), 36.0 / 16.0);
+    }
+
+    #[test]
+    fn warp_reuse_splits_the_group_reuse_between_and_within_warps() {
+        let split = |id: u16, wg: [usize; 2], simd: usize| {
+            let m = map(id);
+            let w = warp_reuse(&m, wg, simd);
+            // The split always multiplies back to the group's reuse.
+            assert!((w.within_warp * w.across_warps - group_reuse(&m, wg)).abs() < 1e-9);
+            (w.within_warp, w.across_warps)
+        };
+        // A matrix multiply's A (row ty, MAP-205) on 32x8 groups: each row is read by the 32
+        // work-items of one warp. B (column tx, MAP-302): each column by one work-item of
+        // each of the 8 warps.
+        assert_eq!(split(205, [32, 8], 32), (32.0, 1.0));
+        assert_eq!(split(302, [32, 8], 32), (1.0, 8.0));
+        // On 16x16 groups a warp spans two rows of work-items.
+        assert_eq!(split(205, [16, 16], 32), (16.0, 1.0));
+        assert_eq!(split(302, [16, 16], 32), (2.0, 8.0));
+        // PoCL's 8-wide groups: a row of 32 work-items is four warps.
+        assert_eq!(split(205, [32, 8], 8), (8.0, 4.0));
+        // A vector every work-item of a 64x1 group reads: two warps of 32.
+        assert_eq!(split(205, [64, 1], 32), (32.0, 2.0));
+        assert_eq!(split(205, [32, 1], 32), (32.0, 1.0));
+        // No reuse at all: the identity.
+        assert_eq!(split(108, [32, 8], 32), (1.0, 1.0));
+        // MAP-107 reads (tx, tx): each element by the 16 work-items of a group column, two
+        // of them in each of 8 warps.
+        assert_eq!(split(107, [16, 16], 32), (2.0, 8.0));
+        let w = warp_reuse(&map(205), [32, 8], 32);
+        assert!(w.broadcast_only());
+        assert_eq!(
+            w.describe(),
+            "reuse 32× within a warp (broadcast), 1× across warps (warps of 32)"
+        );
+        assert!(!warp_reuse(&map(302), [32, 8], 32).broadcast_only());
+        assert!(!warp_reuse(&map(108), [32, 8], 32).broadcast_only());
     }
 
     #[test]

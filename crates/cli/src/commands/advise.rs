@@ -89,6 +89,13 @@ pub struct Args {
     /// is left is taken by the next run, which finds the rest in the database.
     #[arg(long, default_value_t = 30.0, requires = "workload")]
     pub refine_seconds: f64,
+    /// Work-items the device runs in lock step (its warp or SIMD width), which splits each
+    /// buffer's reuse between the work-items of one warp (a broadcast, served by one
+    /// transaction) and different warps (default: as recorded for the device, else asked of
+    /// the OpenCL device: CL_DEVICE_WARP_SIZE_NV, or its preferred work-group size multiple).
+    /// Without one the reuse is not split.
+    #[arg(long, requires = "workload", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub simd_width: Option<u32>,
     #[command(flatten)]
     pub db: DatabaseArg,
     /// Print JSON: with a workload, a list of {kernel, buffer, map, advice, expected_gain,

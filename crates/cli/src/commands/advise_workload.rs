@@ -44,13 +44,17 @@ pub(crate) fn advice(
     let (local_variant, sizing) = local_variant(args)?;
     let local_variant = local_variant.as_str();
     let detections = detect(prepared.module(), prepared.workload(), prepared.sources());
-    let questions = workload_advice::questions(&detections, sizing);
+    let mut questions = workload_advice::questions(&detections, sizing);
     let mut db = args.db.open()?;
     let db_path = args.db.file.clone().unwrap_or_else(clmap_db::default_path);
     let known = known_device(&db, &args.device)?;
-    let needed = workload_advice::needed_units(&questions.asked, local_variant);
     // The 2014 history cannot be measured again: its nearest datasets stand in.
     let historical = known.as_ref().is_some_and(|d| d.identity.kind == "historical");
+    let may_open = !(historical || args.no_measure || args.nearest);
+    if let Some(simd) = simd_width(args, known.as_ref(), may_open) {
+        workload_advice::split_by_warps(&mut questions, simd);
+    }
+    let needed = workload_advice::needed_units(&questions.asked, local_variant);
     // With --nearest nothing is measured: the rules take the nearest records there are.
     let missing = match (&known, historical || args.nearest) {
         (_, true) => Vec::new(),
@@ -231,6 +235,27 @@ fn refine_questions(
             .map_err(|e| CliError::BadInput(format!("the performance database: {e}")))?;
     }
     Ok(measured)
+}
+
+/// The device's warp (SIMD) width: `--simd-width`, else the database's record of the device,
+/// else, where the command may open it, the OpenCL device's own answer; none when nothing
+/// says (a device recorded before the width was kept, with `--nearest`).
+fn simd_width(args: &Args, known: Option<&DeviceRecord>, may_open: bool) -> Option<usize> {
+    if let Some(width) = args.simd_width {
+        return Some(width as usize);
+    }
+    let recorded = known
+        .and_then(|d| d.identity.details.get("simd_width"))
+        .and_then(|v| v.as_u64())
+        .filter(|&w| w > 0);
+    if let Some(width) = recorded {
+        return usize::try_from(width).ok();
+    }
+    if !may_open {
+        return None;
+    }
+    let device = clmap_device::select_device(&args.device).ok()?;
+    device.info().simd_width.map(|w| w as usize)
 }
 
 /// The one database device the selector names, or none; several is an error.

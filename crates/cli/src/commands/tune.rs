@@ -286,6 +286,8 @@ fn advisor_answer(
         launch_multiple: clmap_aristotle::refine::LAUNCH_MULTIPLE,
         pool_seconds: 10.0,
         refine_seconds: 30.0,
+        // The device's own warp width, from its OpenCL description.
+        simd_width: None,
         db: args.db.clone(),
         json: false,
     };
