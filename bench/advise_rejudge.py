@@ -2,7 +2,7 @@
 """Re-judges an accuracy table's timings with the current advisor, without a device.
 
 Usage: bench/advise_rejudge.py RESULT_DIR [--measurements DIR] [--replicate DIR] [--out DIR]
-                               [--tie PERCENT]
+                               [--tie PERCENT] [--simd-width N] [--database DB [--device SEL]]
 
 RESULT_DIR is a folder bench/advise_accuracy.sh wrote (its accuracy.json keeps, per workload,
 the median time of every layout variant `clmap tune` timed). The advisor's question for a
@@ -24,6 +24,16 @@ written (b) and with `stage:in`, the stager's tile (B), on 16 x 16 work-groups. 
 When --measurements is RESULT_DIR, each MAP row is judged by its own timings and agrees unless
 no record was made; the corpus rows are the independent test. With the other run of the same
 device (PoCL's run1 and run2), both are independent measurements.
+
+--simd-width N passes the device's warp (SIMD) width to `clmap advise` (32 on NVIDIA GPUs, the
+preferred work-group size multiple on PoCL), which splits each buffer's reuse between the
+work-items of one warp and different warps; without it the advisor splits nothing (the imported
+device records no width).
+
+--database DB asks the advisor with a clmap performance database instead of one made from MAP
+rows, e.g. the `accuracy.db` of the run itself, which holds the microbenchmarks the advisor
+measured at each kernel's own N and work-group (a `MAPS=none` run has no MAP rows); --device
+picks its device (default `gpu`). The database is copied first, never written.
 
 --replicate DIR names another run of the same workloads (or some of them) on the same device: a
 workload whose two runs crown different winners was decided by the runs' noise, not by the
@@ -302,6 +312,9 @@ def main(argv):
     measurements = option("--measurements")
     replicate = option("--replicate")
     out = option("--out")
+    simd_width = option("--simd-width")
+    database = option("--database")
+    device = option("--device", "gpu")
     if len(args) != 1:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 1
@@ -315,7 +328,14 @@ def main(argv):
     clmap = clmap_binary()
     work = tempfile.mkdtemp(prefix="advise-rejudge-")
     try:
-        db = make_database(clmap, records, work)
+        if database:
+            db = os.path.join(work, "given.db")
+            shutil.copyfile(database, db)
+            records = {}
+        else:
+            db = make_database(clmap, records, work)
+            device = "accuracy-measured"
+        extra = ["--simd-width", str(simd_width)] if simd_width else []
         map_size = old_table.get("meta", {}).get("map_size", 256)
         map_dir = os.path.join(work, "maps")
         run([clmap, "maps", "generate", "--out", map_dir, "--maps", "all", "--sizes",
@@ -326,8 +346,8 @@ def main(argv):
                 rows.append(dict(old))
                 continue
             done = run([clmap, "advise", workload_path(old["name"], map_dir), "--device",
-                        "accuracy-measured", "--db", db, "--local-capacity",
-                        str(LOCAL_CAPACITY), "--nearest", "--json"])
+                        device, "--db", db, "--local-capacity",
+                        str(LOCAL_CAPACITY), "--nearest", "--json"] + extra)
             try:
                 advice = json.loads(done.stdout)
             except ValueError:
@@ -347,8 +367,9 @@ def main(argv):
         if row.get("judged") and not row.get("agree"):
             row["cause"] = cause(row)
     table = {
-        "meta": dict(old_table.get("meta", {}), rejudged_with=measurements,
-                     replicated_by=replicate, database_maps=sorted(records)),
+        "meta": dict(old_table.get("meta", {}), rejudged_with=database or measurements,
+                     replicated_by=replicate, database_maps=sorted(records),
+                     simd_width=int(simd_width) if simd_width else None),
         "devices": old_table.get("devices", []),
         "tie": tie,
         "summary": advise_accuracy.summarise(rows),
