@@ -589,6 +589,20 @@ fn buffer_advice(
             q.work_group[1],
             reuse.describe()
         ));
+        // A record timed on another work-group splits the reuse its own way: say so when the
+        // split differs, as the record then measured another warp layout.
+        let other = record.and_then(|r| r.work_group).filter(|wg| *wg != q.work_group);
+        if let Some(wg) = other {
+            let theirs = geometry::warp_reuse(&q.map, wg, reuse.simd_width);
+            if theirs != *reuse {
+                reasoning.push_str(&format!(
+                    " (the record's {}x{} work-groups: {})",
+                    wg[0],
+                    wg[1],
+                    theirs.describe()
+                ));
+            }
+        }
     }
     if q.map.radius != crate::map::map_by_id(q.map.id()).map_or(q.map.radius, |m| m.radius) {
         reasoning.push_str(&format!(

@@ -242,3 +242,36 @@ fn a_vector_every_work_item_walks_is_shared_across_warps_only_in_groups_of_sever
     assert_eq!(split(&s), (32.0, 1.0), "{s:#}");
     assert_eq!(placed(&s), ("global", "warp"), "{s:#}");
 }
+
+#[test]
+fn a_record_of_another_work_group_says_how_its_warps_split_the_reuse() {
+    // Only 16 x 16 records for the multiply's 32 x 8 launch: --nearest answers from them, and
+    // B's reasoning says that those groups split its reuse otherwise (2× within a warp).
+    let dir = Scratch::new("advise-warps-nearest");
+    let db = database(&dir, WARP_32(), &[(205, 64, [16, 16]), (302, 64, [16, 16])]);
+    let w = workload(&dir, "mm", MATMUL, "mm", ("[64, 64]", "[32, 8]"), &MATRICES);
+    let run = clmap(&[
+        "advise",
+        w.to_str().expect("UTF-8"),
+        "--device",
+        DEVICE,
+        "--db",
+        db.to_str().expect("UTF-8"),
+        "--nearest",
+        "--json",
+    ]);
+    run.assert_success();
+    let b = entry(&run.json(), "B");
+    assert_eq!(split(&b), (1.0, 8.0), "{b:#}");
+    let why = b["reasoning"].as_str().expect("reasoning");
+    assert!(
+        why.contains(
+            "on 32x8 work-groups, reuse 1× within a warp, 8× across warps (warps of 32) \
+             (the record's 16x16 work-groups: reuse 2× within a warp (broadcast), 8× across \
+             warps (warps of 32))"
+        ),
+        "{why}"
+    );
+    // A is a broadcast on both shapes and needs no record.
+    assert_eq!(placed(&entry(&run.json(), "A")), ("global", "warp"));
+}
