@@ -54,7 +54,7 @@ pub fn environment_error(error: DeviceError) -> CliError {
 fn describe(d: &DeviceInfo) -> String {
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     format!(
-        "{sel}  {name}\n      platform      {platform} ({pversion})\n      type          {ty}, {cu} compute units at {clock} MHz\n      global memory {global:.0} MiB (largest allocation {alloc:.0} MiB, cache {cache:.1} MiB)\n      local memory  {local} KiB per work-group, {ltype}\n      work-groups   up to {wg} work-items, {sizes:?} per dimension\n      driver        {driver}; {cver}{fp64}\n",
+        "{sel}  {name}\n      platform      {platform} ({pversion})\n      type          {ty}, {cu} compute units at {clock} MHz\n      global memory {global:.0} MiB (largest allocation {alloc:.0} MiB, cache {cache:.1} MiB)\n      local memory  {local} KiB per work-group, {ltype}\n      work-groups   up to {wg} work-items, {sizes:?} per dimension{simd}\n      driver        {driver}; {cver}{fp64}\n",
         sel = d.index_selector(),
         name = d.name,
         platform = d.platform_name,
@@ -73,6 +73,7 @@ fn describe(d: &DeviceInfo) -> String {
         },
         wg = d.max_work_group_size,
         sizes = d.max_work_item_sizes,
+        simd = d.simd_width.map(|w| format!(", run {w} at a time")).unwrap_or_default(),
         driver = d.driver_version,
         cver = d.opencl_c_version,
         fp64 = if d.fp64 { ", fp64" } else { "" },
