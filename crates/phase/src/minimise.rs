@@ -61,6 +61,32 @@ pub struct Minimised {
     pub validated: Option<bool>,
     /// Its median time in the final round (ns).
     pub final_median_ns: Option<f64>,
+    /// Set when `--minimise-only` went on from the report alone (its database lacked the
+    /// search's measurements): the times every removal was compared against came from that
+    /// resumption, not from the search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<ResumedFromReport>,
+}
+
+/// How a minimisation went on from a report without the search's database: the chosen
+/// sequence compiled again to the report's PTX, and it and the vendor's compilation timed
+/// again on this device, interleaved as in the search's final round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumedFromReport {
+    /// The device of the resumption (the report's, or the resumption is refused).
+    pub device: String,
+    /// The passes of the sequence minimisation went on from (the report's minimised one when
+    /// it still compiled to its PTX and was not slower, else the chosen one).
+    pub started_from_passes: usize,
+    /// The median of the vendor's compilation in the resumption's timing (ns).
+    pub source_median_ns: Option<f64>,
+    /// Its samples.
+    pub source_samples_ns: Vec<u64>,
+    /// The median of the chosen PTX in the resumption's timing (ns): the reference every
+    /// removal was compared against.
+    pub chosen_median_ns: f64,
+    /// Its samples.
+    pub chosen_samples_ns: Vec<u64>,
 }
 
 /// Minimises `passes`, whose PTX hash is `ptx_hash` and whose median time is `median_ns`.
@@ -187,6 +213,7 @@ pub fn minimise(
         complete: !out_of_time(),
         validated: None,
         final_median_ns: None,
+        resumed: None,
     })
 }
 

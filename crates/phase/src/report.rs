@@ -330,6 +330,16 @@ impl PhaseReport {
             if !min.complete {
                 let _ = writeln!(out, "  (stopped by the time limit before it was done)");
             }
+            if let Some(resumed) = &min.resumed {
+                let source = resumed.source_median_ns.map_or_else(|| "-".to_string(), human_ns);
+                let _ = writeln!(
+                    out,
+                    "  resumed     from the report alone, from {} passes; reference timed then: \
+                     chosen sequence {}, source {source}",
+                    resumed.started_from_passes,
+                    human_ns(resumed.chosen_median_ns)
+                );
+            }
             match (min.validated, min.final_median_ns) {
                 (Some(true), Some(time)) => {
                     let _ = writeln!(

@@ -3,17 +3,20 @@
 //! inputs and on random inputs before reporting it (seed 003 §2.3).
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
 use crate::evaluator::{median, relative_iqr, Evaluator, EvaluatorError, Verdict};
-use crate::minimise::{minimise, Minimised};
+use crate::minimise::{minimise, Minimised, ResumedFromReport};
 use crate::progress::Progress;
 use crate::report::{
     BaselineResult, BestSequence, Explanation, FinalValidation, Finalist, PhaseReport, Speedups,
 };
-use crate::search::{Engine, Evaluation, SearchError, SearchOptions};
-use crate::store::PhaseStore;
+use crate::search::{Counts, Engine, Evaluation, SearchError, SearchOptions, SCREEN_FLOOR_NS};
+use crate::sequence::sequence_hash;
+use crate::store::{PhaseStore, StoredPtx};
+use crate::strategy::Proposal;
 
 /// Everything a run needs besides its parts.
 #[derive(Clone, Debug)]
@@ -253,6 +256,8 @@ pub fn run_phase(
 /// run (or runs) did without compiling, validating or timing it again, and goes on from where
 /// they stopped. No search and no final round run; the report comes back with its `minimised`
 /// part replaced (and is stored). `options.minimise_time` counts from the start of this call.
+/// When the database lacks the chosen PTX (the search's database was not kept), the
+/// minimisation goes on from the report alone instead (see [`resume_from_report`]).
 pub fn resume_minimisation(
     compiler: &dyn SequenceCompiler,
     evaluator: &mut dyn Evaluator,
@@ -268,16 +273,12 @@ pub fn resume_minimisation(
                 .to_string(),
         ));
     };
-    match store.ptx(&chosen.ptx_hash)? {
-        Some(stored) if stored.verdict.is_valid() => {}
-        _ => {
-            return Err(SearchError::Invalid(format!(
-                "the database has no valid PTX {} (the report's chosen sequence) for this \
-                 workload, small workload, device and toolchain: give the database and the \
-                 workloads the report was made with",
-                chosen.ptx_hash
-            )))
-        }
+    // The search's database answers everything the earlier runs measured; without it (or
+    // once a resumption has gone on from the report alone) the report is all there is.
+    let in_store = store.ptx(&chosen.ptx_hash)?.is_some_and(|p| p.verdict.is_valid());
+    let from_report = report.minimised.as_ref().is_some_and(|m| m.resumed.is_some());
+    if !in_store || from_report {
+        return resume_from_report(compiler, evaluator, store, progress, report, &chosen, options);
     }
     let started = Instant::now();
     let reps = options.search.reps.max(1);
@@ -302,6 +303,205 @@ pub fn resume_minimisation(
         store.record_report(&json)?;
     }
     Ok(report)
+}
+
+/// Goes on with a report's minimisation when the database lacks the search's measurements (the
+/// search ran with a database that was not kept), or after an earlier such resumption. The
+/// report is all there is, so what the minimisation needs is rebuilt from it: the chosen
+/// sequence is compiled again and must give the report's PTX (another toolchain gives other
+/// code, whose report figures would not apply), passes the small inputs, and is timed with the
+/// vendor's compilation, interleaved as in the final round, as the reference every removal is
+/// compared against on this device. Minimisation then goes on from the report's minimised
+/// sequence (when it still gives its PTX and is not slower than that reference) with the
+/// report's noise margin; the search's figures in the report are kept as they were.
+fn resume_from_report(
+    compiler: &dyn SequenceCompiler,
+    evaluator: &mut dyn Evaluator,
+    store: &PhaseStore,
+    progress: &dyn Progress,
+    mut report: PhaseReport,
+    chosen: &BestSequence,
+    options: &RunOptions,
+) -> Result<PhaseReport, SearchError> {
+    let started = Instant::now();
+    let device = evaluator.describe();
+    if device != report.device {
+        return Err(SearchError::Invalid(format!(
+            "the report was measured on `{}` and this device is `{device}`: without the \
+             search's database the chosen sequence is timed again as the reference, which \
+             needs the GPU model and driver of the search",
+            report.device
+        )));
+    }
+    let file_name = |label: &str| Path::new(label).file_name().map(|n| n.to_os_string());
+    if file_name(&report.workload) != file_name(&options.workload_label) {
+        return Err(SearchError::Invalid(format!(
+            "the report is of the workload {} and this command's is {}: give the workloads \
+             the report was made with",
+            report.workload, options.workload_label
+        )));
+    }
+    let mismatch = |what: String| {
+        SearchError::Invalid(format!(
+            "{what}; the report's chosen PTX is {}. The toolchain differs from the search's \
+             (most likely another LLVM version or libclc, or another --sm; the report's: {}; \
+             this one: {}), or the workload's source does: the report's figures are of other \
+             code, so its minimisation cannot go on here",
+            chosen.ptx_hash,
+            report.toolchain,
+            compiler.describe()
+        ))
+    };
+    let ptx = match compiler.compile_many(std::slice::from_ref(&chosen.passes)).into_iter().next() {
+        Some(Ok(ptx)) if ptx.hash == chosen.ptx_hash => ptx,
+        Some(Ok(ptx)) => {
+            return Err(mismatch(format!(
+                "the report's chosen sequence compiles here to PTX {}",
+                ptx.hash
+            )))
+        }
+        Some(Err(failure)) => {
+            return Err(mismatch(format!(
+                "the report's chosen sequence does not compile here ({}: {})",
+                failure.kind.as_str(),
+                failure.message
+            )))
+        }
+        None => return Err(mismatch("the report's chosen sequence was not compiled".to_string())),
+    };
+    let validated = evaluator.validate_small(&ptx);
+    let verdict = survive(evaluator, store, &ptx, validated, Verdict::Failed)?;
+    if !verdict.is_valid() {
+        return Err(SearchError::Invalid(format!(
+            "the report's chosen PTX {} fails on the small inputs on this device ({}): give \
+             the small workload the report was made with (`--small`)",
+            chosen.ptx_hash,
+            verdict.reason()
+        )));
+    }
+
+    // The reference: the chosen PTX and the vendor's compilation, timed alike.
+    progress.stage("reference", 2, 0);
+    let items = [Timed::Source, Timed::Ptx(ptx.clone())];
+    let mut timed =
+        time_interleaved(evaluator, store, &items, options.final_reps.max(1))?.into_iter();
+    let not_timed = || Err("not timed".to_string());
+    let source_samples = timed.next().unwrap_or_else(not_timed).map_err(|reason| {
+        SearchError::Invalid(format!("the vendor's compilation could not be timed: {reason}"))
+    })?;
+    let chosen_samples = timed.next().unwrap_or_else(not_timed).map_err(|reason| {
+        SearchError::Invalid(format!(
+            "the report's chosen PTX {} could not be timed on this device: {reason}",
+            chosen.ptx_hash
+        ))
+    })?;
+    let Some(chosen_ns) = median(&chosen_samples) else {
+        return Err(SearchError::Invalid("the chosen PTX gave no time".to_string()));
+    };
+    progress.advance(2, None);
+    // Stored as the search stores its answers, so that a later resumption with this database
+    // finds them.
+    store.record_sequence(
+        &sequence_hash(&chosen.passes),
+        &chosen.passes,
+        "report",
+        &Ok(ptx.hash.clone()),
+    )?;
+    store.record_ptx(
+        &ptx.hash,
+        &StoredPtx { verdict: Verdict::Valid, samples: chosen_samples.clone() },
+    )?;
+
+    let earlier = report.minimised.clone();
+    let margin = earlier
+        .as_ref()
+        .map(|m| m.noise_margin)
+        .unwrap_or_else(|| options.noise_floor.max(2.0 * relative_iqr(&chosen_samples)));
+    let limit = chosen_ns * (1.0 + margin.max(0.0));
+    let mut engine = Engine::new(compiler, evaluator, store, progress, options.search.reps);
+    engine.reference_ns = median(&source_samples);
+    engine.ptx_texts.insert(ptx.hash.clone(), ptx);
+    let mut counts = Counts::default();
+
+    // Where to go on from: the report's minimised sequence, when it still gives its PTX and
+    // that PTX is valid here and not slower than the reference; else the chosen sequence.
+    let mut start = (chosen.passes.clone(), chosen.ptx_hash.clone(), chosen_ns, false);
+    if let Some(m) = earlier.as_ref().filter(|m| !m.passes.is_empty() && m.passes != chosen.passes)
+    {
+        let proposal = Proposal { passes: m.passes.clone(), origin: "minimise".to_string() };
+        let outcome = engine.compile_only(&[proposal], &mut counts)?;
+        if outcome.first().is_some_and(|o| o.as_deref() == Ok(m.ptx_hash.as_str())) {
+            if m.ptx_hash == chosen.ptx_hash {
+                start = (m.passes.clone(), m.ptx_hash.clone(), chosen_ns, true);
+            } else {
+                engine.screen_override_ns = Some(limit.max(SCREEN_FLOOR_NS).ceil() as u64);
+                let judged = engine.judge_ptx(&m.passes, &m.ptx_hash, &mut counts);
+                engine.screen_override_ns = None;
+                if let (Verdict::Valid, Some(time)) = judged? {
+                    if time <= limit {
+                        start = (m.passes.clone(), m.ptx_hash.clone(), time, true);
+                    }
+                }
+            }
+        }
+    }
+    let (start_passes, start_hash, start_ns, from_earlier) = start;
+
+    engine.progress.stage("minimise", start_passes.len() as u64, 0);
+    let deadline = options.minimise_time.map(|time| Instant::now() + time);
+    let mut minimised =
+        minimise(&mut engine, &start_passes, &start_hash, chosen_ns, margin, deadline)?;
+    if minimised.ptx_hash == start_hash {
+        minimised.median_ns = start_ns;
+    }
+    minimised.original_len = chosen.passes.len();
+    if let Some(m) = earlier.as_ref().filter(|_| from_earlier) {
+        minimised.removed_same_code += m.removed_same_code;
+        minimised.removed_same_speed += m.removed_same_speed;
+    }
+    let mut all_counts = earlier.map(|m| m.counts).unwrap_or_default();
+    for part in [&counts, &minimised.counts] {
+        add_counts(&mut all_counts, part);
+    }
+    minimised.counts = all_counts;
+    check_minimised(&mut engine, compiler, &mut minimised, chosen, chosen_ns, options)?;
+    minimised.resumed = Some(ResumedFromReport {
+        device,
+        started_from_passes: start_passes.len(),
+        source_median_ns: median(&source_samples),
+        source_samples_ns: source_samples,
+        chosen_median_ns: chosen_ns,
+        chosen_samples_ns: chosen_samples,
+    });
+    progress.finish();
+    report.minimised = Some(minimised);
+    report.total_seconds += started.elapsed().as_secs_f64();
+    report.device_restart_seconds.extend(engine.evaluator.start_seconds().iter().skip(1));
+    // The report's candidates that broke the device, and this resumption's.
+    for broken in store.broken()? {
+        if !report.broke_device.iter().any(|b| b.ptx_hash == broken.ptx_hash) {
+            report.broke_device.push(broken);
+        }
+    }
+    if let Ok(json) = serde_json::to_string(&report) {
+        store.record_report(&json)?;
+    }
+    Ok(report)
+}
+
+/// Adds one part's counts to a total.
+fn add_counts(total: &mut Counts, part: &Counts) {
+    total.sequences += part.sequences;
+    total.resumed += part.resumed;
+    total.compiled += part.compiled;
+    total.crashed += part.crashed;
+    total.timed_out += part.timed_out;
+    total.compile_failed += part.compile_failed;
+    total.duplicate_ptx += part.duplicate_ptx;
+    total.invalid += part.invalid;
+    total.timed += part.timed;
+    total.screened += part.screened;
+    total.broke_device += part.broke_device;
 }
 
 fn ptx_hash(evaluation: &Evaluation) -> &str {
@@ -333,10 +533,26 @@ fn minimise_chosen(
         margin,
         options.minimise_time.map(|time| Instant::now() + time),
     )?;
+    check_minimised(engine, compiler, &mut minimised, chosen, chosen.median_ns, options)?;
+    Ok(minimised)
+}
+
+/// Holds a minimised sequence whose code differs from the chosen one's to the final
+/// validation (full, random and aliased inputs) and times it like the finalists; one with the
+/// chosen code inherits the chosen sequence's validation and `chosen_ns`.
+fn check_minimised(
+    engine: &mut Engine<'_>,
+    compiler: &dyn SequenceCompiler,
+    minimised: &mut Minimised,
+    chosen: &BestSequence,
+    chosen_ns: f64,
+    options: &RunOptions,
+) -> Result<(), SearchError> {
+    let store = engine.store;
     if minimised.ptx_hash == chosen.ptx_hash {
         minimised.validated = Some(true);
-        minimised.final_median_ns = Some(chosen.median_ns);
-        return Ok(minimised);
+        minimised.final_median_ns = Some(chosen_ns);
+        return Ok(());
     }
     let ptx = match engine.ptx_text(&minimised.ptx_hash).cloned() {
         Some(ptx) => Some(ptx),
@@ -349,7 +565,7 @@ fn minimise_chosen(
     };
     let Some(ptx) = ptx else {
         minimised.validated = Some(false);
-        return Ok(minimised);
+        return Ok(());
     };
     let validation = validate_finally(&mut *engine.evaluator, store, &ptx, options.random_inputs)?;
     minimised.validated = Some(validation.passed());
@@ -357,7 +573,7 @@ fn minimise_chosen(
         let timed = engine.evaluator.time_ptx(&ptx, options.final_reps.max(1))?;
         minimised.final_median_ns = timed.ok().as_deref().and_then(median);
     }
-    Ok(minimised)
+    Ok(())
 }
 
 /// The fastest valid evaluations, one per distinct PTX, fastest first (ties by order).

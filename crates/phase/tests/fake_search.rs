@@ -14,12 +14,12 @@ use clmap_phase::compiler::{
     SequenceCompiler,
 };
 use clmap_phase::evaluator::{Evaluator, EvaluatorError, Verdict};
-use clmap_phase::minimise::minimise;
+use clmap_phase::minimise::{minimise, Minimised};
 use clmap_phase::sequence::text_hash;
 use clmap_phase::worker::{serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
     resume_minimisation, run_phase, ContextKey, Counts, Engine, NoProgress, PhaseReport,
-    PhaseStore, RunOptions, SearchOptions, Strategy,
+    PhaseStore, RunOptions, SearchError, SearchOptions, Strategy,
 };
 
 /// Passes that change the fake code; every other pass is a no-op on it.
@@ -977,4 +977,136 @@ fn the_reports_of_earlier_campaigns_are_read_back() {
         incomplete += usize::from(!minimised.complete);
     }
     assert_eq!(incomplete, 8, "all but SYRK stopped before the end");
+}
+
+/// A report whose minimisation a deadline stopped, made with a database that is then thrown
+/// away (as the campaign's GPU commands did), and what the uninterrupted minimisation ends at.
+fn stopped_report_without_its_database() -> (PhaseReport, RunOptions, Minimised) {
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let (report, run) = searched_report(&store);
+    let whole = resume_minimisation(
+        &FakeCompiler::default(),
+        &mut FakeEvaluator::default(),
+        &store,
+        &NoProgress,
+        report,
+        &run,
+    )
+    .expect("minimises")
+    .minimised
+    .expect("minimised");
+    assert!(whole.complete);
+
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let (report, mut run) = searched_report(&store);
+    run.minimise_time = Some(Duration::from_millis(100));
+    let slow = FakeCompiler { delay: Duration::from_millis(20), ..FakeCompiler::default() };
+    let stopped = resume_minimisation(
+        &slow,
+        &mut FakeEvaluator::default(),
+        &store,
+        &NoProgress,
+        report,
+        &run,
+    )
+    .expect("minimises");
+    run.minimise_time = None;
+    (stopped, run, whole)
+}
+
+#[test]
+fn a_minimisation_goes_on_from_the_report_alone_in_a_fresh_database() {
+    let (stopped, run, whole) = stopped_report_without_its_database();
+    let chosen = stopped.best.clone().expect("chosen");
+    let first = stopped.minimised.clone().expect("minimised");
+    assert!(!first.complete, "{first:?}");
+    assert!(first.passes.len() < chosen.passes.len(), "it got somewhere: {first:?}");
+
+    // A fresh database on the same (fake) device and toolchain, stopped once more by its
+    // deadline, then finished with that database.
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let slow = FakeCompiler { delay: Duration::from_millis(20), ..FakeCompiler::default() };
+    let mut evaluator = FakeEvaluator::default();
+    let short = RunOptions { minimise_time: Some(Duration::from_millis(60)), ..run.clone() };
+    let again =
+        resume_minimisation(&slow, &mut evaluator, &store, &NoProgress, stopped.clone(), &short)
+            .expect("goes on from the report");
+    let second = again.minimised.clone().expect("minimised");
+    let resumed = second.resumed.clone().expect("says it went on from the report");
+    assert_eq!(resumed.device, "fake gpu");
+    assert_eq!(resumed.started_from_passes, first.passes.len(), "from the report's state");
+    // The reference was timed here: the chosen code and the source, interleaved, with the
+    // final round's repetitions.
+    let chosen_time = FakeEvaluator::time_of(&code_of(&chosen.passes));
+    assert_eq!(resumed.chosen_samples_ns.len(), run.final_reps as usize);
+    assert!(resumed.chosen_samples_ns.iter().all(|&t| t == chosen_time || t == chosen_time + 1));
+    assert_eq!(resumed.source_samples_ns, vec![1000; run.final_reps as usize]);
+    assert!(second.passes.len() <= first.passes.len());
+    assert!(second.counts.sequences > first.counts.sequences, "the report's work is counted");
+    // The chosen code was validated first; no search and no final round of finalists ran.
+    assert_eq!(evaluator.validations.lock().unwrap().first(), Some(&code_of(&chosen.passes)));
+    assert_eq!(evaluator.full_validations.load(Ordering::SeqCst), 0);
+
+    let compiler = FakeCompiler::default();
+    let mut evaluator = FakeEvaluator::default();
+    let done = resume_minimisation(&compiler, &mut evaluator, &store, &NoProgress, again, &run)
+        .expect("finishes");
+    let last = done.minimised.clone().expect("minimised");
+    assert!(last.complete, "{last:?}");
+    assert_eq!(last.passes.len(), whole.passes.len(), "{:?} / {:?}", last.passes, whole.passes);
+    assert_eq!(code_of(&last.passes), code_of(&chosen.passes));
+    assert_eq!(last.ptx_hash, chosen.ptx_hash);
+    assert_eq!(last.original_len, chosen.passes.len());
+    assert_eq!(
+        last.removed_same_code + last.removed_same_speed,
+        chosen.passes.len() - last.passes.len(),
+        "removals of every run are counted"
+    );
+    assert_eq!(last.validated, Some(true));
+    let resumed = last.resumed.clone().expect("still says so");
+    assert_eq!(last.final_median_ns, Some(resumed.chosen_median_ns), "timed like the reference");
+    // The second run with this database took the first one's answers from it.
+    assert!(last.counts.resumed > second.counts.resumed, "{:?}", last.counts);
+    // The search's figures stay the report's.
+    assert_eq!(done.counts, stopped.counts);
+    assert_eq!(done.best.as_ref().map(|b| b.median_ns), Some(chosen.median_ns));
+    assert_eq!(done.baselines.len(), stopped.baselines.len());
+    let stored: PhaseReport = serde_json::from_str(&store.report().unwrap().unwrap()).unwrap();
+    assert!(stored.minimised.is_some_and(|m| m.complete && m.resumed.is_some()));
+    assert!(done.to_text().contains("resumed     from the report alone"), "{}", done.to_text());
+}
+
+#[test]
+fn a_report_of_other_code_or_another_device_is_refused() {
+    let (stopped, run, _) = stopped_report_without_its_database();
+    let refusal = |report: PhaseReport| {
+        let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+        let compiler = FakeCompiler::default();
+        let mut evaluator = FakeEvaluator::default();
+        let result =
+            resume_minimisation(&compiler, &mut evaluator, &store, &NoProgress, report, &run);
+        assert_eq!(evaluator.timings.load(Ordering::SeqCst), 0, "refused before any timing");
+        match result {
+            Err(SearchError::Invalid(message)) => message,
+            other => panic!("not refused: {other:?}"),
+        }
+    };
+    // Another toolchain compiles the chosen sequence to other code.
+    let mut other_code = stopped.clone();
+    let best = other_code.best.as_mut().expect("chosen");
+    let real_hash = best.ptx_hash.clone();
+    best.ptx_hash = "0123456789abcdef".to_string();
+    let message = refusal(other_code);
+    assert!(message.contains("0123456789abcdef") && message.contains(&real_hash), "{message}");
+    assert!(message.contains("LLVM"), "names the likely cause: {message}");
+    // Another device would time the reference on other hardware.
+    let mut other_device = stopped.clone();
+    other_device.device = "another gpu".to_string();
+    let message = refusal(other_device);
+    assert!(message.contains("another gpu") && message.contains("fake gpu"), "{message}");
+    // Another workload of the same kernels (GRAMSCHM at 512² has the source of 2048²).
+    let mut other_workload = stopped;
+    other_workload.workload = "gemm_512.toml".to_string();
+    let message = refusal(other_workload);
+    assert!(message.contains("gemm_512.toml"), "{message}");
 }

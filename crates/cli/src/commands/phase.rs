@@ -131,8 +131,11 @@ pub struct Args {
     pub no_minimise: bool,
     /// Only finish the minimisation of an earlier run's chosen sequence (its report says
     /// `"complete": false`): no search and no final round; everything the earlier run
-    /// measured is answered from the database. `--time` is the minimisation's time. The
-    /// updated report is printed and stored.
+    /// measured is answered from the database. Without the search's database (`--report` with
+    /// a fresh `--db`), the chosen sequence is compiled again (it must give the report's PTX),
+    /// timed with the vendor's build as the reference, and minimisation goes on from the
+    /// report's minimised sequence, on the report's GPU and driver only. `--time` is the
+    /// minimisation's time. The updated report is printed and stored.
     #[arg(long, conflicts_with_all = ["no_minimise", "strategies", "shard"])]
     pub minimise_only: bool,
     /// With `--minimise-only`: the earlier run's JSON report (`--json`'s output; default: the
