@@ -12,8 +12,9 @@
 # same command again until it prints "campaign complete". A kernel whose report says its
 # minimisation did not finish (`"complete": false`, the time ran out) is not searched again:
 # `clmap phase --minimise-only --report OUTDIR/NAME.json` finishes the minimisation of that
-# report's chosen sequence, answering from the database everything earlier commands measured,
-# and rewrites the report.
+# report's chosen sequence, answering from the database everything earlier commands measured
+# (or, without the search's database, going on from the report alone on the same GPU model,
+# driver and toolchain), and rewrites the report.
 #
 # Environment: CLMAP (the clmap binary; default target/release/clmap), CLMAP_LLVM_BIN,
 # CLMAP_LIBCLC, CLMAP_CLC_INCLUDE (the toolchain, see docs/phase.md), PHASE_ARGS (extra
@@ -21,7 +22,9 @@
 # (default gpu), MAX_SEARCH (cap on one kernel's search in seconds), KERNEL_SET (`corpus`, the
 # default: bench/phase/NAME.toml validated on tests/corpus/pb_NAME.toml; `original`: the
 # original-style kernels, bench/phase/original/NAME.toml on tests/corpus/pbo_NAME.toml; give
-# each set its own OUTDIR).
+# each set its own OUTDIR), MINIMISE_SECONDS (the most one kernel's unfinished minimisation
+# gets in one command; by default the minimisations still to do in this command share its time
+# left, each taking an equal part of what the ones before it left).
 set -u
 OUT=${1:?usage: bench/phase/campaign.sh OUTDIR [BUDGET]}
 BUDGET=${2:-1000}
@@ -51,13 +54,24 @@ sys.exit(0 if minimised is not None and minimised.get("complete") is False else 
 PY
 }
 
+# The unfinished minimisations this command has to share its time among.
+to_minimise=0
+for k in $KERNELS; do
+    [ -s "$OUT/$k.json" ] && minimisation_pending "$OUT/$k.json" && to_minimise=$((to_minimise + 1))
+done
+
 for k in $KERNELS; do
     report="$OUT/$k.json"
     if [ -s "$report" ]; then
         minimisation_pending "$report" || continue
         left=$(( SECONDS_LIMIT - ($(date +%s) - start) ))
-        # The minimised sequence's final validation and timing follow the minimisation.
-        minimise_time=$(( left - 60 ))
+        # An equal part of the time left for each minimisation still to do; the minimised
+        # sequence's final validation and timing follow the minimisation.
+        minimise_time=$(( left / to_minimise - 60 ))
+        to_minimise=$((to_minimise - 1))
+        if [ "${MINIMISE_SECONDS:-0}" -gt 0 ] && [ "$minimise_time" -gt "$MINIMISE_SECONDS" ]; then
+            minimise_time=$MINIMISE_SECONDS
+        fi
         if [ "$minimise_time" -lt 30 ]; then
             pending=1
             echo "== $k: minimisation not resumed, the time of this command is spent (run the script again)"
