@@ -175,6 +175,33 @@ fn the_command_runs_end_to_end_and_a_rerun_resumes() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("is not a report of `clmap phase --json`"), "{err}");
     assert!(!err.contains("pass pool"), "refused before the toolchain work: {err}");
+
+    // A report whose search database is gone, as if a GPU had chosen a sequence: in a fresh
+    // database its chosen sequence is compiled again, and this toolchain's PTX is not the
+    // report's, so the command refuses, naming both hashes.
+    let mut earlier: serde_json::Value = serde_json::from_slice(&first.stdout).expect("JSON");
+    earlier["best"] = serde_json::json!({
+        "passes": ["instcombine", "licm"], "origin": "search", "ptx_hash": "00000000deadbeef",
+        "median_ns": 1000.0, "samples_ns": [1000],
+        "validation": {"full_inputs": {"verdict": "valid"}, "random_inputs": 1,
+                       "random_passed": 1, "first_failure": null},
+        "speedups": {}
+    });
+    earlier["minimised"] = serde_json::json!({
+        "original_len": 2, "passes": ["instcombine", "licm"], "ptx_hash": "00000000deadbeef",
+        "median_ns": 1000.0, "removed_same_code": 0, "removed_same_speed": 0,
+        "noise_margin": 0.02, "counts": {}, "complete": false, "validated": null,
+        "final_median_ns": null
+    });
+    std::fs::write(&given, earlier.to_string()).expect("written");
+    let fresh_db = scratch.join("fresh.db").display().to_string();
+    let mut from_report = minimise.clone();
+    let at = from_report.iter().position(|a| *a == db_arg).expect("--db given");
+    from_report[at] = &fresh_db;
+    let out = clmap(&from_report);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("compiles here to PTX") && err.contains("00000000deadbeef"), "{err}");
 }
 
 #[test]
