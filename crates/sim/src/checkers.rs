@@ -54,7 +54,9 @@ impl Checkers {
                 let mut race = RaceChecker::new(plan.local_size_bytes, &sizes);
                 race.names = ObjectNames::of(plan);
                 race.reports = ReportSink::new(options.report_every_work_item);
-                race.oclgrind = options.report_every_work_item.then(OclgrindRaces::default);
+                race.oclgrind = options
+                    .report_every_work_item
+                    .then(|| OclgrindRaces::new(plan.local_size_bytes, &sizes, plan.group_info(0)));
                 race
             }),
             info: options.check_races.then(|| LaunchInfo {
@@ -82,7 +84,7 @@ impl Checkers {
             if let Some(model) = &mut r.oclgrind {
                 let names = &r.names;
                 let name = |addr: u64, size: u64| names.element(addr, size);
-                out.extend(model.between_groups(&|index| info.group(index), &name));
+                out.extend(model.between_groups(&name));
             } else {
                 out.extend(r.cross_group_reports(info));
             }

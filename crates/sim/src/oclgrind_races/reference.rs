@@ -1,27 +1,7 @@
-//! Races found and reported as Oclgrind finds and reports them, for `--oclgrind-output`
-//! ([`crate::SimOptions::report_every_work_item`]): a block per conflict, naming both sides.
-//!
-//! Oclgrind runs the work-items of a group one after another and checks their accesses when
-//! the group synchronises (a barrier, for the spaces it fences, or the end of the group). The
-//! simulator runs them in lock-step, so this model logs the accesses of each interval and, at
-//! the synchronisation, replays them in Oclgrind's order: work-item by work-item, each one's
-//! bytes in address order (Oclgrind's order is its hash table's), against a record of the
-//! interval. Races between work-groups are found when the launch ends, merging each group's
-//! record of global memory into the launch's, group by group.
-//!
-//! A record keeps, per byte, one load and one store:
-//! - a work-item's own record keeps its first load (unless atomic: then the next one) and its
-//!   last store (whose value counts);
-//! - the interval's, the group's and the launch's keep the first of each, except that an
-//!   atomic operation is replaced by the next access;
-//! - a load races with the record's store, a store with its load (both "read-write") and with
-//!   its store ("write-write", unless both stored the same value: that is a same-value race,
-//!   which Oclgrind reports only under `--uniform-writes`); two atomic operations never race;
-//! - an atomic operation is a load and a store whose value is the one it read; a failed
-//!   compare-and-exchange only a load.
-//!
-//! The bytes of one access that race with the bytes of one other access are one report, at
-//! the first of them.
+//! The first model of Oclgrind's race checking, kept as the reference the table-based model
+//! of the parent module must agree with report for report: it follows the description there
+//! literally, with a map entry per byte of every access and every group's record of global
+//! memory kept until the launch ends (correct, but many times slower).
 
 use std::collections::{BTreeMap, HashMap};
 

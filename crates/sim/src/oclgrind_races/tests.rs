@@ -1,0 +1,162 @@
+//! The table-based model against the reference model: the same reports, block for block, for
+//! racy kernels of several work-groups (local and global memory, atomics, values stored
+//! alike, overlapping accesses of different sizes, copies by the group), on one thread and
+//! on several.
+
+use super::USE_REFERENCE;
+use crate::{run_kernel, ArgValue, NoObserver, Report, SharedBuffer, SimOptions};
+use clmap_workload::NdRange;
+
+fn reports(src: &str, global: u64, local: u64, args: &[ArgValue], threads: usize) -> Vec<Report> {
+    let module = match clmap_lang::frontend::compile_isolated(src, "") {
+        Ok(c) => c.module,
+        Err(f) => panic!("does not compile:\n{}", f.render()),
+    };
+    let range =
+        NdRange { global: [global, 1, 1], local: Some([local, 1, 1]), offset: [0; 3], dims: 1 };
+    let options = SimOptions {
+        threads,
+        check_races: true,
+        report_every_work_item: true,
+        ..SimOptions::default()
+    };
+    // Fresh buffers each run: the kernels write what they read.
+    let args: Vec<ArgValue> = args
+        .iter()
+        .map(|a| match a {
+            ArgValue::Buffer(b) => {
+                ArgValue::Buffer(SharedBuffer::from_bytes(&b.name, &b.to_bytes()))
+            }
+            other => other.clone(),
+        })
+        .collect();
+    let mut reports = match run_kernel(&module, "k", &range, &args, &options, &|| NoObserver) {
+        Ok(run) => run.reports,
+        Err(e) => panic!("simulation failed: {e}"),
+    };
+    // Only the order a report's counter gives matters, and the sorted list keeps it.
+    reports.iter_mut().for_each(|r| r.time = 0);
+    reports
+}
+
+/// Runs `src` with both models and asserts the same reports, in the same order. The
+/// reference runs on one thread (where the threads a launch starts are not asked to use it):
+/// a kernel compared on several must store no value that depends on the timing of other
+/// groups (through loads of what they store, or atomics).
+fn same_reports(src: &str, global: u64, local: u64, args: &[ArgValue], threads: &[usize]) -> usize {
+    USE_REFERENCE.set(true);
+    let expected = reports(src, global, local, args, 1);
+    USE_REFERENCE.set(false);
+    for &threads in threads {
+        let got = reports(src, global, local, args, threads);
+        assert_eq!(
+            format!("{got:#?}"),
+            format!("{expected:#?}"),
+            "{threads} thread(s) differ from the reference"
+        );
+    }
+    expected.len()
+}
+
+fn ints(name: &str, n: usize) -> ArgValue {
+    let bytes: Vec<u8> = (0..n as i32).flat_map(|v| (v * 7 % 5).to_le_bytes()).collect();
+    ArgValue::Buffer(SharedBuffer::from_bytes(name, &bytes))
+}
+
+#[test]
+fn local_and_global_races_of_several_groups_are_reported_as_by_the_reference() {
+    // Every value stored is the same whatever the order of the groups, so several threads
+    // must give the same reports too.
+    let src = r#"
+    __kernel void k(__global const int *g, __global int *h, __global int *out,
+                    __global char *bytes, __global int *sink) {
+        __local int tile[64];
+        __local int flag;
+        __local int count;
+        int l = get_local_id(0), i = get_global_id(0);
+        tile[l] = g[i];
+        flag = 1;
+        if (l == 0)
+            count = 0;
+        tile[(l + 1) % 64] += 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        atomic_add(&count, 1);
+        if (l == 5)
+            count = 3;
+        out[i] = l;
+        out[(i + 5) % 256] = l;
+        bytes[i / 2] = (char)l;
+        sink[i] = *(__global int *)(bytes + (i % 61) * 4) + h[i] + tile[(l + 3) % 64];
+        h[i / 3] = i;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        sink[256 + i] = out[(i + 7) % 256];
+        out[256 + (i % 64)] = 1;
+        int4 v = vload4(0, g + l);
+        vstore4(v, 0, out + 320 + (l % 9));
+        out[400 + get_group_id(0)] = 9;
+        ((__global short *)out)[900 + l] = (short)l;
+        tile[0] = l;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        out[i] = tile[1] + count;
+    }"#;
+    let args =
+        [ints("g", 256), ints("h", 256), ints("out", 512), ints("bytes", 256), ints("sink", 512)];
+    let found = same_reports(src, 256, 64, &args, &[1, 3]);
+    assert!(found > 50, "the kernel should race a lot: {found} reports");
+}
+
+#[test]
+fn global_atomics_against_plain_accesses_are_reported_as_by_the_reference() {
+    let src = r#"
+    __kernel void k(__global int *counter, __global int *out) {
+        int l = get_local_id(0), i = get_global_id(0);
+        atomic_add(counter, 1);
+        if (l == 0)
+            counter[1] = 5;
+        if (l == 1)
+            atomic_inc(counter + 1);
+        out[i] = counter[2];
+        if (l == 7)
+            atomic_xchg(counter + 2, i);
+    }"#;
+    let args = [ints("counter", 3), ints("out", 128)];
+    let found = same_reports(src, 128, 32, &args, &[1]);
+    assert!(found > 5, "the kernel should race: {found} reports");
+}
+
+#[test]
+fn copies_by_the_group_and_failed_exchanges_are_replayed_as_by_the_reference() {
+    let src = r#"
+    __kernel void k(__global int *g, __global int *out, __global int *lock) {
+        __local int tile[32];
+        int l = get_local_id(0), i = get_global_id(0);
+        if (l == 3)
+            tile[5] = 1;
+        event_t e = async_work_group_copy(tile, g + get_group_id(0) * 32, 32, 0);
+        wait_group_events(1, &e);
+        out[i] = tile[(l + 1) % 32];
+        atomic_cmpxchg(lock, 7, l);
+        if (l == 2)
+            lock[0] = 3;
+        event_t f = async_work_group_copy(out + 64, tile, 16, 0);
+        wait_group_events(1, &f);
+        out[64 + l % 16] = l;
+    }"#;
+    let args = [ints("g", 128), ints("out", 128), ints("lock", 1)];
+    let found = same_reports(src, 128, 32, &args, &[1]);
+    assert!(found > 10, "the kernel should race: {found} reports");
+}
+
+#[test]
+fn a_clean_kernel_stays_clean() {
+    let src = r#"
+    __kernel void k(__global const float *a, __global const float *b, __global float *c) {
+        __local float tile[16];
+        int l = get_local_id(0), i = get_global_id(0);
+        tile[l] = a[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        c[i] = tile[(l + 1) % 16] * b[i];
+    }"#;
+    let args = [ints("a", 64), ints("b", 64), ints("c", 64)];
+    assert_eq!(same_reports(src, 64, 16, &args, &[1, 2]), 0);
+}
