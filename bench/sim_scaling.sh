@@ -10,7 +10,9 @@
 # run is repeated REPS times (default 3), interleaved, and each figure is the median. Run it
 # on an otherwise idle machine. A last table breaks one run of each kind down with
 # CLMAP_PROFILE=1: the serial part on one thread and the speedup Amdahl's law allows it on
-# THREADS threads, and on THREADS threads the time spent merging and the load imbalance.
+# THREADS threads, and on THREADS threads the time spent merging and the load imbalance. The
+# threads merge their results as they finish: "merge ms" is the part the launch waits for
+# after its last thread took no more work, "merging ms" the merging time of all threads.
 #
 # Usage: bench/sim_scaling.sh [N]      (default N = 512; THREADS=16 REPS=3)
 # CLMAP=path/to/clmap uses that binary instead of building one (a machine without Rust).
@@ -119,7 +121,7 @@ echo "targets: speedup >= 12x on 16 threads for every run; checked <= 1.5x and a
 # the merge of the threads' results and the load imbalance (busiest minus idlest thread).
 echo
 echo "breakdown (CLMAP_PROFILE=1, one run each)"
-printf "%-10s %10s %10s %9s %12s %11s %10s %12s\n" run "1 thr s" "serial ms" serial% "amdahl ${threads}x" "${threads} thr ms" "merge ms" "imbalance ms"
+printf "%-10s %10s %10s %9s %12s %11s %10s %11s %12s\n" run "1 thr s" "serial ms" serial% "amdahl ${threads}x" "${threads} thr ms" "merge ms" "merging ms" "imbalance ms"
 for kind in "${kinds[@]}"; do
   for t in 1 "$threads"; do
     # shellcheck disable=SC2046
@@ -135,6 +137,7 @@ for kind in "${kinds[@]}"; do
         if (line ~ /^profile: process /) totaln = field(line, "process ")
         if (line ~ /^profile: launch /) {
           merge += field(line, "merge ")
+          if (index(line, "merges, ")) merging += field(line, "merges, ")
           busy = substr(line, index(line, "threads busy ") + 13)
           split(busy, b, " ")
           imbalance += b[3] - b[1]
@@ -142,8 +145,8 @@ for kind in "${kinds[@]}"; do
       }
       if (total1 == 0) { printf "%-10s (no profile: this binary predates CLMAP_PROFILE)\n", kind; exit }
       s = serial1 / total1
-      printf "%-10s %10.3f %10.1f %8.2f%% %11.1fx %11.1f %10.1f %12.1f\n", kind, total1 / 1000, serial1, 100 * s,
-        1 / (s + (1 - s) / threads), totaln, merge, imbalance
+      printf "%-10s %10.3f %10.1f %8.2f%% %11.1fx %11.1f %10.1f %11.1f %12.1f\n", kind, total1 / 1000, serial1, 100 * s,
+        1 / (s + (1 - s) / threads), totaln, merge, merging, imbalance
     }'
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -67,14 +67,20 @@ impl Checkers {
         }
     }
 
-    /// Absorbs another thread's checkers, on up to `threads` threads.
-    pub(crate) fn merge(&mut self, other: Checkers, threads: usize) {
+    /// Absorbs another thread's checkers.
+    pub(crate) fn merge(&mut self, other: Checkers) {
         match (&mut self.race, other.race) {
-            (Some(a), Some(b)) => a.merge(b, threads),
+            (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.race = Some(b),
             _ => {}
         }
         self.mem.reports.merge(other.mem.reports);
+    }
+
+    /// Whether the checkers keep per-address tables (the race shadow), which take a while to
+    /// free on a large launch.
+    pub(crate) fn holds_tables(&self) -> bool {
+        self.race.is_some()
     }
 
     /// All findings, including the launch-wide ones (call after merging every thread's).
@@ -421,13 +427,13 @@ impl RaceChecker {
     }
 
     /// Absorbs another thread's findings and launch-wide group records.
-    fn merge(&mut self, other: RaceChecker, threads: usize) {
+    fn merge(&mut self, other: RaceChecker) {
         self.reports.merge(other.reports);
         if let (Some(mine), Some(theirs)) = (&mut self.oclgrind, other.oclgrind) {
             mine.merge(theirs);
         }
         for (mine, theirs) in self.buffers.iter_mut().zip(other.buffers) {
-            mine.merge(theirs, threads);
+            mine.merge(theirs);
         }
         for (mine, theirs) in self.store_sizes.iter_mut().zip(other.store_sizes) {
             *mine = narrower(*mine, theirs);

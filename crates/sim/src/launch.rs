@@ -2,6 +2,7 @@
 //! and the deterministic merge of per-thread results.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clmap_lang::ir::{AddressSpace, Module, SamplerBits};
@@ -370,7 +371,13 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     crate::progress::launch_started(units);
     let make = || (observers.create(), Checkers::new(options, &plan));
 
-    let worker = || -> ThreadResult<F::Observer> {
+    // Threads merge their results as they finish, into one slot: a thread that finds the
+    // slot empty leaves its results there and stops, one that finds it full takes what is
+    // there, absorbs it and looks again. So merging overlaps the tail of the launch and runs
+    // on the launch's own threads (no thread is started for it); when the last thread
+    // leaves, the slot holds everything.
+    let pending: Mutex<Option<ThreadResult<F::Observer>>> = Mutex::new(None);
+    let worker = || -> WorkerTimes {
         let began = profiling.then(Instant::now);
         let mut ex = GroupExec::in_pieces(&plan, make(), pieces);
         ex.reports = ReportSink::new(options.report_every_work_item);
@@ -388,19 +395,30 @@ pub fn run_program_with_globals<F: ObserverFactory>(
                 break;
             }
         }
-        let (user, checkers) = ex.observer;
-        ThreadResult {
-            observer: user,
-            checkers,
-            reports: ex.reports,
-            printf: ex.printf,
-            error,
-            busy: began.map(|b| b.elapsed()).unwrap_or_default(),
+        let done = profiling.then(Instant::now);
+        let GroupExec { observer: (user, checkers), reports, printf, .. } = ex;
+        let mut result = ThreadResult { observer: user, checkers, reports, printf, error };
+        let mut merges = 0;
+        loop {
+            let mut slot = pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let Some(other) = slot.take() else {
+                *slot = Some(result);
+                break;
+            };
+            drop(slot);
+            result.absorb(other);
+            merges += 1;
+        }
+        WorkerTimes {
+            busy: began.zip(done).map(|(b, d)| d - b).unwrap_or_default(),
+            done,
+            merges,
+            merging: done.map(|d| d.elapsed()).unwrap_or_default(),
         }
     };
 
     let parallel_start = profiling.then(Instant::now);
-    let mut results: Vec<ThreadResult<F::Observer>> = if threads == 1 {
+    let times: Vec<WorkerTimes> = if threads == 1 {
         vec![worker()]
     } else {
         std::thread::scope(|scope| {
@@ -411,11 +429,12 @@ pub fn run_program_with_globals<F: ObserverFactory>(
         })
         .map_err(|_| SimError::InvalidIr { message: "a simulation thread failed".to_string() })?
     };
-    let merge_start = profiling.then(Instant::now);
-    let busy: Vec<Duration> = results.iter().map(|r| r.busy).collect();
-    merge_results(&mut results)?;
     let merge_end = profiling.then(Instant::now);
-    let Some(merged) = results.pop() else {
+    // The parallel phase ends when the last thread takes no more work; what follows until
+    // every thread has left is the merge the run waits for.
+    let merge_start = times.iter().filter_map(|t| t.done).max();
+    let pending = pending.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let Some(merged) = pending else {
         return Err(SimError::InvalidIr { message: "a launch without threads".to_string() });
     };
     let mut sink = merged.reports;
@@ -426,6 +445,12 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     let mut checkers = merged.checkers;
     for r in checkers.finish() {
         sink.push(r);
+    }
+    // The race shadow (tens of megabytes on a large launch) is freed on a thread of its
+    // own, so that the caller does not wait for it.
+    if checkers.holds_tables() {
+        // When no thread can be started, the closure (and the shadow) is dropped here.
+        let _ = std::thread::Builder::new().spawn(move || drop(checkers));
     }
     let mut observer = merged.observer;
     for r in observer.take_reports() {
@@ -441,8 +466,10 @@ pub fn run_program_with_globals<F: ObserverFactory>(
             threads,
             setup: parallel_start - started,
             parallel: merge_start - parallel_start,
-            busy,
+            busy: times.iter().map(|t| t.busy).collect(),
             merge: merge_end - merge_start,
+            merges: times.iter().map(|t| t.merges).sum(),
+            merging: times.iter().map(|t| t.merging).sum(),
             finish: merge_end.elapsed(),
         }
         .print();
@@ -480,17 +507,25 @@ struct ThreadResult<O> {
     reports: ReportSink,
     printf: Vec<(u64, usize, u64, String)>,
     error: Option<(u64, SimError)>,
-    /// How long the thread ran units (measured only when profiling).
+}
+
+/// What a thread of a launch measured (only when profiling).
+struct WorkerTimes {
+    /// From its start to taking no more work.
     busy: Duration,
+    /// When it took no more work.
+    done: Option<Instant>,
+    /// Other threads' results it absorbed, and the time from `done` to leaving its results.
+    merges: usize,
+    merging: Duration,
 }
 
 impl<O: Observer> ThreadResult<O> {
-    /// Absorbs another thread's results, on up to `threads` threads. Every part merges
-    /// commutatively and associatively, so results do not depend on which thread ran which
-    /// group, nor on the merge order or the threads it used.
-    fn absorb(&mut self, other: ThreadResult<O>, threads: usize) {
-        self.observer.merge_on(other.observer, threads);
-        self.checkers.merge(other.checkers, threads);
+    /// Absorbs another thread's results. Every part merges commutatively and associatively,
+    /// so results do not depend on which thread ran which group, nor on the merge order.
+    fn absorb(&mut self, other: ThreadResult<O>) {
+        self.observer.merge(other.observer);
+        self.checkers.merge(other.checkers);
         self.reports.merge(other.reports);
         self.printf.extend(other.printf);
         if let Some((index, e)) = other.error {
@@ -499,36 +534,6 @@ impl<O: Observer> ThreadResult<O> {
             }
         }
     }
-}
-
-/// Merges the threads' results into one, left as the only element of `results`: pairwise, in
-/// rounds, the pairs of a round on threads of their own, so that merging (and freeing what was
-/// merged) takes the time of a few merges, not of one per thread. The launch's threads are
-/// shared out among a round's pairs, so the last rounds, with fewer pairs than threads,
-/// merge their large tables range by range on the idle ones.
-fn merge_results<O: Observer>(results: &mut Vec<ThreadResult<O>>) -> Result<(), SimError> {
-    let threads = results.len();
-    while results.len() > 1 {
-        let half = results.len().div_ceil(2);
-        let upper = results.split_off(half);
-        let pairs: Vec<_> = results.iter_mut().zip(upper).collect();
-        let each = (threads / pairs.len()).max(1);
-        if pairs.len() == 1 {
-            for (into, from) in pairs {
-                into.absorb(from, each);
-            }
-            continue;
-        }
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = pairs
-                .into_iter()
-                .map(|(into, from)| scope.spawn(move || into.absorb(from, each)))
-                .collect();
-            handles.into_iter().try_for_each(|h| h.join())
-        })
-        .map_err(|_| SimError::InvalidIr { message: "a merging thread failed".to_string() })?;
-    }
-    Ok(())
 }
 
 fn describe(arg: &ArgValue) -> &'static str {

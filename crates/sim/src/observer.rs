@@ -267,9 +267,9 @@ pub trait Observer: Send {
         Self: Sized,
     {
     }
-    /// As [`Observer::merge`], free to use up to `threads` threads: the launch merges its
-    /// threads' observers pairwise, and the last rounds would leave most threads idle. An
-    /// observer with large tables overrides it (see [`crate::paged::merge_pages`]).
+    /// As [`Observer::merge`], free to use up to `threads` threads, for callers that merge
+    /// observers with threads to spare (see [`crate::paged::merge_pages`]). A launch calls
+    /// [`Observer::merge`]: its threads merge as they finish, each merge on one of them.
     fn merge_on(&mut self, other: Self, threads: usize)
     where
         Self: Sized,

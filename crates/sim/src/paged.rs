@@ -42,6 +42,33 @@ where
     });
 }
 
+/// Merges `theirs` into `mine` on this thread as [`merge_pages`] does, but keeps the pages of
+/// `theirs` that were combined into `mine` in `spent` instead of freeing them: freeing
+/// thousands of large pages gives memory back to the system a page at a time, which costs
+/// more than combining them, so the caller frees them all at once where no one waits.
+pub fn merge_pages_keeping<T, F>(
+    mine: &mut Vec<Page<T>>,
+    theirs: Vec<Page<T>>,
+    spent: &mut Vec<Box<[T]>>,
+    combine: F,
+) where
+    F: Fn(&mut T, &T),
+{
+    if mine.len() < theirs.len() {
+        mine.resize_with(theirs.len(), || None);
+    }
+    for (into, from) in mine.iter_mut().zip(theirs) {
+        let Some(from) = from else { continue };
+        match into {
+            Some(page) => {
+                page.iter_mut().zip(from.iter()).for_each(|(a, b)| combine(a, b));
+                spent.push(from);
+            }
+            None => *into = Some(from),
+        }
+    }
+}
+
 fn merge_range<T, F: Fn(&mut T, &T)>(mine: &mut [Page<T>], theirs: Vec<Page<T>>, combine: &F) {
     for (into, from) in mine.iter_mut().zip(theirs) {
         let Some(from) = from else { continue };
@@ -91,6 +118,20 @@ mod tests {
             .map(|(a, b)| a + b)
             .collect();
         assert_eq!(serial[both].as_deref(), Some(&expected[..]));
+    }
+
+    #[test]
+    fn keeping_the_spent_pages_gives_the_same_table() {
+        let mut merged = table(100, 1);
+        merge_pages(&mut merged, table(100, 2), 1, |a, b| *a += b);
+        let mut kept = table(100, 1);
+        let mut spent = Vec::new();
+        merge_pages_keeping(&mut kept, table(100, 2), &mut spent, |a, b| *a += b);
+        assert_eq!(kept, merged);
+        // Exactly the pages both tables had were combined and kept aside.
+        let (mine, theirs) = (table(100, 1), table(100, 2));
+        let both = (0..100).filter(|&p| mine[p].is_some() && theirs[p].is_some()).count();
+        assert_eq!(spent.len(), both);
     }
 
     #[test]

@@ -52,7 +52,13 @@ pub(crate) struct LaunchTimes {
     pub parallel: Duration,
     /// Each thread's time from its start to taking no more work.
     pub busy: Vec<Duration>,
+    /// From the last thread taking no more work to every thread having left its results: the
+    /// part of merging the launch waits for.
     pub merge: Duration,
+    /// Merges made (one fewer than the threads), and the time the threads spent merging in
+    /// all, overlapping the end of the launch.
+    pub merges: usize,
+    pub merging: Duration,
     pub finish: Duration,
 }
 
@@ -64,7 +70,8 @@ impl LaunchTimes {
         let least = self.busy.iter().min().copied().unwrap_or_default();
         eprintln!(
             "profile: launch {launch}: {} units on {} threads: setup {:.1} ms, parallel {:.1} ms \
-             (threads busy {:.1} to {:.1} ms), merge {:.1} ms, finish {:.1} ms",
+             (threads busy {:.1} to {:.1} ms), merge {:.1} ms ({} merges, {:.1} ms on all threads), \
+             finish {:.1} ms",
             self.units,
             self.threads,
             ms(self.setup),
@@ -72,6 +79,8 @@ impl LaunchTimes {
             ms(least),
             ms(most),
             ms(self.merge),
+            self.merges,
+            ms(self.merging),
             ms(self.finish)
         );
     }

@@ -167,7 +167,26 @@ pub(crate) struct AtomicRead {
     pub lane: u16,
 }
 
-use crate::paged::{merge_pages, Page};
+use crate::paged::{merge_pages_keeping, Page};
+
+/// Pages of other threads' shadows that a merge combined into this one, kept to be freed with
+/// it (see [`merge_pages_keeping`]).
+#[derive(Debug, Default)]
+struct SpentPages {
+    cells: Vec<Box<[CellState]>>,
+    stores: Vec<Box<[FirstStore]>>,
+    values: Vec<Box<[StoredValue]>>,
+    atomic_groups: Vec<Box<[u32]>>,
+}
+
+impl SpentPages {
+    fn append(&mut self, mut other: SpentPages) {
+        self.cells.append(&mut other.cells);
+        self.stores.append(&mut other.stores);
+        self.values.append(&mut other.values);
+        self.atomic_groups.append(&mut other.atomic_groups);
+    }
+}
 
 fn new_page<T: Default + Clone>() -> Box<[T]> {
     vec![T::default(); PAGE_CELLS].into_boxed_slice()
@@ -188,6 +207,7 @@ pub(crate) struct RegionShadow {
     atomic_groups: Vec<Page<u32>>,
     /// Failed compare-and-exchanges of the interval (empty until the first one).
     atomic_reads: Vec<Page<AtomicRead>>,
+    spent: SpentPages,
 }
 
 impl RegionShadow {
@@ -207,6 +227,7 @@ impl RegionShadow {
             values: std::iter::repeat_with(|| None).take(pages).collect(),
             atomic_groups: Vec::new(),
             atomic_reads: Vec::new(),
+            spent: SpentPages::default(),
         }
     }
 
@@ -385,23 +406,33 @@ impl RegionShadow {
         }
     }
 
-    /// Absorbs another thread's launch-wide records of the same region, on up to `threads`
-    /// threads.
-    pub(crate) fn merge(&mut self, mut other: RegionShadow, threads: usize) {
+    /// Absorbs another thread's launch-wide records of the same region. The pages of
+    /// `other` combined into this shadow are freed with it, not here (see
+    /// [`merge_pages_keeping`]).
+    pub(crate) fn merge(&mut self, mut other: RegionShadow) {
         if other.granule_shift < self.granule_shift {
             self.refine_to_bytes();
         } else if other.granule_shift > self.granule_shift {
             other.refine_to_bytes();
         }
-        merge_pages(&mut self.cells, other.cells, threads, |a, b| {
+        let spent = &mut self.spent;
+        spent.append(other.spent);
+        merge_pages_keeping(&mut self.cells, other.cells, &mut spent.cells, |a, b| {
             a.group_writer = combine_groups(a.group_writer, b.group_writer);
             a.group_reader = combine_groups(a.group_reader, b.group_reader);
         });
-        merge_pages(&mut self.values, other.values, threads, |a, b| a.merge_launch(b));
-        merge_pages(&mut self.atomic_groups, other.atomic_groups, threads, |a, b| {
-            *a = combine_groups(*a, *b)
+        merge_pages_keeping(&mut self.values, other.values, &mut spent.values, |a, b| {
+            a.merge_launch(b)
         });
-        merge_pages(&mut self.stores, other.stores, threads, |a, b| a.keep_earlier(*b));
+        merge_pages_keeping(
+            &mut self.atomic_groups,
+            other.atomic_groups,
+            &mut spent.atomic_groups,
+            |a, b| *a = combine_groups(*a, *b),
+        );
+        merge_pages_keeping(&mut self.stores, other.stores, &mut spent.stores, |a, b| {
+            a.keep_earlier(*b)
+        });
     }
 
     /// Every allocated cell with its byte offset, in address order.
@@ -507,7 +538,7 @@ mod tests {
         b.cells_mut(2, 1).expect("cell")[0].group_writer = 7;
         a.note_store(0, 4, FirstStore { group: 5, lane: 0, span: Span::UNDEFINED });
         b.note_store(2, 1, FirstStore { group: 7, lane: 3, span: Span::UNDEFINED });
-        a.merge(b, 4);
+        a.merge(b);
         assert_eq!(a.granule_shift(), 0);
         let writers: Vec<u32> = a.cells().take(4).map(|(_, c)| c.group_writer).collect();
         assert_eq!(writers, vec![5, 5, MANY_GROUPS, 5]);
