@@ -80,10 +80,25 @@ fn end_quietly_when_the_reader_leaves() {
     }
 }
 
+/// The name under which clmap takes `oclgrind-kernel`'s command line.
+const OCLGRIND_KERNEL: &str = "oclgrind-kernel";
+
+/// The command line as clmap parses it: called through a link named `oclgrind-kernel`, clmap
+/// stands in for it, so scripts written for Oclgrind run unchanged: `oclgrind-kernel ARGS…`
+/// is `clmap run --oclgrind-output ARGS…`.
+fn command_line(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    let called = args.first().map(std::path::Path::new).and_then(|p| p.file_stem());
+    if called.is_some_and(|name| name == OCLGRIND_KERNEL) {
+        args.splice(1..1, ["run", "--oclgrind-output"].map(std::ffi::OsString::from));
+    }
+    args
+}
+
 fn main() -> ExitCode {
     clmap_sim::profile::process_started();
     end_quietly_when_the_reader_leaves();
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(command_line(std::env::args_os())) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
@@ -121,6 +136,34 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("error: {error}");
             error.exit_code().into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<std::ffi::OsString> {
+        line.split(' ').map(std::ffi::OsString::from).collect()
+    }
+
+    #[test]
+    fn the_oclgrind_kernel_name_takes_its_command_line() {
+        assert_eq!(
+            command_line(words("/usr/local/bin/oclgrind-kernel --data-races a.sim")),
+            words("/usr/local/bin/oclgrind-kernel run --oclgrind-output --data-races a.sim")
+        );
+        assert_eq!(command_line(words("clmap run a.sim")), words("clmap run a.sim"));
+        assert_eq!(
+            command_line(words("./oclgrind-kernel-old x")),
+            words("./oclgrind-kernel-old x")
+        );
+        let cli = Cli::try_parse_from(command_line(words("oclgrind-kernel -q a.sim")))
+            .expect("oclgrind-kernel's options parse");
+        match cli.command {
+            Command::Run(run) => assert!(run.oclgrind_output && run.quick),
+            other => panic!("{other:?}"),
         }
     }
 }

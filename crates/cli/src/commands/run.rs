@@ -24,7 +24,9 @@ const EXAMPLES: &str = "Examples:
 /// (a checker fired, a divergent barrier, more steps than `--max-steps` allows); 3 no OpenCL
 /// device.
 #[derive(clap::Args, Debug)]
-#[command(after_long_help = EXAMPLES)]
+// oclgrind-kernel takes an option given twice (Oclgrind's runner passes a test's `# ARGS:`
+// line, which may repeat what the environment already asks for), so clmap does too.
+#[command(after_long_help = EXAMPLES, args_override_self = true)]
 pub struct Args {
     /// The workload (.toml, or an Oclgrind .sim file).
     pub workload: PathBuf,
@@ -91,7 +93,12 @@ pub struct Args {
     /// floats. Exit code 2 when an output differs.
     #[arg(long, value_name = "DIR")]
     pub expect: Option<PathBuf>,
-    /// Print dumps and errors exactly as oclgrind-kernel does, so its scripts keep working.
+    /// Print dumps and errors exactly as oclgrind-kernel does, so its scripts keep working;
+    /// Oclgrind's environment variables apply too (OCLGRIND_DATA_RACES=1,
+    /// OCLGRIND_UNINITIALIZED=1, OCLGRIND_BUILD_OPTIONS, OCLGRIND_MAX_ERRORS (default 1000),
+    /// OCLGRIND_NUM_THREADS, OCLGRIND_QUICK=1, OCLGRIND_UNIFORM_WRITES=1), options given here
+    /// winning. Called through a link named `oclgrind-kernel`, clmap runs as `clmap run
+    /// --oclgrind-output` with that command line.
     #[arg(long)]
     pub oclgrind_output: bool,
     /// Print the summary as JSON.
@@ -143,7 +150,13 @@ impl OclgrindIgnored {
 }
 
 pub fn run(mut args: Args) -> Result<Status, CliError> {
+    let build_options_given = args.build_options.is_some();
     apply_sim_args(&mut args)?;
+    if args.oclgrind_output {
+        apply_oclgrind_environment(&mut args, build_options_given, |name| {
+            std::env::var(name).ok()
+        })?;
+    }
     if !args.defines.is_empty() {
         let defines: Vec<String> = args.defines.iter().map(|d| format!("-D{d}")).collect();
         let mine = args.build_options.take().unwrap_or_default();
@@ -377,6 +390,8 @@ fn apply_sim_args(args: &mut Args) -> Result<(), CliError> {
             "--build-options" => {
                 let extra = words.next().unwrap_or_default();
                 args.build_options = Some(match args.build_options.take() {
+                    // Given on the command line too, as Oclgrind's runner passes the line.
+                    Some(mine) if mine == extra => mine,
                     Some(mine) => format!("{extra} {mine}"),
                     None => extra,
                 });
@@ -392,4 +407,136 @@ fn apply_sim_args(args: &mut Args) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// oclgrind-kernel's limit on the errors it prints when OCLGRIND_MAX_ERRORS does not set one.
+const OCLGRIND_DEFAULT_MAX_ERRORS: usize = 1000;
+
+/// Oclgrind's environment variables (read through `var`), applied to `args` as
+/// oclgrind-kernel applies them: a switch is on when its variable is `1`; a number must be
+/// a whole number (not 0 for OCLGRIND_NUM_THREADS). Options given on the command line or the
+/// `# ARGS:` line win, as oclgrind-kernel's own options set the same variables; in
+/// particular `--build-options` replaces OCLGRIND_BUILD_OPTIONS (`build_options_given`:
+/// whether the command line gave them). OCLGRIND_CHECK_API concerns programs that call the
+/// OpenCL API (`clmap exec --check-api`); oclgrind-kernel makes no such calls and neither
+/// does this.
+fn apply_oclgrind_environment(
+    args: &mut Args,
+    build_options_given: bool,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<(), CliError> {
+    let switch = |name: &str| var(name).is_some_and(|v| v == "1");
+    let number = |name: &str, zero_allowed: bool| -> Result<Option<usize>, CliError> {
+        let Some(text) = var(name) else { return Ok(None) };
+        match text.parse::<usize>() {
+            Ok(n) if n > 0 || zero_allowed => Ok(Some(n)),
+            _ => Err(CliError::BadInput(format!(
+                "{name}={text}: expected a whole number{}",
+                if zero_allowed { "" } else { " above 0" }
+            ))),
+        }
+    };
+    args.races |= switch("OCLGRIND_DATA_RACES");
+    args.uninit |= switch("OCLGRIND_UNINITIALIZED");
+    args.quick |= switch("OCLGRIND_QUICK");
+    args.uniform_writes |= switch("OCLGRIND_UNIFORM_WRITES");
+    if let Some(n) = number("OCLGRIND_NUM_THREADS", false)? {
+        if args.threads == 0 {
+            args.threads = n;
+        }
+    }
+    let max_errors = number("OCLGRIND_MAX_ERRORS", true)?;
+    args.max_errors.get_or_insert(max_errors.unwrap_or(OCLGRIND_DEFAULT_MAX_ERRORS));
+    if !build_options_given {
+        if let Some(extra) = var("OCLGRIND_BUILD_OPTIONS").filter(|o| !o.trim().is_empty()) {
+            args.build_options = Some(match args.build_options.take() {
+                Some(mine) => format!("{mine} {extra}"),
+                None => extra,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        run: Args,
+    }
+
+    fn args(line: &str) -> Args {
+        Command::try_parse_from(std::iter::once("run").chain(line.split_whitespace()))
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .run
+    }
+
+    fn environment<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn oclgrind_switches_are_on_when_their_variable_is_1() {
+        let mut a = args("--oclgrind-output k.sim");
+        let vars = [
+            ("OCLGRIND_DATA_RACES", "1"),
+            ("OCLGRIND_UNINITIALIZED", "1"),
+            ("OCLGRIND_QUICK", "0"),
+            ("OCLGRIND_UNIFORM_WRITES", "yes"),
+            ("OCLGRIND_NUM_THREADS", "3"),
+        ];
+        apply_oclgrind_environment(&mut a, false, environment(&vars)).expect("valid");
+        assert!(a.races && a.uninit && !a.quick && !a.uniform_writes);
+        assert_eq!((a.threads, a.max_errors), (3, Some(OCLGRIND_DEFAULT_MAX_ERRORS)));
+        let mut a = args("--oclgrind-output --threads 2 --max-errors 5 k.sim");
+        let vars = [
+            ("OCLGRIND_QUICK", "1"),
+            ("OCLGRIND_UNIFORM_WRITES", "1"),
+            ("OCLGRIND_NUM_THREADS", "3"),
+            ("OCLGRIND_MAX_ERRORS", "7"),
+        ];
+        apply_oclgrind_environment(&mut a, false, environment(&vars)).expect("valid");
+        assert!(a.quick && a.uniform_writes && !a.races);
+        assert_eq!((a.threads, a.max_errors), (2, Some(5)));
+    }
+
+    #[test]
+    fn oclgrind_numbers_are_checked() {
+        for (name, value) in [
+            ("OCLGRIND_NUM_THREADS", "0"),
+            ("OCLGRIND_NUM_THREADS", "two"),
+            ("OCLGRIND_MAX_ERRORS", "-1"),
+        ] {
+            let mut a = args("--oclgrind-output k.sim");
+            let error = apply_oclgrind_environment(&mut a, false, environment(&[(name, value)]))
+                .expect_err(value);
+            assert!(error.to_string().starts_with(&format!("{name}={value}")), "{error}");
+        }
+        let mut a = args("--oclgrind-output k.sim");
+        apply_oclgrind_environment(&mut a, false, environment(&[("OCLGRIND_MAX_ERRORS", "0")]))
+            .expect("no errors printed at all is a limit");
+        assert_eq!(a.max_errors, Some(0));
+    }
+
+    #[test]
+    fn build_options_on_the_command_line_replace_oclgrinds() {
+        let vars = [("OCLGRIND_BUILD_OPTIONS", "-cl-opt-disable")];
+        let mut a = args("--oclgrind-output k.sim");
+        apply_oclgrind_environment(&mut a, false, environment(&vars)).expect("valid");
+        assert_eq!(a.build_options.as_deref(), Some("-cl-opt-disable"));
+        let mut a = args("--oclgrind-output --build-options -DN=2 k.sim");
+        apply_oclgrind_environment(&mut a, true, environment(&vars)).expect("valid");
+        assert_eq!(a.build_options.as_deref(), Some("-DN=2"));
+    }
+
+    #[test]
+    fn an_option_may_be_given_twice() {
+        let a = args("--oclgrind-output --data-races --data-races --build-options -DA --build-options -DB k.sim");
+        assert!(a.races);
+        assert_eq!(a.build_options.as_deref(), Some("-DB"));
+    }
 }
