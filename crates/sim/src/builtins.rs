@@ -984,6 +984,10 @@ fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: Atomic
     let mut addresses = vec![0u64; ex.lanes()];
     // Lanes whose compare-and-exchange found another value: they read and wrote nothing.
     let mut unchanged = Mask::none(ex.lanes());
+    // The value each lane's access stands for in a race: the one it read, except that a
+    // compare-and-exchange that succeeded is its new value (Oclgrind records each atomic
+    // operation's store before it modifies memory, and a compare-and-exchange's after).
+    let mut recorded = vec![0u64; ex.lanes()];
     for lane in for_lanes(mask) {
         let addr = ex.get(p.slot, 0, lane);
         addresses[lane] = addr;
@@ -1032,13 +1036,18 @@ fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: Atomic
             to_mem(new)
         };
         let old = ex.atomic(lane, addr, size, update).map_or(0, reg);
-        if op == AtomicOp::CmpXchg && old != cmp {
-            unchanged.set(lane, true);
+        recorded[lane] = old;
+        if op == AtomicOp::CmpXchg {
+            if old == cmp {
+                recorded[lane] = val;
+            } else {
+                unchanged.set(lane, true);
+            }
         }
         ex.set(call.dst, 0, lane, old);
     }
     ex.finish_accesses(call.site, size, true);
-    ex.notify_atomic(&addresses, size, call.site, mask, &unchanged, (call.dst, scalar));
+    ex.notify_atomic(&addresses, size, call.site, mask, &unchanged, (&recorded, scalar));
 }
 
 fn shuffle<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, mask: &Mask) {

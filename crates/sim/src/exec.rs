@@ -1896,8 +1896,8 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     }
 
     /// Tells the observer about an atomic operation; `unchanged` holds the lanes whose
-    /// operation did not modify memory (a failed compare-and-exchange), `read` the register
-    /// holding the values the lanes read, and their type.
+    /// operation did not modify memory (a failed compare-and-exchange), `recorded` the value
+    /// of each lane's access (see [`AccessBatch::stored`]) and their type.
     pub(crate) fn notify_atomic(
         &mut self,
         addresses: &[u64],
@@ -1905,15 +1905,14 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         site: u32,
         mask: &Mask,
         unchanged: &Mask,
-        read: (Slot, Scalar),
+        recorded: (&[u64], Scalar),
     ) {
         let (span, object, space) = self.site(site);
         let lanes = self.lanes;
-        let start = read.0 as usize * lanes;
-        let stored = self.regs.get(start..start + lanes).map(|regs| StoredValues {
-            regs,
+        let stored = (recorded.0.len() == lanes).then_some(StoredValues {
+            regs: recorded.0,
             lanes,
-            scalar: read.1,
+            scalar: recorded.1,
         });
         let batch = AccessBatch {
             addresses,

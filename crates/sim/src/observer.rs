@@ -120,7 +120,8 @@ pub struct AccessBatch<'a> {
     pub unchanged: Option<&'a Mask>,
     /// For plain stores: the values written, so checkers can tell a race between work-items
     /// storing the same value (a flag every work-item sets to 1) from one that loses data.
-    /// For atomic operations: the values they read (Oclgrind compares those). `None` where
+    /// For atomic operations: the values they read (Oclgrind compares those), except that a
+    /// compare-and-exchange that succeeded gives the value it wrote. `None` where
     /// the simulator does not pass them (copies, built-ins).
     pub stored: Option<StoredValues<'a>>,
     /// The alignment the pointed-to type requires (a power of two), for loads and stores of

@@ -10,15 +10,15 @@
 //! memory into the launch's, group by group in index order.
 //!
 //! A record keeps, per byte, one load and one store:
-//! - a work-item's own record keeps its first load (unless atomic: then the next one) and its
-//!   last store (whose value counts);
-//! - the interval's, the group's and the launch's keep the first of each, except that an
-//!   atomic operation is replaced by the next access;
+//! - every record (a work-item's own, the interval's, the group's and the launch's) keeps the
+//!   first load and the first store, except that an atomic operation is replaced by the next
+//!   access: a work-item that stores and then operates atomically on the same bytes keeps its
+//!   plain store, which races with other work-items' atomics;
 //! - a load races with the record's store, a store with its load (both "read-write") and with
 //!   its store ("write-write", unless both stored the same value: that is a same-value race,
 //!   which Oclgrind reports only under `--uniform-writes`); two atomic operations never race;
-//! - an atomic operation is a load and a store whose value is the one it read; a failed
-//!   compare-and-exchange only a load.
+//! - an atomic operation is a load and a store whose value is the one it read (a
+//!   compare-and-exchange that succeeded: the one it wrote); a failed one only a load.
 //!
 //! The bytes of one access that race with the bytes of one other access are one report, at
 //! the first of them.
@@ -559,16 +559,16 @@ impl OclgrindRaces {
                 .iter()
                 .position(|&i| log[i as usize].who != who)
                 .map_or(order.len(), |n| first + n);
-            // The work-item's own record: first load (an atomic one gives way), last store.
+            // The work-item's own record: first load and first store (atomic ones give way).
             for &i in &order[first..end] {
                 let l = &log[i as usize];
                 let reference = slot(i, l.atomic());
                 self.records.for_each(l.addr, l.size, |_, r| match l.part {
                     Part::Load | Part::AtomicRead => keep(&mut r.own_load, reference),
-                    Part::Store => r.own_store = reference,
+                    Part::Store => keep(&mut r.own_store, reference),
                     Part::Atomic => {
                         keep(&mut r.own_load, reference);
-                        r.own_store = reference;
+                        keep(&mut r.own_store, reference);
                     }
                 });
             }

@@ -243,7 +243,7 @@ impl OclgrindRaces {
     }
 
     /// A side's record of its own accesses, byte by byte in address order: its first load
-    /// (an atomic one gives way to the next), its last store.
+    /// and its first store (an atomic one gives way to the next).
     fn own_record(&mut self, log: &[Logged], group: u64) -> BTreeMap<u64, Record> {
         let mut mine: BTreeMap<u64, Record> = BTreeMap::new();
         for l in log {
@@ -264,10 +264,10 @@ impl OclgrindRaces {
                 let record = mine.entry(l.addr.wrapping_add(b)).or_default();
                 match l.part {
                     Part::Load | Part::AtomicRead => keep(&mut record.load, Some(side(false))),
-                    Part::Store => record.store = Some(side(true)),
+                    Part::Store => keep(&mut record.store, Some(side(true))),
                     Part::Atomic => {
                         keep(&mut record.load, Some(side(false)));
-                        record.store = Some(side(true));
+                        keep(&mut record.store, Some(side(true)));
                     }
                 }
             }

@@ -160,3 +160,51 @@ fn a_clean_kernel_stays_clean() {
     let args = [ints("a", 64), ints("b", 64), ints("c", 64)];
     assert_eq!(same_reports(src, 64, 16, &args, &[1, 2]), 0);
 }
+
+#[test]
+fn a_store_before_an_atomic_of_the_same_work_item_is_what_the_others_race_with() {
+    // Work-item 0's own record keeps its plain store (an atomic operation gives way to a
+    // plain access, never the other way), so each later work-item's atomic races with it:
+    // read-write through its load, write-write through the value it read.
+    let src = r#"
+    __kernel void k(__global int *counter) {
+        if (get_local_id(0) == 0)
+            counter[0] = 5;
+        atomic_add(counter, 2);
+    }"#;
+    let args = [ints("counter", 1)];
+    same_reports(src, 4, 4, &args, &[1]);
+    let found = reports(src, 4, 4, &args, 1);
+    let kinds: Vec<(u64, bool)> = found
+        .iter()
+        .map(|r| (r.global_id[0], r.entities.as_ref().is_some_and(|e| e.write_write)))
+        .collect();
+    assert_eq!(kinds, [(1, false), (1, true), (2, false), (2, true), (3, false), (3, true)]);
+    assert!(found.iter().all(|r| r.entities.as_ref().is_some_and(|e| e.second.global_id[0] == 0)));
+}
+
+#[test]
+fn a_compare_and_exchange_that_succeeds_stores_the_value_it_wrote() {
+    // Work-item 1 finds the 5 work-item 0 stored: exchanging it for 5 is a same-value race
+    // (Oclgrind keeps it quiet), for 9 a write-write race.
+    let race = |new: i32| {
+        let src = format!(
+            r#"
+            __kernel void k(__global int *counter) {{
+                if (get_local_id(0) == 0)
+                    counter[0] = 5;
+                else
+                    atomic_cmpxchg(counter, 5, {new});
+            }}"#
+        );
+        let args = [ints("counter", 1)];
+        same_reports(&src, 2, 2, &args, &[1]);
+        reports(&src, 2, 2, &args, 1)
+            .iter()
+            .map(|r| (r.kind, r.entities.as_ref().is_some_and(|e| e.write_write)))
+            .collect::<Vec<_>>()
+    };
+    use crate::ReportKind::{DataRace, SameValueRace};
+    assert_eq!(race(5), [(DataRace, false), (SameValueRace, true)]);
+    assert_eq!(race(9), [(DataRace, false), (DataRace, true)]);
+}
