@@ -82,15 +82,23 @@ fn end_quietly_when_the_reader_leaves() {
 
 /// The name under which clmap takes `oclgrind-kernel`'s command line.
 const OCLGRIND_KERNEL: &str = "oclgrind-kernel";
+/// The name under which clmap takes `oclgrind`'s (a program and its arguments).
+const OCLGRIND: &str = "oclgrind";
 
-/// The command line as clmap parses it: called through a link named `oclgrind-kernel`, clmap
-/// stands in for it, so scripts written for Oclgrind run unchanged: `oclgrind-kernel ARGS…`
-/// is `clmap run --oclgrind-output ARGS…`.
+/// The command line as clmap parses it: called through a link named `oclgrind-kernel` or
+/// `oclgrind`, clmap stands in for it, so scripts written for Oclgrind run unchanged:
+/// `oclgrind-kernel ARGS…` is `clmap run --oclgrind-output ARGS…`, `oclgrind ./app ARGS…`
+/// is `clmap exec --oclgrind-output ./app ARGS…`.
 fn command_line(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = args.into_iter().collect();
     let called = args.first().map(std::path::Path::new).and_then(|p| p.file_stem());
-    if called.is_some_and(|name| name == OCLGRIND_KERNEL) {
-        args.splice(1..1, ["run", "--oclgrind-output"].map(std::ffi::OsString::from));
+    let command = match called {
+        Some(name) if name == OCLGRIND_KERNEL => Some("run"),
+        Some(name) if name == OCLGRIND => Some("exec"),
+        _ => None,
+    };
+    if let Some(command) = command {
+        args.splice(1..1, [command, "--oclgrind-output"].map(std::ffi::OsString::from));
     }
     args
 }
@@ -159,6 +167,17 @@ mod tests {
             command_line(words("./oclgrind-kernel-old x")),
             words("./oclgrind-kernel-old x")
         );
+        assert_eq!(
+            command_line(words("/opt/bin/oclgrind --data-races ./app -n 4")),
+            words("/opt/bin/oclgrind exec --oclgrind-output --data-races ./app -n 4")
+        );
+        match Cli::try_parse_from(command_line(words("oclgrind --data-races ./app -q"))) {
+            Ok(Cli { command: Command::Exec(exec), .. }) => {
+                assert!(exec.oclgrind_output && exec.races);
+                assert_eq!(exec.command, words("./app -q"), "the program's own options stay its");
+            }
+            other => panic!("{other:?}"),
+        }
         let cli = Cli::try_parse_from(command_line(words("oclgrind-kernel -q a.sim")))
             .expect("oclgrind-kernel's options parse");
         match cli.command {

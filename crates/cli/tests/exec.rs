@@ -367,3 +367,56 @@ fn sub_buffers_are_captured_as_views_of_their_parent_and_replay() {
         }
     }
 }
+
+#[test]
+fn under_oclgrind_output_the_platform_stands_in_for_oclgrind() {
+    let scratch = Scratch::new("exec-mapped");
+    let Some(program) = compiled("mapped_launch", &scratch) else { return };
+    let run = exec(&["--oclgrind-output"], &program, scratch.path());
+    run.assert_success();
+    let out = run.stdout();
+    // Standard output is a pipe here: the kernel's line still comes between the host's.
+    assert!(
+        out.contains("platform Oclgrind\nhost before\nkernel says 42\nhost after\n"),
+        "{}",
+        run.describe()
+    );
+    assert!(out.contains("checks: 0 failed"), "{}", run.describe());
+    // Oclgrind's blocks, one per work-item of the 8, and nothing of clmap's own.
+    let err = run.stderr();
+    let count = |text: &str| err.lines().filter(|l| *l == text).count();
+    assert_eq!(count("Invalid read from buffer mapped for writing"), 8, "{}", run.describe());
+    assert_eq!(count("Invalid write to mapped buffer"), 8, "{}", run.describe());
+    assert_eq!(count("Invalid write to read-only buffer"), 8, "{}", run.describe());
+    assert!(!err.contains("clmap exec:"), "{}", run.describe());
+
+    // Oclgrind's environment switches its checks on, as its options do.
+    let mut command = clmap_command();
+    command
+        .current_dir(scratch.path())
+        .env("OCLGRIND_DATA_RACES", "1")
+        .args(["exec", "--oclgrind-output", "--"])
+        .arg(&program);
+    let raced = ClmapRun::of(&mut command, &["exec", "--oclgrind-output"]);
+    raced.assert_success();
+    assert!(
+        raced.stderr().contains("Write-write data race at global memory"),
+        "{}",
+        raced.describe()
+    );
+    assert!(!err.contains("data race"), "{}", run.describe());
+
+    // clmap's own layout names the platform clmap and words the findings its way.
+    let own = exec(&[], &program, scratch.path());
+    own.assert_success();
+    assert!(own.stdout().contains("platform clmap"), "{}", own.describe());
+    let err = own.stderr();
+    assert!(
+        err.contains("load from a buffer region the host has mapped for writing"),
+        "{}",
+        own.describe()
+    );
+    assert!(err.contains("store to a buffer region the host has mapped"), "{}", own.describe());
+    assert!(err.contains("store to a buffer the host created read-only"), "{}", own.describe());
+    assert!(err.contains("3 findings"), "{}", own.describe());
+}

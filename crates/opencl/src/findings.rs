@@ -43,14 +43,35 @@ pub fn platform_reached() {
     ONCE.call_once(|| log(&[json!({ "event": "platform" })]));
 }
 
+/// Writes a kernel's `printf` output through the C library's `stdout`, the stream the host
+/// program prints to: both then share one buffer, so the lines come in the order the program
+/// caused them, whether standard output is a terminal (line-buffered) or a pipe (flushed when
+/// full or at exit), as with a runtime written in C. Writing to the file descriptor directly
+/// would put every kernel line before whatever the host had buffered.
+fn host_stdout(bytes: &[u8]) {
+    extern "C" {
+        static stdout: *mut std::ffi::c_void;
+        fn fwrite(
+            data: *const std::ffi::c_void,
+            size: usize,
+            count: usize,
+            stream: *mut std::ffi::c_void,
+        ) -> usize;
+    }
+    if bytes.is_empty() {
+        return;
+    }
+    // SAFETY: the platform lives in a process with the C library loaded (the ICD loader is a
+    // C library), whose `stdout` is an initialised FILE for the process's life.
+    unsafe {
+        fwrite(bytes.as_ptr().cast(), 1, bytes.len(), stdout);
+    }
+}
+
 pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Outcome) {
     let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
-    if !run.printf.is_empty() {
-        let mut out = std::io::stdout().lock();
-        for text in &run.printf {
-            let _ = out.write_all(text.as_bytes());
-        }
-        let _ = out.flush();
+    for text in &run.printf {
+        host_stdout(text.as_bytes());
     }
     let sources = &kernel.built.compiled.sources;
     let reports: Vec<LaunchReport> = run

@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use clmap_sim::memory::{HostAccess, MappedRegion};
 use clmap_sim::{ArgValue, NoObserver, SharedBuffer, SimOptions};
 use clmap_workload::NdRange;
 
@@ -14,7 +15,7 @@ use crate::cl::*;
 use crate::config::config;
 use crate::info::slice;
 use crate::kernel::{local_bytes, Arg, Kernel, ParamKind};
-use crate::memory::{Mem, Root};
+use crate::memory::{Mapping, Mem, Root};
 use crate::object::{Obj, Ptr};
 use crate::queue::{enqueue_holding, Enqueue, Queue};
 use crate::{cl_command_queue, cl_event, cl_kernel};
@@ -24,6 +25,9 @@ pub struct LaunchRequest {
     pub kernel: Ptr<Kernel>,
     pub range: NdRange,
     pub args: Vec<Arg>,
+    /// Per argument, the host's mappings of its buffer when the kernel was enqueued (in
+    /// queue order, what is mapped when the kernel runs, unless unmapped since).
+    pub mapped: Vec<Vec<Mapping>>,
 }
 
 unsafe impl Send for LaunchRequest {}
@@ -168,7 +172,8 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
     Obj::retain(kernel);
     let mems: Vec<crate::cl_mem> =
         args.iter().filter_map(|a| if let Arg::Mem(m) = a { Some(*m) } else { None }).collect();
-    let request = LaunchRequest { kernel: Ptr(kernel), range, args };
+    let mapped = args.iter().map(current_maps).collect();
+    let request = LaunchRequest { kernel: Ptr(kernel), range, args, mapped };
     let work = move || {
         let request = request;
         run(&request)
@@ -224,6 +229,34 @@ pub unsafe extern "C" fn enqueue_native_kernel(
     crate::unsupported("clEnqueueNativeKernel", CL_INVALID_OPERATION)
 }
 
+/// The host's mappings of an argument's buffer.
+fn current_maps(arg: &Arg) -> Vec<Mapping> {
+    let Arg::Mem(m) = arg else { return Vec::new() };
+    Obj::<Mem>::get(*m).map(|mem| mem.inner.current_maps()).unwrap_or_default()
+}
+
+/// The regions of a buffer that `maps` map, in the buffer's own offsets.
+fn mapped_regions(maps: &[Mapping]) -> Vec<MappedRegion> {
+    maps.iter()
+        .map(|map| MappedRegion {
+            start: map.offset as u64,
+            end: (map.offset + map.size) as u64,
+            for_writing: map.writes,
+        })
+        .collect()
+}
+
+/// What the buffer's creation flags allow kernels to do with it.
+fn host_access(flags: u64) -> HostAccess {
+    if flags & CL_MEM_READ_ONLY != 0 {
+        HostAccess::ReadOnly
+    } else if flags & CL_MEM_WRITE_ONLY != 0 {
+        HostAccess::WriteOnly
+    } else {
+        HostAccess::ReadWrite
+    }
+}
+
 /// The `USE_HOST_PTR` storages a launch touches, each once.
 fn host_roots(args: &[Arg]) -> Vec<Root> {
     let mut roots: Vec<Root> = Vec::new();
@@ -245,9 +278,14 @@ fn run(request: &LaunchRequest) -> i32 {
     for root in &roots {
         root.sync_in();
     }
+    for (arg, maps) in request.args.iter().zip(&request.mapped) {
+        if let (Arg::Mem(m), false) = (arg, maps.is_empty()) {
+            Ptr::<Mem>(*m).obj().inner.maps_into_buffer(maps);
+        }
+    }
     let mut windows: Vec<(Ptr<Mem>, SharedBuffer)> = Vec::new();
     let mut values = Vec::new();
-    for (arg, param) in request.args.iter().zip(&kernel.params) {
+    for ((arg, param), mapped) in request.args.iter().zip(&kernel.params).zip(&request.mapped) {
         let value = match arg {
             Arg::Mem(m) => {
                 let mem = Ptr(*m).obj();
@@ -257,11 +295,22 @@ fn run(request: &LaunchRequest) -> i32 {
                         None => return CL_INVALID_KERNEL_ARGS,
                     }
                 } else if mem.inner.is_whole_root() {
-                    ArgValue::Buffer(mem.inner.root.storage.clone())
+                    ArgValue::Buffer(
+                        mem.inner
+                            .root
+                            .storage
+                            .clone()
+                            .with_access(host_access(mem.inner.flags))
+                            .with_mapped(mapped_regions(mapped)),
+                    )
                 } else {
                     let window = SharedBuffer::from_bytes(&mem.inner.label, &mem.inner.bytes());
                     windows.push((Ptr(*m), window.clone()));
-                    ArgValue::Buffer(window)
+                    ArgValue::Buffer(
+                        window
+                            .with_access(host_access(mem.inner.flags))
+                            .with_mapped(mapped_regions(mapped)),
+                    )
                 }
             }
             Arg::Null => ArgValue::Null,
@@ -278,6 +327,9 @@ fn run(request: &LaunchRequest) -> i32 {
     let options = SimOptions {
         check_races: config().races,
         check_uninitialised: config().uninit,
+        // Oclgrind reports every work-item that runs into a problem, and races as it finds
+        // them, one block per conflict.
+        report_every_work_item: config().oclgrind_format,
         ..SimOptions::default()
     };
     let started = Instant::now();
@@ -290,6 +342,11 @@ fn run(request: &LaunchRequest) -> i32 {
     }
     for (mem, window) in &windows {
         mem.obj().inner.write(0, &window.to_bytes());
+    }
+    for (arg, maps) in request.args.iter().zip(&request.mapped) {
+        if let (Arg::Mem(m), false) = (arg, maps.is_empty()) {
+            Ptr::<Mem>(*m).obj().inner.buffer_into_maps(maps);
+        }
     }
     match outcome {
         Ok(run) => {

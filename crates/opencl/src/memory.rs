@@ -59,6 +59,7 @@ pub enum MemKind {
     Image(crate::image::ImageMeta),
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mapping {
     pub ptr: usize,
     pub offset: usize,
@@ -81,6 +82,12 @@ pub struct Mem {
     /// What `CL_MEM_HOST_PTR` reports.
     pub host_ptr: usize,
     pub maps: Mutex<Vec<Mapping>>,
+    /// Memory of mappings the host has unmapped, kept until the object is released: a
+    /// pointer stays readable after unmapping, as it does on Oclgrind and on CPU devices, whose
+    /// maps point into the buffer itself (reading it is undefined by the standard, and real
+    /// programs do it). A later map of the same region uses it again, so a program that maps
+    /// in a loop does not grow.
+    retired: Mutex<Vec<Mapping>>,
     destructors: Mutex<Vec<(MemDestructor, usize)>>,
     /// A name for findings and captures: `buffer3`.
     pub label: String,
@@ -94,7 +101,56 @@ impl Object for Mem {
     const INVALID: i32 = CL_INVALID_MEM_OBJECT;
 }
 
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let retired = self.retired.get_mut().unwrap_or_else(|e| e.into_inner());
+        for mapping in retired.drain(..) {
+            // SAFETY: retired mappings are blocks `map_region` allocated as boxed slices of
+            // `size` bytes, each held here only.
+            drop(unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    mapping.ptr as *mut u8,
+                    mapping.size,
+                ))
+            });
+        }
+    }
+}
+
 impl Mem {
+    /// The host's current mappings of this object.
+    pub fn current_maps(&self) -> Vec<Mapping> {
+        self.maps.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Before a kernel runs on a buffer the host had mapped when it enqueued the kernel
+    /// (`maps`): what the host wrote into those write mappings still outstanding goes into
+    /// the buffer. With [`Mem::buffer_into_maps`] after the kernel, mappings behave as views
+    /// of the buffer, as they are on Oclgrind and CPU devices, whose maps point into the
+    /// buffer itself: programs that launch kernels on mapped buffers (an error Oclgrind and
+    /// clmap report) see what they see there.
+    pub fn maps_into_buffer(&self, maps: &[Mapping]) {
+        let current = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        for map in maps.iter().filter(|m| m.owned && m.writes && current.contains(m)) {
+            // SAFETY: an owned mapping is a live block of `size` bytes until it is unmapped,
+            // and unmapping takes the lock held here.
+            let bytes = unsafe { std::slice::from_raw_parts(map.ptr as *const u8, map.size) };
+            self.write(map.offset, bytes);
+        }
+    }
+
+    /// After a kernel ran on a buffer the host had mapped when it enqueued the kernel: the
+    /// buffer's bytes go into those mappings still outstanding (see
+    /// [`Mem::maps_into_buffer`]).
+    pub fn buffer_into_maps(&self, maps: &[Mapping]) {
+        let current = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        for map in maps.iter().filter(|m| m.owned && current.contains(m)) {
+            // SAFETY: as in `maps_into_buffer`.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(map.ptr as *mut u8, map.size) };
+            self.read(map.offset, bytes);
+        }
+    }
+
     /// Copies `out.len()` bytes at `offset` (within this object) to `out`.
     pub fn read(&self, offset: usize, out: &mut [u8]) {
         let at = self.offset + offset;
@@ -215,6 +271,7 @@ impl Mem {
             offset: 0,
             host_ptr,
             maps: Mutex::new(Vec::new()),
+            retired: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             label,
         })
@@ -306,6 +363,7 @@ pub unsafe extern "C" fn create_sub_buffer(
                 0
             },
             maps: Mutex::new(Vec::new()),
+            retired: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             label: format!("{}+{}", parent.inner.label, region.origin),
         }))
@@ -858,8 +916,14 @@ pub unsafe fn map_region(
     let (ptr, owned) = match m.inner.root.host {
         Some(host) => (host + m.inner.offset + offset, false),
         None => {
-            let memory = vec![0u8; size].into_boxed_slice();
-            (Box::into_raw(memory) as *mut u8 as usize, true)
+            let mut retired = m.inner.retired.lock().unwrap_or_else(|e| e.into_inner());
+            match retired.iter().position(|r| r.offset == offset && r.size == size) {
+                Some(i) => (retired.swap_remove(i).ptr, true),
+                None => {
+                    let memory = vec![0u8; size].into_boxed_slice();
+                    (Box::into_raw(memory) as *mut u8 as usize, true)
+                }
+            }
         }
     };
     m.inner.maps.lock().unwrap_or_else(|e| e.into_inner()).push(Mapping {
@@ -921,15 +985,12 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
     let mp = crate::object::Ptr(mem);
     let work = move || {
         if mapping.owned {
-            let bytes = unsafe {
-                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
-                    mapping.ptr as *mut u8,
-                    mapping.size,
-                ))
-            };
+            let bytes =
+                unsafe { std::slice::from_raw_parts(mapping.ptr as *const u8, mapping.size) };
             if mapping.writes {
-                mp.obj().inner.write(mapping.offset, &bytes);
+                mp.obj().inner.write(mapping.offset, bytes);
             }
+            mp.obj().inner.retired.lock().unwrap_or_else(|e| e.into_inner()).push(mapping);
         }
         CL_SUCCESS
     };

@@ -26,6 +26,9 @@ impl Object for Device {
 }
 
 pub const PLATFORM_NAME: &str = "clmap";
+/// The name under `--oclgrind-output`: programs written for Oclgrind look for its platform by
+/// name (Oclgrind's own host tests refuse any other), and in that mode clmap stands in for it.
+pub const OCLGRIND_PLATFORM_NAME: &str = "Oclgrind";
 pub const VENDOR: &str = "clmap";
 /// The suffix the ICD loader shows for the platform's extension functions.
 pub const ICD_SUFFIX: &str = "clmap";
@@ -98,6 +101,7 @@ pub unsafe extern "C" fn get_platform_info(
     let info = match param {
         CL_PLATFORM_PROFILE => Info::string("FULL_PROFILE"),
         CL_PLATFORM_VERSION => Info::string("OpenCL 1.2 clmap"),
+        CL_PLATFORM_NAME if config().oclgrind_format => Info::string(OCLGRIND_PLATFORM_NAME),
         CL_PLATFORM_NAME => Info::string(PLATFORM_NAME),
         CL_PLATFORM_VENDOR => Info::string(VENDOR),
         CL_PLATFORM_EXTENSIONS => Info::string("cl_khr_icd"),

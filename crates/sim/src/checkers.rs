@@ -3,12 +3,14 @@
 //! Out-of-bounds accesses, barrier divergence and undefined values (see [`crate::uninit`]) are
 //! checked by the executor itself.
 
+use std::sync::Arc;
+
 use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
 
 use crate::exec::LaunchPlan;
 use crate::launch::SimOptions;
-use crate::memory::{decode, HostAccess, Target};
+use crate::memory::{decode, HostAccess, MappedRegion, Target};
 use crate::observer::{AccessBatch, AccessKind, AddressRun, GroupInfo, Observer};
 use crate::oclgrind_races::OclgrindRaces;
 use crate::report::{Report, ReportKind, ReportSink};
@@ -926,6 +928,8 @@ impl RaceChecker {
 struct MemCheck {
     /// Each buffer's flags, by buffer index; empty when every buffer is read-write.
     access: Vec<HostAccess>,
+    /// Each buffer's regions the host has mapped, by buffer index; empty when none is.
+    mapped: Vec<Option<Arc<[MappedRegion]>>>,
     reports: ReportSink,
 }
 
@@ -933,8 +937,11 @@ impl MemCheck {
     fn new(plan: &LaunchPlan<'_>, every_work_item: bool) -> MemCheck {
         let access: Vec<HostAccess> = plan.buffers.iter().map(|b| b.access).collect();
         let flagged = access.iter().any(|a| *a != HostAccess::ReadWrite);
+        let mapped: Vec<_> = plan.buffers.iter().map(|b| b.mapped.clone()).collect();
+        let any_mapped = mapped.iter().any(Option::is_some);
         MemCheck {
             access: if flagged { access } else { Vec::new() },
+            mapped: if any_mapped { mapped } else { Vec::new() },
             reports: ReportSink::new(every_work_item),
         }
     }
@@ -958,6 +965,67 @@ impl MemCheck {
         }
         if !self.access.is_empty() {
             self.check_flags(batch);
+        }
+        if !self.mapped.is_empty() && batch.space == AddressSpace::Global {
+            self.check_mapped(batch);
+        }
+    }
+
+    /// Loads from regions mapped for writing and stores to any mapped region (an atomic
+    /// operation both loads and stores: it is reported as the store, which any mapping
+    /// forbids, or as the load where only that is).
+    #[cold]
+    fn check_mapped(&mut self, batch: &AccessBatch<'_>) {
+        let (reads, writes) = match batch.kind {
+            AccessKind::Load => (true, false),
+            AccessKind::Store => (false, true),
+            AccessKind::Atomic => (true, true),
+        };
+        let size = u64::from(batch.size);
+        let mapped = &self.mapped;
+        let mut found = batch.mask.iter().filter_map(|lane| {
+            let addr = *batch.addresses.get(lane)?;
+            let Target::Buffer { index, offset } = decode(addr) else { return None };
+            let regions = mapped.get(index)?.as_ref()?;
+            let mut overlapping =
+                regions.iter().filter(|r| offset < r.end && offset + size > r.start);
+            let store = if writes && overlapping.clone().next().is_some() {
+                true
+            } else if reads && overlapping.any(|r| r.for_writing) {
+                false
+            } else {
+                return None;
+            };
+            Some((lane, index, offset, store))
+        });
+        let Some(first) = found.next() else { return };
+        let found: Vec<_> = std::iter::once(first).chain(found).collect();
+        let count = found.len() as u64;
+        let every = if self.reports.every_work_item() { found.len() } else { 1 };
+        for &(lane, index, offset, store) in found.iter().take(every) {
+            let message = if store {
+                "store to a buffer region the host has mapped (clEnqueueMapBuffer with no \
+                 clEnqueueUnmapMemObject before the launch)"
+            } else {
+                "load from a buffer region the host has mapped for writing (clEnqueueMapBuffer \
+                 with CL_MAP_WRITE and no clEnqueueUnmapMemObject before the launch)"
+            };
+            let mut report = report_for(
+                batch.group,
+                batch.time,
+                ReportKind::MappedAccess,
+                batch.span,
+                lane,
+                message.to_string(),
+                batch.object.map(str::to_string),
+            );
+            report.access = Some(crate::report::InvalidAccess {
+                store,
+                size: batch.size,
+                target: Target::Buffer { index, offset },
+            });
+            report.occurrences = if every == 1 { count } else { 1 };
+            self.reports.push(report);
         }
     }
 

@@ -216,6 +216,10 @@ fn oclgrind_headline(rep: &Report) -> String {
             "Invalid write to read-only buffer".to_string()
         }
         (ReportKind::ForbiddenAccess, _) => "Invalid read from write-only buffer".to_string(),
+        (ReportKind::MappedAccess, Some(access)) if access.store => {
+            "Invalid write to mapped buffer".to_string()
+        }
+        (ReportKind::MappedAccess, _) => "Invalid read from buffer mapped for writing".to_string(),
         (ReportKind::AsyncCopy, _) if rep.message.starts_with("divergent") => {
             "Work-group divergence detected (async copy)".to_string()
         }

@@ -58,12 +58,27 @@ pub enum HostAccess {
     WriteOnly,
 }
 
+/// Bytes of a buffer the host has mapped (`clEnqueueMapBuffer`) and not unmapped when a
+/// kernel is launched: the kernel may not write them, nor read them when they were mapped for
+/// writing, because the host may be changing them at the same time. Oclgrind reports both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MappedRegion {
+    /// Byte offset of the first mapped byte in the buffer.
+    pub start: u64,
+    /// Byte offset one past the last.
+    pub end: u64,
+    /// Mapped with `CL_MAP_WRITE` or `CL_MAP_WRITE_INVALIDATE_REGION`.
+    pub for_writing: bool,
+}
+
 /// A named buffer shared between the host side and the simulator; cloning shares the storage.
 #[derive(Clone, Debug)]
 pub struct SharedBuffer {
     pub name: Arc<str>,
     pub storage: Arc<BufferStorage>,
     pub access: HostAccess,
+    /// The regions the host has mapped during this launch (none outside the OpenCL platform).
+    pub mapped: Option<Arc<[MappedRegion]>>,
     /// For a buffer whose contents the host never gave (`noinit`): which bytes no kernel or
     /// host write has defined yet, for the uninitialised-value check.
     pub(crate) undefined: Option<Arc<UndefinedBytes>>,
@@ -109,6 +124,7 @@ impl SharedBuffer {
             name: Arc::from(name),
             storage: Arc::new(BufferStorage::from_bytes(bytes)),
             access: HostAccess::ReadWrite,
+            mapped: None,
             undefined: None,
         }
     }
@@ -119,6 +135,7 @@ impl SharedBuffer {
             name: Arc::from(name),
             storage: Arc::new(BufferStorage::zeroed(len)),
             access: HostAccess::ReadWrite,
+            mapped: None,
             undefined: None,
         }
     }
@@ -126,6 +143,13 @@ impl SharedBuffer {
     /// The same storage, with kernels allowed `access` to it.
     pub fn with_access(self, access: HostAccess) -> SharedBuffer {
         SharedBuffer { access, ..self }
+    }
+
+    /// The same storage, with `regions` mapped by the host while a kernel runs (none: the
+    /// buffer as it is).
+    pub fn with_mapped(self, regions: Vec<MappedRegion>) -> SharedBuffer {
+        let mapped = if regions.is_empty() { None } else { Some(Arc::from(regions)) };
+        SharedBuffer { mapped, ..self }
     }
 
     /// The same storage, with contents the host never defined (`noinit`): under the

@@ -33,6 +33,10 @@ pub enum ReportKind {
     /// A store to a buffer the host created read-only, or a load from one it created
     /// write-only (`CL_MEM_READ_ONLY`, `CL_MEM_WRITE_ONLY`; Oclgrind's `ro`, `wo`).
     ForbiddenAccess,
+    /// A store to bytes the host has mapped, or a load from bytes it mapped for writing,
+    /// while the kernel runs (`clEnqueueMapBuffer` without `clEnqueueUnmapMemObject` before
+    /// the launch).
+    MappedAccess,
     /// An `async_work_group_copy` never waited for, or a wait for an event no copy returned.
     AsyncCopy,
     /// A load or store through an array of fixed size indexed outside it (`int a[4][4];
@@ -60,6 +64,7 @@ impl ReportKind {
             ReportKind::InvalidAtomic => "invalid atomic",
             ReportKind::Misaligned => "misaligned access",
             ReportKind::ForbiddenAccess => "access the buffer's flags forbid",
+            ReportKind::MappedAccess => "access to a mapped buffer",
             ReportKind::AsyncCopy => "async copy",
             ReportKind::IndexOutOfRange => "array index out of range",
         }

@@ -61,7 +61,10 @@ pub struct Args {
     /// Device limits as key=value pairs (after --emulate, which they refine).
     #[arg(long, value_name = "LIMITS")]
     pub limits: Option<String>,
-    /// Print findings in Oclgrind's layout.
+    /// Stand in for `oclgrind`: print findings in Oclgrind's layout and nothing of clmap's
+    /// own (no summary), name the platform "Oclgrind" (programs written for it look for it by
+    /// name), and honour Oclgrind's environment variables (OCLGRIND_DATA_RACES=1,
+    /// OCLGRIND_UNINITIALIZED=1, OCLGRIND_CHECK_API=1) as its options.
     #[arg(long)]
     pub oclgrind_output: bool,
     /// Report every OpenCL call of the program that fails, with the function and its status
@@ -296,7 +299,22 @@ fn summary_text(program: &str, seconds: f64, code: i32, log: &RunLog) -> String 
     out
 }
 
-pub fn run(args: Args) -> Result<Status, CliError> {
+/// Oclgrind reads its checks from the environment as well as from its options (its own test
+/// runner sets only the environment); under `--oclgrind-output` clmap does the same.
+fn apply_oclgrind_environment(args: &mut Args) {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
+    args.races |= set("OCLGRIND_DATA_RACES");
+    args.uninit |= set("OCLGRIND_UNINITIALIZED");
+    args.check_api |= set("OCLGRIND_CHECK_API");
+    // Oclgrind prints nothing of its own: a script that compares the program's output with
+    // Oclgrind's must see the same lines.
+    args.quiet = true;
+}
+
+pub fn run(mut args: Args) -> Result<Status, CliError> {
+    if args.oclgrind_output {
+        apply_oclgrind_environment(&mut args);
+    }
     let from_env = std::env::var_os("CLMAP_OPENCL_LIBRARY").map(PathBuf::from);
     let library = find_library(args.library.as_deref().or(from_env.as_deref()))?;
     let scratch = std::env::temp_dir().join(format!("clmap-exec-{}", std::process::id()));

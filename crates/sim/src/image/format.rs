@@ -173,14 +173,16 @@ pub(crate) struct Format {
 
 impl Format {
     /// The format of host codes; `None` when the pair is not a format (§5.3.1.1: packed
-    /// types only with `CL_RGB`, which takes nothing else; intensity and luminance only
-    /// normalised or floating; `CL_BGRA` and `CL_ARGB` only 8-bit).
+    /// types only with `CL_RGB`; intensity and luminance only normalised or floating;
+    /// `CL_BGRA` and `CL_ARGB` only 8-bit). `CL_RGB` also takes the unpacked types, three
+    /// channels of the type per texel, which §5.3.1.1 leaves out but Oclgrind, and programs
+    /// written against it, use (`CL_RGB` with `CL_FLOAT`).
     pub fn new(order: u32, ty: u32) -> Option<Format> {
         let order = ChannelOrder::from_code(order)?;
         let ty = ChannelType::from_code(ty)?;
         use ChannelType as T;
         let allowed = match order {
-            ChannelOrder::Rgb => ty.is_packed(),
+            ChannelOrder::Rgb => true,
             _ if ty.is_packed() => false,
             ChannelOrder::Intensity | ChannelOrder::Luminance => matches!(
                 ty,
@@ -230,9 +232,11 @@ mod tests {
         assert_eq!(ChannelOrder::Luminance.code(), 0x10B9);
         assert_eq!(ChannelType::from_code(0x10DD), Some(ChannelType::HalfFloat));
         assert_eq!(ChannelType::from_code(0x10DF), None, "CL_UNORM_INT24 is OpenCL 2.0");
-        // R, A, RG, RA and RGBA take the 12 unpacked types, intensity and luminance 6 each,
-        // BGRA and ARGB 4 each, RGB the 3 packed ones.
+        // R, A, RG, RA, RGB and RGBA take the 12 unpacked types, intensity and luminance 6
+        // each, BGRA and ARGB 4 each, RGB the 3 packed ones too.
         let count = supported_image_formats().count();
-        assert_eq!(count, 5 * 12 + 2 * 6 + 2 * 4 + 3);
+        assert_eq!(count, 6 * 12 + 2 * 6 + 2 * 4 + 3);
+        let rgb_float = Format::new(ChannelOrder::Rgb.code(), ChannelType::Float.code());
+        assert_eq!(rgb_float.map(Format::bytes), Some(12));
     }
 }

@@ -148,7 +148,18 @@ pub(crate) struct BoundImage {
 impl BoundImage {
     /// Checks an image argument for a parameter of type `kind`.
     pub(crate) fn new(arg: &ImageArg, kind: ImageKind) -> Result<BoundImage, String> {
-        let desc = arg.desc;
+        let mut desc = arg.desc;
+        // An image with one layer fewer dimension is an array of one layer: its texels are
+        // laid out alike. OpenCL asks for the array type; Oclgrind, and programs tested on
+        // it, pass the plain image.
+        let one_layer = matches!(
+            (desc.kind, kind),
+            (ImageKind::Image2d, ImageKind::Image2dArray)
+                | (ImageKind::Image1d, ImageKind::Image1dArray)
+        );
+        if one_layer {
+            desc = ImageDesc { kind, array_size: 1, ..desc };
+        }
         if desc.kind != kind {
             return Err(format!(
                 "the parameter is an {}, the image an {}",
@@ -182,6 +193,22 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_image_binds_to_an_array_parameter_as_one_layer() {
+        let image = |kind| ImageArg {
+            storage: SharedBuffer::zeroed("img", 4 * 4 * 3 * 4),
+            desc: desc(kind, 0x10B5, 0x10D2),
+        };
+        let bound = BoundImage::new(&image(ImageKind::Image2d), ImageKind::Image2dArray).unwrap();
+        assert_eq!((bound.desc.kind, bound.desc.array_size), (ImageKind::Image2dArray, 1));
+        assert_eq!(bound.desc.extent(), [4, 3, 1]);
+        let bound = BoundImage::new(&image(ImageKind::Image1d), ImageKind::Image1dArray).unwrap();
+        assert_eq!(bound.desc.extent(), [4, 1, 1]);
+        // Other mismatches stay errors, and an array is no plain image.
+        assert!(BoundImage::new(&image(ImageKind::Image2d), ImageKind::Image3d).is_err());
+        assert!(BoundImage::new(&image(ImageKind::Image2dArray), ImageKind::Image2d).is_err());
+    }
+
+    #[test]
     fn sizes_count_only_the_dimensions_of_the_type() {
         let rgba8 = desc(ImageKind::Image2d, 0x10B5, 0x10D2);
         assert_eq!(rgba8.pixel_bytes(), Some(4));
@@ -193,7 +220,9 @@ mod tests {
         assert_eq!(layers.offset([1, 0, 2], 4), 4 + 2 * 16);
         let rgb565 = desc(ImageKind::Image1d, 0x10B4, 0x10D4);
         assert_eq!(rgb565.pixel_bytes(), Some(2));
-        assert_eq!(desc(ImageKind::Image2d, 0x10B4, 0x10D2).pixel_bytes(), None);
+        // CL_RGB with an unpacked type (as Oclgrind accepts it): three channels.
+        assert_eq!(desc(ImageKind::Image2d, 0x10B4, 0x10D2).pixel_bytes(), Some(3));
+        assert_eq!(desc(ImageKind::Image2d, 0x10B5, 0x10D4).pixel_bytes(), None);
         assert_eq!(desc(ImageKind::Image2d, 0x10B8, 0x10DA).pixel_bytes(), None);
         assert!(desc(ImageKind::Image2d, 0x10B5, 0x10D2).problem(47).is_some());
         assert!(desc(ImageKind::Image2d, 0x10B5, 0x10D2).problem(48).is_none());
