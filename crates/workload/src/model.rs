@@ -485,9 +485,6 @@ impl Workload {
             if !names.insert(b.name.as_str()) {
                 return Err(invalid(format!("buffer name `{}` is used twice", b.name)));
             }
-            if b.len == 0 {
-                return Err(invalid(format!("buffer `{}` has zero elements", b.name)));
-            }
             let bytes = b.len.checked_mul(b.elem.size()).filter(|n| *n <= MAX_BUFFER_BYTES);
             if bytes.is_none() {
                 return Err(invalid(format!(

@@ -298,7 +298,9 @@ pub(crate) fn parse(
                 param.type_name
             ))
         })?;
-        if size == 0 || size % ty.size() != 0 {
+        // Oclgrind allocates a buffer of zero bytes (every access to it is out of bounds);
+        // local memory and by-value arguments need some.
+        if (size == 0 && !is_buffer) || size % ty.size() != 0 {
             return Err(fail(format!(
                 "size {size} is not a positive multiple of the {ty} size ({} bytes)",
                 ty.size()
@@ -336,6 +338,14 @@ pub(crate) fn parse(
             }
             Init::Values(values)
         };
+        if param.space == ParamSpace::Private && param.elem_type().is_none() {
+            // A struct (or another type no number spells): the values, typed by the header,
+            // are the bytes of the value as `clSetKernelArg` receives them.
+            init.check(ElemType::scalar(ty), count).map_err(&fail)?;
+            let bytes = init.generate(ElemType::scalar(ty), count, 0).map_err(&fail)?;
+            args.push(LaunchArg::Bytes { name: param.name.clone(), bytes });
+            continue;
+        }
         if param.space == ParamSpace::Private {
             let width = u8::try_from(count).ok().filter(|w| [1, 2, 4, 8, 16].contains(w));
             let Some(width) = width else {

@@ -71,10 +71,13 @@ impl Workload {
                         "argument `{name}` is a sampler, which .sim cannot express"
                     )));
                 }
-                LaunchArg::Bytes { name, .. } => {
-                    return Err(refuse(format!(
-                        "argument `{name}` is raw bytes (a struct), which this export does not write"
-                    )));
+                LaunchArg::Bytes { bytes, .. } => {
+                    // A struct: its bytes, which Oclgrind lays out as the parameter's value.
+                    let _ = write!(text, "<size={} uchar hex>", bytes.len());
+                    for byte in bytes {
+                        let _ = write!(text, " 0x{byte:02x}");
+                    }
+                    text.push('\n');
                 }
                 LaunchArg::Scalar { name, ty, .. } => {
                     let bytes = arg.scalar_bytes().unwrap_or(Ok(Vec::new()))?;

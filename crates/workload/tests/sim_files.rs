@@ -248,3 +248,63 @@ fn vector_scalars_take_one_value_per_component() {
         .expect_err("256 is not a uchar");
     assert!(err.to_string().contains("256"));
 }
+
+#[test]
+fn struct_arguments_are_the_bytes_their_values_make() {
+    let dir = scratch_with_kernel(
+        "typedef struct { short tag; float weight; } Pair;\n\
+         struct __attribute__((packed)) Tight { uchar low; uint high; };\n\
+         kernel void k(Pair p, struct Tight t, global int *out) {}",
+    );
+    // The header's type reads the values; their bytes, in order, are the struct's.
+    let text = "k.cl k 1 1 1 1 1 1\n<size=8 short> 7 -1 0 16256\n\
+                <size=5 uchar hex> 0xaa 0x01 0x02 0x03 0x04\n<size=4 fill=0 dump>\n";
+    let w = from_sim(text, &dir).expect("struct arguments");
+    let bytes: Vec<Vec<u8>> = w.launches[0].args[..2]
+        .iter()
+        .map(|a| match a {
+            LaunchArg::Bytes { bytes, .. } => bytes.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(bytes, [vec![7, 0, 0xff, 0xff, 0, 0, 0x80, 0x3f], vec![0xaa, 1, 2, 3, 4]]);
+    // fill and range make the bytes too; a value that does not fit its type is refused.
+    let filled = from_sim(
+        "k.cl k 1 1 1 1 1 1\n<size=8 int range=5:1:6>\n<size=5 char fill=-2>\n<size=4 fill=0>",
+        &dir,
+    )
+    .expect("fill and range");
+    assert_eq!(
+        filled.launches[0].args[..2]
+            .iter()
+            .map(|a| a.scalar_bytes().and_then(Result::ok))
+            .collect::<Vec<_>>(),
+        [Some(vec![5, 0, 0, 0, 6, 0, 0, 0]), Some(vec![0xfe; 5])]
+    );
+    let err = from_sim("k.cl k 1 1 1 1 1 1\n<size=8 short> 7 70000 0 0\n", &dir)
+        .expect_err("70000 is no short");
+    assert!(err.to_string().contains("70000"), "{err}");
+    // Exported for oclgrind-kernel as bytes, and read back the same.
+    let export = w.to_sim(0).expect("export");
+    assert!(
+        export.text.contains("<size=5 uchar hex> 0xaa 0x01 0x02 0x03 0x04\n"),
+        "{}",
+        export.text
+    );
+    let again = from_sim(&export.text, &dir).expect("reload");
+    assert_eq!(again.launches[0].args[..2], w.launches[0].args[..2]);
+}
+
+#[test]
+fn a_buffer_may_have_zero_bytes() {
+    // Oclgrind allocates it: a pointer to nothing, not NULL.
+    let dir = scratch_with_kernel("kernel void k(global float *none, local int *t, int n) {}");
+    let w = from_sim("k.cl k 1 1 1 1 1 1 <size=0 fill=0 dump> <size=4> <size=4> 1", &dir)
+        .expect("zero-byte buffer");
+    assert_eq!(w.buffer("none").map(|b| (b.len, b.output)), Some((0, true)));
+    assert_eq!(w.initial_data(0).expect("data").get("none").map(|b| b.bytes.len()), Some(0));
+    for body in ["<size=0> <size=0> <size=4> 1", "<size=0> <size=4> <size=0>"] {
+        let err = from_sim(&format!("k.cl k 1 1 1 1 1 1 {body}"), &dir).expect_err(body);
+        assert!(err.to_string().contains("size 0 is not a positive multiple"), "{body}: {err}");
+    }
+}
