@@ -114,9 +114,13 @@ impl BranchAccumulator {
     }
 
     pub fn merge(&mut self, other: BranchAccumulator) {
-        for (span, stats) in other.sites {
+        for (span, mut stats) in other.sites {
             let mine = self.sites.entry(span).or_default();
             mine.executions += stats.executions;
+            // Counts add, so the larger map keeps its entries and takes the smaller's.
+            if stats.outcomes.len() > mine.outcomes.len() {
+                std::mem::swap(&mut mine.outcomes, &mut stats.outcomes);
+            }
             for (h, [n, t]) in stats.outcomes {
                 let e = mine.outcomes.entry(h).or_default();
                 e[0] += n;
@@ -214,8 +218,12 @@ impl AiwcBranchAccumulator {
         for (s, n) in other.executions {
             *self.executions.entry(s).or_insert(0) += n;
         }
-        for (s, p) in other.patterns {
+        for (s, mut p) in other.patterns {
             let mine = self.patterns.entry(s).or_default();
+            // Counts add, so the larger map keeps its entries and takes the smaller's.
+            if p.len() > mine.len() {
+                std::mem::swap(mine, &mut p);
+            }
             for (pattern, n) in p {
                 *mine.entry(pattern).or_insert(0) += n;
             }
@@ -323,6 +331,73 @@ mod tests {
         assert_eq!(s.distinct_branches, 3);
         // 18 + 2 + 1 = 21, 90 % = 19 (ceil 18.9): the loop site and one more.
         assert_eq!(s.branches_90, 2);
+    }
+
+    #[test]
+    fn merging_either_way_gives_the_counts_of_one_accumulator() {
+        // Group 1 sees many histories at site 0 (an irregular pattern), group 2 few, and only
+        // group 2 reaches site 3: whichever absorbs the other, the larger maps stay.
+        let lanes = Mask::all(4);
+        let group_one = |b: &mut BranchAccumulator, a: &mut AiwcBranchAccumulator| {
+            b.group_start();
+            for i in 0..40u32 {
+                let taken = mask(4, &[(i * 7 % 4) as usize, (i * i % 3) as usize]);
+                b.branch(span(0), &taken, &lanes);
+                a.branch(span(0), &taken, &lanes);
+            }
+            a.group_end();
+        };
+        let group_two = |b: &mut BranchAccumulator, a: &mut AiwcBranchAccumulator| {
+            b.group_start();
+            for i in 0..20 {
+                let taken = if i % 2 == 0 { lanes.clone() } else { Mask::none(4) };
+                b.branch(span(0), &taken, &lanes);
+                a.branch(span(0), &taken, &lanes);
+                b.branch(span(3), &taken, &lanes);
+                a.branch(span(3), &taken, &lanes);
+            }
+            a.group_end();
+        };
+        let (mut whole, mut whole_aiwc) = Default::default();
+        group_one(&mut whole, &mut whole_aiwc);
+        group_two(&mut whole, &mut whole_aiwc);
+        let outcomes = |b: &BranchAccumulator| {
+            let mut v: Vec<_> = b
+                .sites
+                .iter()
+                .flat_map(|(s, st)| st.outcomes.iter().map(move |(h, c)| (span_order(s), *h, *c)))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let patterns = |a: &AiwcBranchAccumulator| {
+            let mut v: Vec<_> = a
+                .patterns
+                .iter()
+                .flat_map(|(s, p)| p.iter().map(move |(w, n)| (span_order(s), *w, *n)))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        for one_absorbs in [true, false] {
+            let (mut one, mut one_aiwc) = Default::default();
+            let (mut two, mut two_aiwc) = Default::default();
+            group_one(&mut one, &mut one_aiwc);
+            group_two(&mut two, &mut two_aiwc);
+            let (merged, merged_aiwc) = if one_absorbs {
+                one.merge(two);
+                one_aiwc.merge(two_aiwc);
+                (one, one_aiwc)
+            } else {
+                two.merge(one);
+                two_aiwc.merge(one_aiwc);
+                (two, two_aiwc)
+            };
+            assert_eq!(outcomes(&merged), outcomes(&whole), "one absorbs: {one_absorbs}");
+            assert_eq!(merged.finish(), whole.finish());
+            assert_eq!(patterns(&merged_aiwc), patterns(&whole_aiwc));
+            assert_eq!(merged_aiwc.executions, whole_aiwc.executions);
+        }
     }
 
     #[test]

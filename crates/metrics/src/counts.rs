@@ -14,7 +14,7 @@
 
 use crate::hasher::BuildAddressHasher;
 use crate::observer::AccessCounts;
-use clmap_sim::paged::merge_pages;
+use clmap_sim::paged::merge_pages_keeping;
 use clmap_sim::AccessKind;
 use std::collections::HashMap;
 
@@ -114,6 +114,10 @@ impl Segment {
         }
     }
 
+    fn allocated_pages(&self) -> usize {
+        self.pages.iter().filter(|page| page.is_some()).count()
+    }
+
     fn key(&self, offset: u64) -> u64 {
         (self.number << SEGMENT_BITS) | offset
     }
@@ -170,11 +174,14 @@ impl AddressCounts {
         self.segments.iter().flat_map(Segment::iter).chain(self.far.iter().map(|(k, c)| (*k, c)))
     }
 
-    /// Absorbs another thread's counts, on up to `threads` threads: page by page where both
-    /// threads counted a segment at the same granularity (a page only one of them has moves
-    /// over whole), key by key only for keys beyond the pages. Counts are exact, so the result
-    /// is that of adding every key of `other` one by one.
-    pub(crate) fn merge(&mut self, other: AddressCounts, threads: usize) {
+    /// Absorbs another thread's counts: page by page where both threads counted a segment at
+    /// the same granularity, key by key only for keys beyond the pages. Counts are exact, so
+    /// the result is that of adding every key of `other` one by one. Addition commutes, so of
+    /// each segment's two page tables the one with more pages is kept and takes the other's
+    /// (fewer pages move; a page only one table has moves over whole), and the pages added
+    /// into it go to `spent`, for the caller to free where no one waits (see
+    /// [`merge_pages_keeping`]).
+    pub(crate) fn merge(&mut self, mut other: AddressCounts, spent: &mut Vec<Box<[AccessCounts]>>) {
         for mut theirs in other.segments {
             let at = self.segment(theirs.number);
             let Some(mine) = self.segments.get_mut(at) else { continue };
@@ -183,7 +190,17 @@ impl AddressCounts {
                 mine.refine(&mut self.far);
                 theirs.refine(&mut self.far);
             }
-            merge_pages(&mut mine.pages, theirs.pages, threads, add_counts);
+            if theirs.allocated_pages() > mine.allocated_pages() {
+                std::mem::swap(&mut mine.pages, &mut theirs.pages);
+            }
+            merge_pages_keeping(&mut mine.pages, theirs.pages, spent, add_counts);
+        }
+        // Likewise the larger map of keys beyond the pages stays, and the other's keys are
+        // added to it one by one. A key beyond the pages of either table is beyond those of
+        // the merged one: its cells are as fine or finer, so the key's page is the same or
+        // further.
+        if other.far.len() > self.far.len() {
+            std::mem::swap(&mut self.far, &mut other.far);
         }
         for (key, c) in other.far {
             for (kind, n) in [
@@ -246,10 +263,11 @@ mod tests {
             t
         };
         let (a, b) = ([4u64, 8, 8, 4096], [8u64, 13, 1 << 33]);
+        let mut spent = Vec::new();
         let mut ab = fill(&a);
-        ab.merge(fill(&b), 1);
+        ab.merge(fill(&b), &mut spent);
         let mut ba = fill(&b);
-        ba.merge(fill(&a), 1);
+        ba.merge(fill(&a), &mut spent);
         assert_eq!(sorted(&ab), sorted(&ba));
         assert_eq!(
             sorted(&ab),
@@ -274,24 +292,51 @@ mod tests {
         for &(k, kind) in &keys {
             whole.add(k, kind, 1);
         }
-        for split in [0, 1, 2, 3] {
-            let (mut a, mut b) = (AddressCounts::default(), AddressCounts::default());
+        let share = |split: usize, to_a: bool| {
+            let mut t = AddressCounts::default();
             for (i, &(k, kind)) in keys.iter().enumerate() {
-                let to_a = match split {
+                let in_a = match split {
                     0 => i % 2 == 0,
                     1 => i < keys.len() / 2,
                     2 => i + 2 < keys.len(),
                     _ => k % 8 == 0,
                 };
-                if to_a {
-                    a.add(k, kind, 1)
-                } else {
-                    b.add(k, kind, 1)
+                if in_a == to_a {
+                    t.add(k, kind, 1);
                 }
             }
-            // Several threads too: each merges its own range of a segment's pages.
-            a.merge(b, 1 + 3 * split);
-            assert_eq!(sorted(&a), sorted(&whole), "split {split}");
+            t
+        };
+        // The pages a table has, counting bytes if `bytes` (as a merge with a table that
+        // does makes it).
+        let pages = |mut t: AddressCounts, bytes: bool| -> Vec<(u64, usize)> {
+            if bytes {
+                for segment in &mut t.segments {
+                    segment.refine(&mut t.far);
+                }
+            }
+            let mut out = Vec::new();
+            for s in &t.segments {
+                let held = s.pages.iter().enumerate().filter(|(_, p)| p.is_some());
+                out.extend(held.map(|(p, _)| (s.number, p)));
+            }
+            out
+        };
+        for split in [0, 1, 2, 3] {
+            // Either way round: a larger table (split 2) keeps its pages and far keys whether
+            // it absorbs the smaller one or is absorbed.
+            for into_a in [true, false] {
+                let (mut into, from) = (share(split, into_a), share(split, !into_a));
+                let bytes = into.segments.iter().chain(&from.segments).any(|s| s.shift == 0);
+                let mine = pages(share(split, into_a), bytes);
+                let theirs = pages(share(split, !into_a), bytes);
+                let mut spent = Vec::new();
+                into.merge(from, &mut spent);
+                assert_eq!(sorted(&into), sorted(&whole), "split {split}, into a: {into_a}");
+                // Exactly the pages both had were added into others and kept aside.
+                let both = mine.iter().filter(|p| theirs.contains(p)).count();
+                assert_eq!(spent.len(), both, "split {split}, into a: {into_a}");
+            }
         }
     }
 }

@@ -70,8 +70,13 @@ pub fn analyze_workload(
         .schedule()
         .map_while(Result::ok)
         .filter_map(|step| workload.launches.get(step.launch).map(|l| l.kernel.as_str()));
-    clmap_sim::profile::timed("metrics summary", || {
+    let metrics = clmap_sim::profile::timed("metrics summary", || {
         let threads = options.thread_count();
-        Ok(observers.iter().zip(kernels).map(|(o, k)| o.finish_on(k, threads)).collect())
-    })
+        observers.iter().zip(kernels).map(|(o, k)| o.finish_on(k, threads)).collect()
+    });
+    // The merged access counts (tens of megabytes on a large launch) are freed on a thread of
+    // their own, as the launch frees what its merges were done with. When no thread can be
+    // started, they are freed here.
+    let _ = std::thread::Builder::new().spawn(move || drop(observers));
+    Ok(metrics)
 }

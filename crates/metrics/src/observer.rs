@@ -11,6 +11,7 @@ use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
 use clmap_sim::{
     AccessBatch, AccessKind, AddressRun, GroupInfo, InstructionBatch, Mask, Observer, OpClass,
+    Spent,
 };
 
 /// Every [`OpClass`], in the order instruction counts are kept.
@@ -286,28 +287,35 @@ impl Observer for MetricsObserver {
     }
 
     fn merge(&mut self, other: Self) {
-        self.merge_on(other, 1);
+        // Everything the merge is done with is freed here, when `spent` goes.
+        let mut spent = Spent::default();
+        self.merge_keeping(other, &mut spent);
     }
 
-    fn merge_on(&mut self, other: Self, threads: usize) {
+    /// The pages of `other`'s access counts added into this observer's go to `spent`, and so
+    /// does the rest of `other` (its locality curve cache, scratch vectors).
+    fn merge_keeping(&mut self, mut other: Self, spent: &mut Spent) {
         for (a, b) in self.instructions.iter_mut().zip(other.instructions) {
             *a += b;
         }
-        self.addresses.merge(other.addresses, threads);
+        let mut pages = Vec::new();
+        self.addresses.merge(std::mem::take(&mut other.addresses), &mut pages);
+        spent.keep(pages);
         self.global_accesses += other.global_accesses;
         self.local_accesses += other.local_accesses;
         self.constant_accesses += other.constant_accesses;
-        self.psl.merge(other.psl);
-        self.aiwc_psl.merge(other.aiwc_psl);
-        self.branches.merge(other.branches);
-        self.aiwc_branches.merge(other.aiwc_branches);
+        self.psl.merge(&other.psl);
+        self.aiwc_psl.merge(std::mem::take(&mut other.aiwc_psl));
+        self.branches.merge(std::mem::take(&mut other.branches));
+        self.aiwc_branches.merge(std::mem::take(&mut other.aiwc_branches));
         self.work_items += other.work_items;
         self.work_groups += other.work_groups;
         self.max_group_lanes = self.max_group_lanes.max(other.max_group_lanes);
         self.barriers_hit += other.barriers_hit;
-        self.instructions_to_barrier.merge(other.instructions_to_barrier);
-        self.instructions_per_item.merge(other.instructions_per_item);
+        self.instructions_to_barrier.merge(std::mem::take(&mut other.instructions_to_barrier));
+        self.instructions_per_item.merge(std::mem::take(&mut other.instructions_per_item));
         self.simd_width.merge(other.simd_width);
+        spent.keep(other);
     }
 }
 

@@ -121,7 +121,8 @@ impl PslAccumulator {
         self.group_steps = 0;
     }
 
-    pub fn merge(&mut self, other: PslAccumulator) {
+    /// Adds `other`'s finished groups (its step curve cache, of no use here, stays with it).
+    pub fn merge(&mut self, other: &PslAccumulator) {
         for (a, b) in self.total.iter_mut().zip(other.total) {
             a.merge(b);
         }
@@ -334,7 +335,7 @@ mod tests {
                 let keys: Vec<u64> = (0..4).map(|l| (l % g) * 4).collect();
                 one.access(1, keys.into_iter());
                 one.group_end(4);
-                total.merge(one);
+                total.merge(&one);
             }
             total.finish()
         };

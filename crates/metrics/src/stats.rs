@@ -74,7 +74,11 @@ impl ValueHistogram {
         }
     }
 
-    pub fn merge(&mut self, other: ValueHistogram) {
+    pub fn merge(&mut self, mut other: ValueHistogram) {
+        // Multiplicities add, so the larger map keeps its entries and takes the smaller's.
+        if other.counts.len() > self.counts.len() {
+            std::mem::swap(&mut self.counts, &mut other.counts);
+        }
         for (v, n) in other.counts {
             self.add(v, n);
         }
@@ -204,6 +208,24 @@ mod tests {
         assert_eq!(even.spread(true).median, 3.0);
         assert_eq!(even.spread(false).median, 3.5);
         assert_eq!(ValueHistogram::default().spread(false), Spread::default());
+    }
+
+    #[test]
+    fn histograms_merge_either_way_to_the_same_multiset() {
+        let fill = |values: &[u64]| {
+            let mut h = ValueHistogram::default();
+            values.iter().for_each(|v| h.add(*v, 1 + v % 3));
+            h
+        };
+        let (many, few) = ([1u64, 2, 3, 4, 5, 6, 7], [3u64, 9]);
+        let mut whole = fill(&many);
+        few.iter().for_each(|v| whole.add(*v, 1 + v % 3));
+        let mut into_many = fill(&many);
+        into_many.merge(fill(&few));
+        let mut into_few = fill(&few);
+        into_few.merge(fill(&many));
+        assert_eq!(into_many, whole);
+        assert_eq!(into_few, whole);
     }
 
     #[test]

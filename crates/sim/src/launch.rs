@@ -17,6 +17,7 @@ use crate::memory::{buffer_base, region_base, SharedBuffer, LOCAL_REGION};
 use crate::observer::{Observer, ObserverFactory};
 use crate::program::{OpaqueParam, ParamInfo, ParamSlot, Program};
 use crate::report::{Report, ReportSink};
+use crate::spent::Spent;
 use crate::value::from_memory;
 
 /// Most work-items in one work-group.
@@ -397,7 +398,14 @@ pub fn run_program_with_globals<F: ObserverFactory>(
         }
         let done = profiling.then(Instant::now);
         let GroupExec { observer: (user, checkers), reports, printf, .. } = ex;
-        let mut result = ThreadResult { observer: user, checkers, reports, printf, error };
+        let mut result = ThreadResult {
+            observer: user,
+            checkers,
+            reports,
+            printf,
+            error,
+            spent: Spent::default(),
+        };
         let mut merges = 0;
         loop {
             let mut slot = pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -446,11 +454,13 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     for r in checkers.finish() {
         sink.push(r);
     }
-    // The race shadow (tens of megabytes on a large launch) is freed on a thread of its
-    // own, so that the caller does not wait for it.
-    if checkers.holds_tables() {
-        // When no thread can be started, the closure (and the shadow) is dropped here.
-        let _ = std::thread::Builder::new().spawn(move || drop(checkers));
+    // The race shadow (tens of megabytes on a large launch) and what the merges were done
+    // with (the observers' combined pages) are freed on a thread of their own, so that the
+    // caller does not wait for them.
+    let spent = merged.spent;
+    if checkers.holds_tables() || !spent.is_empty() {
+        // When no thread can be started, the closure (and the tables) is dropped here.
+        let _ = std::thread::Builder::new().spawn(move || drop((checkers, spent)));
     }
     let mut observer = merged.observer;
     for r in observer.take_reports() {
@@ -507,6 +517,8 @@ struct ThreadResult<O> {
     reports: ReportSink,
     printf: Vec<(u64, usize, u64, String)>,
     error: Option<(u64, SimError)>,
+    /// What the merges into this result were done with, freed after the launch.
+    spent: Spent,
 }
 
 /// What a thread of a launch measured (only when profiling).
@@ -524,7 +536,8 @@ impl<O: Observer> ThreadResult<O> {
     /// Absorbs another thread's results. Every part merges commutatively and associatively,
     /// so results do not depend on which thread ran which group, nor on the merge order.
     fn absorb(&mut self, other: ThreadResult<O>) {
-        self.observer.merge(other.observer);
+        self.observer.merge_keeping(other.observer, &mut self.spent);
+        self.spent.append(other.spent);
         self.checkers.merge(other.checkers);
         self.reports.merge(other.reports);
         self.printf.extend(other.printf);

@@ -63,6 +63,7 @@ pub mod progress;
 pub mod report;
 mod rounding;
 mod shadow;
+pub mod spent;
 mod uninit;
 mod value;
 mod workload;
@@ -82,6 +83,7 @@ pub use observer::{
 };
 pub use program::Program;
 pub use report::{InvalidAccess, RaceEntities, RaceEntity, Report, ReportKind};
+pub use spent::Spent;
 pub use workload::{
     run_workload, run_workload_observed, run_workload_seeded, run_workload_with, LaunchReport,
     WorkloadRun,

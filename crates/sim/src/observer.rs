@@ -11,6 +11,7 @@
 
 use crate::mask::Mask;
 use crate::report::Report;
+use crate::spent::Spent;
 use clmap_lang::ir::{AddressSpace, FenceFlags, Scalar};
 use clmap_lang::Span;
 
@@ -270,12 +271,24 @@ pub trait Observer: Send {
     }
     /// As [`Observer::merge`], free to use up to `threads` threads, for callers that merge
     /// observers with threads to spare (see [`crate::paged::merge_pages`]). A launch calls
-    /// [`Observer::merge`]: its threads merge as they finish, each merge on one of them.
+    /// [`Observer::merge_keeping`]: its threads merge as they finish, each merge on one of
+    /// them.
     fn merge_on(&mut self, other: Self, threads: usize)
     where
         Self: Sized,
     {
         let _ = threads;
+        self.merge(other);
+    }
+    /// As [`Observer::merge`], but what the merge is done with (pages of `other`'s tables
+    /// added into this observer's, caches only `other` used) goes to `spent` instead of being
+    /// freed here: a launch merges with this and frees `spent` after its last merge, on a
+    /// thread of its own (see [`crate::spent`]). An observer with large tables overrides it.
+    fn merge_keeping(&mut self, other: Self, spent: &mut Spent)
+    where
+        Self: Sized,
+    {
+        let _ = spent;
         self.merge(other);
     }
     /// Hands over the findings collected so far (checkers).
@@ -353,6 +366,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.merge_on(other.0, threads);
         self.1.merge_on(other.1, threads);
     }
+    fn merge_keeping(&mut self, other: Self, spent: &mut Spent) {
+        self.0.merge_keeping(other.0, spent);
+        self.1.merge_keeping(other.1, spent);
+    }
     fn take_reports(&mut self) -> Vec<Report> {
         let mut r = self.0.take_reports();
         r.extend(self.1.take_reports());
@@ -412,6 +429,13 @@ impl<O: Observer> Observer for Option<O> {
     fn merge_on(&mut self, other: Self, threads: usize) {
         match (self.as_mut(), other) {
             (Some(a), Some(b)) => a.merge_on(b, threads),
+            (None, Some(b)) => *self = Some(b),
+            _ => {}
+        }
+    }
+    fn merge_keeping(&mut self, other: Self, spent: &mut Spent) {
+        match (self.as_mut(), other) {
+            (Some(a), Some(b)) => a.merge_keeping(b, spent),
             (None, Some(b)) => *self = Some(b),
             _ => {}
         }

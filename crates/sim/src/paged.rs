@@ -1,11 +1,12 @@
-//! Merging paged per-thread tables on several threads.
+//! Merging paged per-thread tables.
 //!
 //! The race checker's shadow and the metrics' access counts keep one table per simulation
-//! thread, each a vector of optional fixed-size pages, and the launch merges them when its
-//! threads are done. The merges run pairwise in rounds (see `launch.rs`), so the last rounds
-//! have fewer pairs than there are threads; [`merge_pages`] lets one merge use the idle
-//! threads by giving each a contiguous range of pages. Pages are independent, so the result
-//! is the same whatever the number of threads.
+//! thread, each a vector of optional fixed-size pages. A launch's threads merge them as they
+//! finish (see `launch.rs`), each merge on one thread, with [`merge_pages_keeping`], which
+//! keeps the pages it combined to be freed after the launch (see [`crate::spent`]).
+//! [`merge_pages`] shares one merge's pages out among several threads, for a caller with
+//! threads to spare. Pages are independent, so the result is the same whatever the number
+//! of threads.
 
 /// One page of a table: `None` until something was recorded in it.
 pub type Page<T> = Option<Box<[T]>>;
