@@ -1,8 +1,8 @@
 //! Built-in functions: compilation of calls and their execution over lanes.
 
 use clmap_lang::ir::{
-    AtomicOp, Builtin, CommonFunction, Expression, FenceFlags, GeometricFunction, Handle,
-    IntegerFunction, MathFunction, RelationalFunction, Rounding, Scalar, Type,
+    AtomicOp, Builtin, CommonFunction, Expression, GeometricFunction, Handle, IntegerFunction,
+    MathFunction, RelationalFunction, Rounding, Scalar, Type,
 };
 use clmap_lang::Span;
 
@@ -12,7 +12,6 @@ use crate::exec::GroupExec;
 use crate::mask::Mask;
 use crate::observer::{AccessKind, Observer};
 use crate::program::*;
-use crate::report::ReportKind;
 use crate::rounding::to_half_rounded;
 use crate::value::{from_f64, from_memory, normalise, to_f64, to_memory};
 
@@ -108,7 +107,7 @@ impl Compiler<'_> {
 }
 
 /// Component `c` of argument `i` in `lane` (scalar arguments broadcast).
-fn arg<O: Observer>(
+pub(crate) fn arg<O: Observer>(
     ex: &GroupExec<'_, O>,
     call: &BuiltinCall,
     i: usize,
@@ -164,26 +163,8 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
             let n = width.map_or(1, |w| w.width());
             vector_store(ex, call, n, half.then_some(rounding), aligned, mask)
         }
-        Builtin::AsyncCopy { strided } => async_copy(ex, call, strided, mask),
-        Builtin::WaitGroupEvents => {
-            // The copies completed when they were issued; waiting synchronises the group
-            // over both spaces, since a copy moves data between them.
-            let span = ex.site_span(call.site);
-            // Waiting is a barrier of the group: every work-item must reach it.
-            if let Some(lane) = ex.lanes_missing(mask) {
-                ex.report(
-                    ReportKind::BarrierDivergence,
-                    span,
-                    lane,
-                    "wait_group_events reached by only some of the group's live work-items; \
-                     this work-item did not reach it"
-                        .to_string(),
-                    None,
-                );
-            }
-            wait_group_events(ex, call, mask);
-            ex.observer_barrier(span, FenceFlags { local: true, global: true }, mask);
-        }
+        Builtin::AsyncCopy { strided } => crate::async_copy::issue(ex, call, strided, mask),
+        Builtin::WaitGroupEvents => crate::async_copy::wait_group_events(ex, call, mask),
         Builtin::Prefetch => {}
         Builtin::Atomic { op, .. } => atomic(ex, call, op, mask),
         Builtin::Shuffle | Builtin::Shuffle2 => shuffle(ex, call, mask),
@@ -195,7 +176,7 @@ pub(crate) fn run_builtin<O: Observer>(ex: &mut GroupExec<'_, O>, call: &Builtin
     }
 }
 
-fn for_lanes(mask: &Mask) -> Vec<usize> {
+pub(crate) fn for_lanes(mask: &Mask) -> Vec<usize> {
     mask.iter().collect()
 }
 
@@ -800,182 +781,6 @@ fn vector_store<O: Observer>(
     ex.notify_addresses(&addresses, size * n, call.site, mask, AccessKind::Store);
 }
 
-fn async_copy<O: Observer>(
-    ex: &mut GroupExec<'_, O>,
-    call: &BuiltinCall,
-    strided: bool,
-    mask: &Mask,
-) {
-    // Every work-item passes the same arguments; the group copies once.
-    let Some(lane) = mask.first() else { return };
-    let (Some(dst), Some(src)) = (call.args.first(), call.args.get(1)) else { return };
-    copy_divergence(ex, call, lane, mask);
-    let (dst_space, scalar, width) =
-        dst.pointer.unwrap_or((clmap_lang::ir::AddressSpace::Local, Scalar::UChar, 1));
-    let storage_width = if width == 3 { 4 } else { width };
-    let elem = u64::from(scalar.size() * storage_width);
-    let count = arg(ex, call, 2, 0, lane).min(1 << 32);
-    let stride = if strided { arg(ex, call, 3, 0, lane) } else { 1 };
-    let d0 = ex.get(dst.slot, 0, lane);
-    let s0 = ex.get(src.slot, 0, lane);
-    let dst_is_local = dst_space == clmap_lang::ir::AddressSpace::Local;
-    let one = Mask::none(ex.lanes()).filter(|_| false);
-    let mut single = one.clone();
-    single.set(lane, true);
-    let mut src_addrs = vec![0u64; ex.lanes()];
-    let mut dst_addrs = vec![0u64; ex.lanes()];
-    for i in 0..count {
-        let (si, di) =
-            if dst_is_local { (i.wrapping_mul(stride), i) } else { (i, i.wrapping_mul(stride)) };
-        let s = s0.wrapping_add(si.wrapping_mul(elem));
-        let d = d0.wrapping_add(di.wrapping_mul(elem));
-        let mut at = 0;
-        while at < elem {
-            let chunk = (elem - at).min(8) as u32;
-            let Some(v) = ex.read_mem(lane, s + at, chunk) else {
-                ex.finish_accesses(call.site, elem as u32, false);
-                break;
-            };
-            if !ex.write_mem(lane, d + at, chunk, v) {
-                ex.finish_accesses(call.site, elem as u32, true);
-                break;
-            }
-            at += u64::from(chunk);
-        }
-        src_addrs[lane] = s;
-        dst_addrs[lane] = d;
-        ex.notify_group_accesses(&src_addrs, elem as u32, call.site, &single, AccessKind::Load);
-        ex.notify_group_accesses(&dst_addrs, elem as u32, call.site, &single, AccessKind::Store);
-    }
-    ex.finish_accesses(call.site, elem as u32, true);
-    // The event: pass through the one given (the copy joins it), or a fresh handle.
-    let given = call.args.last().map_or(0, |e| ex.get(e.slot, 0, lane));
-    let event = if given == 0 { ex.async_events.fresh() } else { given };
-    let span = ex.site_span(call.site);
-    ex.async_events.pending.push(PendingCopy { event, span, lane });
-    for l in for_lanes(mask) {
-        ex.set(call.dst, 0, l, event);
-    }
-}
-
-/// Reports an async copy that not every work-item of the group reached, or reached with
-/// arguments of its own (OpenCL requires the same ones from all): the group copies once, with
-/// the first work-item's.
-fn copy_divergence<O: Observer>(
-    ex: &mut GroupExec<'_, O>,
-    call: &BuiltinCall,
-    first: usize,
-    mask: &Mask,
-) {
-    let differs = |ex: &GroupExec<'_, O>, l: usize| {
-        call.args
-            .iter()
-            .any(|a| (0..a.width.max(1)).any(|c| ex.get(a.slot, c, l) != ex.get(a.slot, c, first)))
-    };
-    let (lane, what) = if let Some(missing) = ex.lanes_missing(mask) {
-        (missing, "did not reach it")
-    } else if let Some(l) = for_lanes(mask).into_iter().find(|&l| differs(ex, l)) {
-        (l, "reached it with other arguments than the group's first work-item")
-    } else {
-        return;
-    };
-    let (span, object) = ex.site_span_and_object(call.site);
-    ex.report(
-        ReportKind::AsyncCopy,
-        span,
-        lane,
-        format!(
-            "divergent async copy: this work-item {what}; every work-item of the group must \
-             reach it with the same arguments"
-        ),
-        object,
-    );
-}
-
-/// The async copies of a work-group and the events they return. Copies complete when they are
-/// issued; what is followed is whether the kernel waits for them, as it must.
-#[derive(Debug, Default)]
-pub(crate) struct AsyncEvents {
-    /// The last fresh event handle given out (handles start at 1; 0 is "no event").
-    last: u64,
-    pending: Vec<PendingCopy>,
-}
-
-#[derive(Debug)]
-struct PendingCopy {
-    event: u64,
-    span: Span,
-    lane: usize,
-}
-
-impl AsyncEvents {
-    fn fresh(&mut self) -> u64 {
-        self.last += 1;
-        self.last
-    }
-}
-
-/// `wait_group_events(n, list)`: every event must be one a copy of the group returned and
-/// that no wait has consumed yet ("Invalid wait event", Oclgrind says).
-fn wait_group_events<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, mask: &Mask) {
-    let Some(lane) = mask.first() else { return };
-    let count = arg(ex, call, 0, 0, lane).min(1 << 16);
-    let list = arg(ex, call, 1, 0, lane);
-    let mut invalid = None;
-    for i in 0..count {
-        let Some(event) = ex.read_mem(lane, list.wrapping_add(8 * i), 8) else { break };
-        let before = ex.async_events.pending.len();
-        ex.async_events.pending.retain(|c| c.event != event);
-        if ex.async_events.pending.len() == before && invalid.is_none() {
-            invalid = Some(event);
-        }
-    }
-    ex.finish_accesses(call.site, 8, false);
-    if let Some(event) = invalid {
-        let (span, object) = ex.site_span_and_object(call.site);
-        ex.report(
-            ReportKind::AsyncCopy,
-            span,
-            lane,
-            format!(
-                "wait for event {event}, which no async copy of this work-group returned or \
-                 which was waited for already"
-            ),
-            object,
-        );
-    }
-}
-
-/// At the end of a work-group: copies no `wait_group_events` waited for ("Work-item finished
-/// without waiting for events", Oclgrind says). Their data arrived here, but on a device the
-/// kernel may end, or read the destination, before it does.
-pub(crate) fn copies_never_waited_for<O: Observer>(ex: &mut GroupExec<'_, O>) {
-    let pending = std::mem::take(&mut ex.async_events.pending);
-    let Some(first) = pending.first() else { return };
-    let more = pending.len() - 1;
-    // Oclgrind finds it as the group's last work-item finishes, and names that one.
-    let lane = if ex.reports.every_work_item() {
-        ex.live.iter().last().unwrap_or(first.lane)
-    } else {
-        first.lane
-    };
-    ex.report(
-        ReportKind::AsyncCopy,
-        first.span,
-        lane,
-        format!(
-            "async copy never waited for: the work-group finished without wait_group_events \
-             on its event{}",
-            if more > 0 {
-                format!(" ({more} more copies not waited for either)")
-            } else {
-                String::new()
-            }
-        ),
-        None,
-    );
-}
-
 fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: AtomicOp, mask: &Mask) {
     let Some(p) = call.args.first() else { return };
     let scalar = p.pointer.map_or(Scalar::Int, |x| x.1);
@@ -1046,7 +851,7 @@ fn atomic<O: Observer>(ex: &mut GroupExec<'_, O>, call: &BuiltinCall, op: Atomic
         }
         ex.set(call.dst, 0, lane, old);
     }
-    ex.finish_accesses(call.site, size, true);
+    ex.finish_atomic_accesses(call.site, size);
     ex.notify_atomic(&addresses, size, call.site, mask, &unchanged, (&recorded, scalar));
 }
 

@@ -291,8 +291,59 @@ impl<'m> Compiler<'m> {
     }
 
     pub(crate) fn site(&mut self, span: Span, object: Option<String>, space: AddressSpace) -> u32 {
-        self.sites.push(Site { span, object, space, packed: false, private_bounds: None });
+        self.sites.push(Site {
+            span,
+            object,
+            space,
+            packed: false,
+            private_bounds: None,
+            struct_members: None,
+        });
         self.sites.len() as u32 - 1
+    }
+
+    /// The site of a copy of a whole `ty` to the place of `site`: for a struct, a site of its
+    /// own that lists the struct's members ([`Site::struct_members`]).
+    fn struct_copy_site(&mut self, site: u32, ty: Handle<Type>) -> u32 {
+        if !matches!(self.module.types.get(ty), Some(TypeInner::Struct { .. })) {
+            return site;
+        }
+        let mut members = Vec::new();
+        self.member_bytes(ty, 0, &mut members);
+        let Some(mut copy) = self.sites.get(site as usize).cloned() else { return site };
+        copy.struct_members = Some(members.into());
+        self.sites.push(copy);
+        self.sites.len() as u32 - 1
+    }
+
+    /// The byte ranges of the members of `ty` placed at `base`, in order, adjacent ranges
+    /// joined: nested structs' members (also in arrays) in their place; a union as a whole.
+    fn member_bytes(&self, ty: Handle<Type>, base: u64, out: &mut Vec<(u64, u64)>) {
+        match self.module.types.get(ty) {
+            Some(TypeInner::Struct { is_union: false, members, .. }) => {
+                for m in members {
+                    self.member_bytes(m.ty, base + u64::from(m.offset), out);
+                }
+            }
+            Some(TypeInner::Array { element, len })
+                if matches!(
+                    self.module.types.get(*element),
+                    Some(TypeInner::Struct { is_union: false, .. })
+                ) =>
+            {
+                let size = u64::from(self.module.size_of(*element));
+                for i in 0..u64::from(*len) {
+                    self.member_bytes(*element, base + i * size, out);
+                }
+            }
+            _ => {
+                let size = u64::from(self.module.size_of(ty));
+                match out.last_mut() {
+                    Some((start, len)) if *start + *len == base => *len += size,
+                    _ => out.push((base, size)),
+                }
+            }
+        }
     }
 
     /// A fresh private temporary of `size` bytes; returns the slot with its per-lane address.
@@ -1023,7 +1074,8 @@ impl<'m> Compiler<'m> {
                     site: *site,
                 })),
                 Shape::Aggregate { size } => {
-                    out.push(Node::Op(Op::MemCopy { dst: *addr, src: value, size, site: *site }))
+                    let site = self.struct_copy_site(*site, *place_ty);
+                    out.push(Node::Op(Op::MemCopy { dst: *addr, src: value, size, site }))
                 }
                 Shape::Void => {}
             },
@@ -1544,6 +1596,11 @@ impl<'m> Compiler<'m> {
                 let align = u64::from(self.module.align_of(ty));
                 let dst = self.private_temp(out, size, align)?;
                 let site = self.site(span, None, AddressSpace::Private);
+                // The temporary is aligned to the type and laid out by it: its members are
+                // where the layout puts them, packed or not, so alignment is not checked.
+                if let Some(s) = self.sites.get_mut(site as usize) {
+                    s.packed = true;
+                }
                 out.push(Node::Op(Op::MemZero { dst, size, site }));
                 let layout: Vec<(u64, Handle<Type>)> = match self.inner(ty)? {
                     TypeInner::Array { element, len } => {

@@ -4,6 +4,7 @@ use clmap_lang::ir::{AddressSpace, BinaryOp, FenceFlags, Rounding, Scalar, WorkI
 use clmap_lang::Span;
 
 use crate::arith::{map1, map2, Arith, Prim};
+use crate::barrier::{BarrierSignature, Divergence};
 use crate::mask::{for_active, Mask};
 use crate::memory::{self, decode, read_bytes, region_base, write_bytes, SharedBuffer, Target};
 use crate::observer::{
@@ -109,7 +110,9 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     addr_scratch: Vec<u64>,
     oob: Vec<(usize, u64)>,
     /// The group's async copies not yet waited for.
-    pub(crate) async_events: crate::builtins::AsyncEvents,
+    pub(crate) async_events: crate::async_copy::AsyncEvents,
+    /// The arrivals at the barrier the group is gathering at, when not all came at once.
+    pub(crate) barriers: crate::barrier::BarrierEpoch,
     /// Which values are undefined, under `--uninit`.
     uninit: Option<Box<crate::uninit::UninitValues>>,
     /// The last load read inside one buffer in every active lane.
@@ -273,6 +276,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             addr_scratch: vec![0; lanes],
             oob: Vec::new(),
             async_events: Default::default(),
+            barriers: Default::default(),
             uninit: plan
                 .check_uninitialised
                 .then(|| Box::new(crate::uninit::UninitValues::new(plan))),
@@ -346,6 +350,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.steps = 0;
         self.printf_seq = 0;
         self.async_events = Default::default();
+        self.barriers.reset();
         if let Some(u) = &mut self.uninit {
             u.group_start(plan.program);
         }
@@ -357,7 +362,10 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         };
         let result = self.exec(nodes, &mut mask);
         if result.is_ok() {
-            crate::builtins::copies_never_waited_for(self);
+            let mut found = Vec::new();
+            self.barriers.finish(&mut found);
+            self.report_divergences(found);
+            crate::async_copy::copies_never_waited_for(self);
         }
         self.observer.group_end(&self.group);
         match result {
@@ -416,6 +424,48 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             entities: None,
             access,
         });
+    }
+
+    /// The lanes of `lanes` reached a barrier (`barrier` or `wait_group_events`): reports
+    /// the divergences of the barrier instances this completes.
+    pub(crate) fn arrive_at_barrier(&mut self, signature: BarrierSignature, lanes: &Mask) {
+        let mut found = Vec::new();
+        self.barriers.arrive(signature, lanes, &self.live, &mut found);
+        self.report_divergences(found);
+    }
+
+    fn report_divergences(&mut self, found: Vec<Divergence>) {
+        for divergence in found {
+            let (lane, span, message) = match divergence {
+                Divergence::Different { lane, own, first } => {
+                    let what = if own.wait { "wait_group_events" } else { "barrier" };
+                    let how = if own.span != first.span || own.wait != first.wait {
+                        format!("reached another {what} than the group's first work-item")
+                    } else if own.fences != first.fences {
+                        format!(
+                            "reached this {what} with other fences than the group's first \
+                             work-item"
+                        )
+                    } else {
+                        "waited here for other events than the group's first work-item".to_string()
+                    };
+                    let message = format!(
+                        "{what} divergence: this work-item {how}; every work-item of the group \
+                         must reach the same barriers, in the same order, with the same arguments"
+                    );
+                    (lane, own.span, message)
+                }
+                Divergence::Incomplete { lane, barrier, reached, expected } => {
+                    let what = if barrier.wait { "wait_group_events" } else { "barrier" };
+                    let message = format!(
+                        "{what} reached by {reached} of the group's {expected} live work-items; \
+                         this work-item did not reach it"
+                    );
+                    (lane, barrier.span, message)
+                }
+            };
+            self.report(ReportKind::BarrierDivergence, span, lane, message, None);
+        }
     }
 
     fn exec(&mut self, nodes: &'a [Node], cur: &mut Mask) -> Result<(), Stop> {
@@ -483,24 +533,13 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     *cur = entry;
                 }
                 Node::Barrier { span, fences } => {
-                    if *cur != self.live {
-                        let mut missing = self.live.clone();
-                        missing.and_not_assign(cur);
-                        if let Some(lane) = missing.first() {
-                            let reached = cur.count();
-                            let live = self.live.count();
-                            self.report(
-                                ReportKind::BarrierDivergence,
-                                *span,
-                                lane,
-                                format!(
-                                    "barrier reached by {reached} of the group's {live} live work-items; \
-                                     this work-item did not reach it"
-                                ),
-                                None,
-                            );
-                        }
-                    }
+                    let signature = BarrierSignature {
+                        span: *span,
+                        fences: *fences,
+                        wait: false,
+                        events: Vec::new(),
+                    };
+                    self.arrive_at_barrier(signature, cur);
                     self.observer.barrier(*span, *fences, cur, &self.group, self.time);
                 }
             }
@@ -1786,6 +1825,18 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.flush_oob(site, size, store);
     }
 
+    /// As [`Self::finish_accesses`] for atomic updates. An update out of bounds both reads and
+    /// writes there: with every work-item's findings kept, both are reported, as Oclgrind
+    /// reports them; merged findings keep one, the write.
+    pub(crate) fn finish_atomic_accesses(&mut self, site: u32, size: u32) {
+        if self.reports.every_work_item() && !self.oob.is_empty() {
+            let outside = self.oob.clone();
+            self.flush_oob(site, size, false);
+            self.oob = outside;
+        }
+        self.flush_oob(site, size, true);
+    }
+
     /// As [`Self::finish_accesses`] for `vloadN`/`vstoreN` and the half loads and stores:
     /// one access of `n` components of `scalar`, named by its type (`float4`, `half`) as
     /// whole-vector loads and stores are.
@@ -1810,18 +1861,29 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     ) -> Option<u64> {
         match decode(addr) {
             Target::Buffer { index, offset } => {
-                let b = self.plan.buffers.get(index)?;
-                if !b.storage.in_bounds(offset, u64::from(size)) {
-                    self.oob.push((lane, addr));
-                    return None;
+                let plan = self.plan;
+                let b = plan.buffers.get(index)?;
+                // The update reads, then writes: the value it writes is undefined when the
+                // memory it read was (a `noinit` buffer, or outside the buffer).
+                if let Some(u) = &mut self.uninit {
+                    u.call_read(&plan.buffers, lane, addr, size);
                 }
-                Some(if size == 4 {
-                    u64::from(
-                        b.storage.atomic_update32(offset, |old| update(u64::from(old)) as u32),
-                    )
+                let old = if b.storage.in_bounds(offset, u64::from(size)) {
+                    Some(if size == 4 {
+                        u64::from(
+                            b.storage.atomic_update32(offset, |old| update(u64::from(old)) as u32),
+                        )
+                    } else {
+                        b.storage.atomic_update64(offset, size, update)
+                    })
                 } else {
-                    b.storage.atomic_update64(offset, size, update)
-                })
+                    self.oob.push((lane, addr));
+                    None
+                };
+                if let Some(u) = &mut self.uninit {
+                    u.call_write(&plan.buffers, lane, addr, size);
+                }
+                old
             }
             _ => {
                 // Local and private memory belong to this thread alone.

@@ -24,8 +24,10 @@
 //! - Out-of-bounds loads yield 0 and out-of-bounds stores are dropped, with a
 //!   [`ReportKind::OutOfBounds`] report; integer division by zero yields 0 with a
 //!   [`ReportKind::DivisionByZero`] report; shifts mask their count; signed overflow wraps.
-//! - A barrier must be reached by every work-item of the group that has not returned;
-//!   otherwise a [`ReportKind::BarrierDivergence`] report names one that did not reach it.
+//! - A barrier must be reached by every work-item of the group that has not returned, the
+//!   same barrier (instruction, fences, and for `wait_group_events` events) by all: a
+//!   [`ReportKind::BarrierDivergence`] report names each work-item that reached another than
+//!   the group's first work-item did, or one that did not reach it.
 //! - The race checker follows every byte of local and global memory within each barrier
 //!   interval of a group, and, for global memory, between work-groups over the whole launch
 //!   (those reports name the buffer, byte and groups, and point at the first store to that
@@ -41,6 +43,8 @@
 //!   and stores of the image's storage.
 
 mod arith;
+mod async_copy;
+mod barrier;
 mod builtins;
 mod checkers;
 mod compile;

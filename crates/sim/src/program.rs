@@ -29,6 +29,11 @@ pub(crate) struct Site {
     /// An access outside them reads or writes another variable, so it is reported as out of
     /// bounds, as Oclgrind (which allocates each variable apart) reports it.
     pub private_bounds: Option<(u64, u64)>,
+    /// For a copy of a whole struct: the byte ranges (offset, size) of its members, those of
+    /// nested structs' members in their place, padding left out. A struct copied to global or
+    /// local memory with an undefined member is an undefined value stored (as Oclgrind judges
+    /// it); undefined padding is not.
+    pub struct_members: Option<Box<[(u64, u64)]>>,
 }
 
 #[derive(Clone, Debug)]

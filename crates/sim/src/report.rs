@@ -18,7 +18,8 @@ pub enum ReportKind {
     /// on, or used as an address, where it comes from memory or a variable nothing wrote, or
     /// from a read out of bounds.
     UninitialisedRead,
-    /// A barrier reached by some but not all live work-items of a group.
+    /// A barrier reached by some but not all live work-items of a group, or work-items of a
+    /// group that reached different barriers (or one `wait_group_events` with other events).
     BarrierDivergence,
     /// Integer division or remainder by zero (the result is 0).
     DivisionByZero,
@@ -148,13 +149,6 @@ impl Report {
     pub(crate) fn dedup_key(&self) -> (ReportKind, Span, Option<String>) {
         (self.kind, self.span, self.object.clone())
     }
-
-    /// Whether Oclgrind reports this kind of finding once per work-item: races once per
-    /// work-item that conflicts with an earlier one, a copy never waited for once per group
-    /// (the checkers name one work-item of the group for it), divergence once per group.
-    fn is_per_work_item(&self) -> bool {
-        self.kind != ReportKind::BarrierDivergence
-    }
 }
 
 impl fmt::Display for Report {
@@ -177,15 +171,22 @@ impl fmt::Display for Report {
     }
 }
 
+/// What tells findings apart when every work-item's are kept: kind, place, object, group,
+/// lane, message.
+type PerWorkItemKey = (ReportKind, Span, Option<String>, u64, u32, String);
+
 /// Collects reports, keeping one per (kind, location, object) with an occurrence count; the
 /// kept one is the first in (group, lane) order, so merging collectors from several threads
 /// gives the same result in any order.
 #[derive(Clone, Debug, Default)]
 pub struct ReportSink {
     reports: std::collections::HashMap<(ReportKind, Span, Option<String>), Report>,
-    /// With [`ReportSink::new`]`(true)`: the findings kept once per work-item, by
-    /// (group, lane) besides kind, place and object.
-    per_work_item: std::collections::HashMap<(ReportKind, Span, Option<String>, u64, u32), Report>,
+    /// With [`ReportSink::new`]`(true)`: the findings kept once per work-item and event, by
+    /// (group, lane) and message besides kind, place and object: Oclgrind prints a block each
+    /// time a work-item runs into a finding, so two indices past an array, or the read and the
+    /// write of one atomic update, are two blocks (findings the checkers make once per group
+    /// name one work-item of it).
+    per_work_item: std::collections::HashMap<PerWorkItemKey, Report>,
     /// Races in Oclgrind's layout, one per conflict.
     races: Vec<Report>,
     every_work_item: bool,
@@ -209,9 +210,9 @@ impl ReportSink {
             self.races.push(report);
             return;
         }
-        if self.every_work_item && report.is_per_work_item() {
+        if self.every_work_item {
             let (kind, span, object) = report.dedup_key();
-            let key = (kind, span, object, report.group_index, report.lane);
+            let key = (kind, span, object, report.group_index, report.lane, report.message.clone());
             match self.per_work_item.entry(key) {
                 Entry::Vacant(v) => {
                     v.insert(report);

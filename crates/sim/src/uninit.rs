@@ -11,7 +11,8 @@
 //! when an operand component it is computed from is, so `v.x` of a vector whose only `x` was
 //! set is defined while `v` itself is not. Loads take the state of the bytes they read; stores
 //! give the bytes they write the state of the value. Copies of whole objects carry the state
-//! along without a report (they copy padding too).
+//! along, padding included; a struct copied to global or local memory is reported when one of
+//! its members (not its padding) is undefined, as Oclgrind reports it.
 //!
 //! Every register slot has a summary flag: while it is clear, no lane of the slot holds an
 //! undefined value, so an operation whose operands are all defined costs a few tests.
@@ -361,6 +362,15 @@ impl UninitValues {
         self.bytes = bytes;
     }
 
+    /// Whether a byte of `self.bytes` (a struct just read) inside one of the struct's
+    /// `members` ranges is undefined; its padding does not count.
+    fn member_undefined(&self, members: &[(u64, u64)]) -> bool {
+        members.iter().any(|&(offset, size)| {
+            let (start, end) = (offset as usize, offset.saturating_add(size) as usize);
+            self.bytes.get(start..end.min(self.bytes.len())).is_some_and(|b| b.iter().any(|x| *x))
+        })
+    }
+
     fn write_bytes(&mut self, buffers: &[SharedBuffer], addr: u64) {
         let bytes = std::mem::take(&mut self.bytes);
         // Runs of equal states, so a defined copy costs one call per object.
@@ -458,7 +468,9 @@ impl UninitValues {
                 buffers,
                 sites,
             ),
-            Op::MemCopy { dst, src, size, .. } => {
+            Op::MemCopy { dst, src, size, site } => {
+                let members = sites.get(*site as usize).and_then(|s| s.struct_members.as_deref());
+                let mut first: Option<(usize, u64)> = None;
                 for lane in mask.iter() {
                     let (Some(&to), Some(&from)) = (
                         regs.get(*dst as usize * self.lanes + lane),
@@ -467,7 +479,29 @@ impl UninitValues {
                         continue;
                     };
                     self.read_bytes(buffers, from, *size);
+                    if first.is_none()
+                        && !matches!(decode(to), Target::Private { .. })
+                        && members.is_some_and(|m| self.member_undefined(m))
+                    {
+                        first = Some((lane, to));
+                    }
                     self.write_bytes(buffers, to);
+                }
+                if let Some((lane, to)) = first {
+                    let target = decode(to);
+                    let place =
+                        if matches!(target, Target::Local { .. }) { "local" } else { "global" };
+                    self.found.push(UndefinedUse {
+                        lane,
+                        site: Some(*site),
+                        span: Span::UNDEFINED,
+                        message: format!(
+                            "copy of a struct with an undefined member to {place} memory: it \
+                             comes from memory or a variable nothing wrote, or from a read out \
+                             of bounds"
+                        ),
+                        access: Some(InvalidAccess { store: true, size: *size as u32, target }),
+                    });
                 }
             }
             Op::MemZero { dst, size, .. } => {

@@ -416,3 +416,100 @@ fn a_failed_compare_and_exchange_is_a_read() {
     assert_eq!(races.len(), 1, "{races:#?}");
     assert_eq!(races[0].object.as_deref(), Some("flag"));
 }
+
+#[test]
+fn work_items_at_different_barriers_are_divergent_after_the_first_work_item() {
+    // Lanes 2 and 3 run their side first, but the reference is the barrier lane 0 reached.
+    let src = r#"
+    __kernel void k(__global int *out) {
+        int l = get_local_id(0);
+        if (l >= 2) {
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        } else {
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        }
+        out[l] = l;
+    }"#;
+    let out = buf_i32("out", &[0; 4]);
+    let run = run_with(src, "k", &[4], &[4], &[ArgValue::Buffer(out)], &checked());
+    assert_eq!(run.reports.len(), 1, "{:#?}", run.reports);
+    let r = &run.reports[0];
+    assert_eq!(r.kind, ReportKind::BarrierDivergence);
+    assert_eq!((r.local_id, r.occurrences), ([2, 0, 0], 2));
+    assert!(r.message.contains("another barrier"), "{r:?}");
+    assert!(src[..r.span.start as usize].ends_with("if (l >= 2) {\n            "));
+}
+
+#[test]
+fn an_atomic_update_out_of_bounds_writes_an_undefined_value() {
+    let src = r#"
+    __kernel void k(__global int *counts) {
+        atomic_inc(counts + get_global_id(0));
+    }"#;
+    let counts = buf_i32("counts", &[5; 3]);
+    let run = run_with(src, "k", &[4], &[4], &[ArgValue::Buffer(counts.clone())], &checked());
+    let kinds: Vec<ReportKind> = run.reports.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [ReportKind::OutOfBounds, ReportKind::UninitialisedRead], "{kinds:?}");
+    assert!(run.reports.iter().all(|r| r.global_id == [3, 0, 0]));
+    assert_eq!(i32s(&counts), [6, 6, 6]);
+}
+
+#[test]
+fn a_copy_is_made_when_waited_for_and_never_when_not() {
+    // Lane 0 reads the tile before the wait: the copy has not landed yet. The second copy is
+    // never waited for, so its destination keeps what the work-items wrote.
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out, __global int *early) {
+        __local int tile[8];
+        int l = get_local_id(0);
+        tile[l] = -1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        event_t a = async_work_group_copy(tile, in, 4, 0);
+        async_work_group_copy(tile + 4, in + 4, 4, 0);
+        early[l] = tile[l];
+        wait_group_events(1, &a);
+        out[l] = tile[l];
+    }"#;
+    let input = buf_i32("in", &[1, 2, 3, 4, 5, 6, 7, 8]);
+    let out = buf_i32("out", &[0; 8]);
+    let early = buf_i32("early", &[0; 8]);
+    let args =
+        [ArgValue::Buffer(input), ArgValue::Buffer(out.clone()), ArgValue::Buffer(early.clone())];
+    let options = SimOptions { check_races: false, ..checked() };
+    let run = run_with(src, "k", &[8], &[8], &args, &options);
+    assert_eq!(i32s(&early), [-1; 8]);
+    assert_eq!(i32s(&out), [1, 2, 3, 4, -1, -1, -1, -1]);
+    let kinds: Vec<ReportKind> = run.reports.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [ReportKind::AsyncCopy], "{:#?}", run.reports);
+}
+
+#[test]
+fn a_struct_copied_out_is_judged_by_its_members_not_its_padding() {
+    // `s` is declared without a value: its padding is never written. Its member `b` comes
+    // from local memory only work-item 1 wrote.
+    let src = r#"
+    struct S { char a; int b; char c; };
+    struct __attribute__((packed)) P { char a; int b; char c; };
+    __kernel void k(__global struct S *out, __global struct P *packed, __local int *scratch) {
+        int l = get_local_id(0);
+        if (l == 1) scratch[1] = 7;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        struct S s;
+        s.a = 1;
+        s.b = scratch[l];
+        s.c = 2;
+        out[l] = s;
+        struct P p = {3, scratch[1], 4};
+        packed[l] = p;
+    }"#;
+    let out = clmap_sim::SharedBuffer::zeroed("out", 24);
+    let packed = clmap_sim::SharedBuffer::zeroed("packed", 12);
+    let args = [ArgValue::Buffer(out), ArgValue::Buffer(packed), ArgValue::Local(8)];
+    let run = run_with(src, "k", &[2], &[2], &args, &checked());
+    // One finding: lane 0's struct, whose `b` is undefined. Lane 1's has undefined padding
+    // only, and the packed struct's members sit where its layout puts them.
+    assert_eq!(run.reports.len(), 1, "{:#?}", run.reports);
+    let r = &run.reports[0];
+    assert_eq!((r.kind, r.local_id, r.occurrences), (ReportKind::UninitialisedRead, [0, 0, 0], 1));
+    assert_eq!(snippet(src, r), "out[l]");
+}
