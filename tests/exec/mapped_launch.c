@@ -98,6 +98,23 @@ int main(void) {
     clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof results, results, 0, NULL, NULL);
     check(results[3] == 12.0f, "the unmapped buffers hold what the host wrote");
 
+    /* Mapped for writing, then for reading, then unmapped once by the pointer both maps
+     * returned: the earlier (write) mapping ends, as where maps point into the buffer, so the
+     * launch that follows reads a region mapped only for reading (no finding) and sees what
+     * the host wrote. */
+    float *w = clEnqueueMapBuffer(queue, in, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0,
+                                  N * sizeof(float), 0, NULL, NULL, &err);
+    for (int i = 0; i < N; i++) w[i] = (float)(10 + i);
+    float *r = clEnqueueMapBuffer(queue, in, CL_TRUE, CL_MAP_READ, 0, N * sizeof(float), 0, NULL,
+                                  NULL, &err);
+    check(r == w && r[1] == 11.0f, "a region mapped twice gets the same memory");
+    clEnqueueUnmapMemObject(queue, in, r, 0, NULL, NULL);
+    clEnqueueNDRangeKernel(queue, scale, 1, NULL, &global, NULL, 0, NULL, NULL);
+    clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof results, results, 0, NULL, NULL);
+    check(results[1] == 33.0f, "the kernel sees the host's writes through the remapped region");
+    clEnqueueUnmapMemObject(queue, in, w, 0, NULL, NULL);
+    clFinish(queue);
+
     /* A store to a read-only buffer. */
     cl_kernel stamp = clCreateKernel(program, "stamp", &err);
     cl_mem flags = clCreateBuffer(context, CL_MEM_READ_ONLY, N * sizeof(int), NULL, &err);

@@ -913,26 +913,27 @@ pub unsafe fn map_region(
     let m = Obj::get(mem)?;
     let writes = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
     let fill = map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
-    let (ptr, owned) = match m.inner.root.host {
-        Some(host) => (host + m.inner.offset + offset, false),
-        None => {
+    let mut maps = m.inner.maps.lock().unwrap_or_else(|e| e.into_inner());
+    // A region mapped again while still mapped gets the same memory, as it does where maps
+    // point into the buffer: the host's writes through the first mapping are not lost to the
+    // second's fill, and unmapping one pointer ends the earliest mapping made with it.
+    let shared = maps.iter().find(|map| map.owned && map.offset == offset && map.size == size);
+    let (ptr, owned, fill) = match (m.inner.root.host, shared) {
+        (Some(host), _) => (host + m.inner.offset + offset, false, false),
+        (None, Some(map)) => (map.ptr, true, false),
+        (None, None) => {
             let mut retired = m.inner.retired.lock().unwrap_or_else(|e| e.into_inner());
             match retired.iter().position(|r| r.offset == offset && r.size == size) {
-                Some(i) => (retired.swap_remove(i).ptr, true),
+                Some(i) => (retired.swap_remove(i).ptr, true, fill),
                 None => {
                     let memory = vec![0u8; size].into_boxed_slice();
-                    (Box::into_raw(memory) as *mut u8 as usize, true)
+                    (Box::into_raw(memory) as *mut u8 as usize, true, fill)
                 }
             }
         }
     };
-    m.inner.maps.lock().unwrap_or_else(|e| e.into_inner()).push(Mapping {
-        ptr,
-        offset,
-        size,
-        writes,
-        owned,
-    });
+    maps.push(Mapping { ptr, offset, size, writes, owned });
+    drop(maps);
     let target = HostPtr(ptr);
     let mp = crate::object::Ptr(mem);
     let work = move || {
@@ -975,10 +976,13 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
     if m.inner.context != q.inner.context {
         return CL_INVALID_CONTEXT;
     }
-    let mapping = {
+    let (mapping, still_mapped) = {
         let mut maps = m.inner.maps.lock().unwrap_or_else(|e| e.into_inner());
         match maps.iter().position(|map| map.ptr == mapped as usize) {
-            Some(i) => maps.remove(i),
+            Some(i) => {
+                let mapping = maps.remove(i);
+                (mapping, maps.iter().any(|map| map.ptr == mapping.ptr))
+            }
             None => return CL_INVALID_VALUE,
         }
     };
@@ -990,7 +994,10 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
             if mapping.writes {
                 mp.obj().inner.write(mapping.offset, bytes);
             }
-            mp.obj().inner.retired.lock().unwrap_or_else(|e| e.into_inner()).push(mapping);
+            // Memory another mapping still uses is retired with the last of them.
+            if !still_mapped {
+                mp.obj().inner.retired.lock().unwrap_or_else(|e| e.into_inner()).push(mapping);
+            }
         }
         CL_SUCCESS
     };
