@@ -15,7 +15,7 @@ use crate::barrier::BarrierSignature;
 use crate::builtins::{arg, for_lanes};
 use crate::exec::GroupExec;
 use crate::mask::Mask;
-use crate::observer::{AccessKind, Observer};
+use crate::observer::{AccessKind, Observer, StoredValues};
 use crate::program::BuiltinCall;
 use crate::report::ReportKind;
 
@@ -92,9 +92,13 @@ fn make<O: Observer>(ex: &mut GroupExec<'_, O>, copy: &PendingCopy) {
     let lane = copy.lane;
     let mut single = Mask::none(ex.lanes());
     single.set(lane, true);
-    let mut src_addrs = vec![0u64; ex.lanes()];
-    let mut dst_addrs = vec![0u64; ex.lanes()];
+    let lanes = ex.lanes();
+    let mut src_addrs = vec![0u64; lanes];
+    let mut dst_addrs = vec![0u64; lanes];
     let elem = copy.elem;
+    // The bytes each element stores, one per component (component `c` of the copy's lane
+    // at `c * lanes + lane`): a work-item's store of the same value does not race with it.
+    let mut copied = vec![0u64; (elem as usize).min(1 << 12) * lanes];
     for i in 0..copy.count {
         let strided = i.wrapping_mul(copy.stride);
         let (si, di) = if copy.to_local { (strided, i) } else { (i, strided) };
@@ -111,12 +115,21 @@ fn make<O: Observer>(ex: &mut GroupExec<'_, O>, copy: &PendingCopy) {
                 ex.finish_accesses(copy.site, elem as u32, true);
                 break;
             }
+            for (b, byte) in v.to_le_bytes().iter().take(chunk as usize).enumerate() {
+                if let Some(c) = copied.get_mut((at as usize + b) * lanes + lane) {
+                    *c = u64::from(*byte);
+                }
+            }
             at += u64::from(chunk);
         }
         src_addrs[lane] = s;
         dst_addrs[lane] = d;
-        ex.notify_group_accesses(&src_addrs, elem as u32, copy.site, &single, AccessKind::Load);
-        ex.notify_group_accesses(&dst_addrs, elem as u32, copy.site, &single, AccessKind::Store);
+        // An element cut short by an access out of bounds stored no known value.
+        let stored = (at >= elem && copied.len() >= elem as usize * lanes)
+            .then_some(StoredValues { regs: &copied, lanes, scalar: Scalar::UChar });
+        let (site, size) = (copy.site, elem as u32);
+        ex.notify_group_accesses(&src_addrs, size, site, &single, AccessKind::Load, None);
+        ex.notify_group_accesses(&dst_addrs, size, site, &single, AccessKind::Store, stored);
     }
     ex.finish_accesses(copy.site, elem as u32, true);
 }

@@ -1904,11 +1904,11 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         mask: &Mask,
         kind: AccessKind,
     ) {
-        self.notify_accesses_of(addresses, size, site, mask, kind, false);
+        self.notify_accesses_of(addresses, size, site, mask, kind, false, None);
     }
 
     /// Tells the observer about accesses the work-group makes as a whole (an async copy's):
-    /// they race with any work-item's.
+    /// they race with any work-item's. `stored`: a store's values, when known.
     pub(crate) fn notify_group_accesses(
         &mut self,
         addresses: &[u64],
@@ -1916,10 +1916,12 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         site: u32,
         mask: &Mask,
         kind: AccessKind,
+        stored: Option<StoredValues<'_>>,
     ) {
-        self.notify_accesses_of(addresses, size, site, mask, kind, true);
+        self.notify_accesses_of(addresses, size, site, mask, kind, true, stored);
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn notify_accesses_of(
         &mut self,
         addresses: &[u64],
@@ -1928,6 +1930,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         mask: &Mask,
         kind: AccessKind,
         by_group: bool,
+        stored: Option<StoredValues<'_>>,
     ) {
         let (span, object, site_space) = self.site(site);
         // The two sides of an async copy are in different spaces: take it from the addresses.
@@ -1950,7 +1953,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             object,
             group: &self.group,
             unchanged: None,
-            stored: None,
+            stored,
             align: 0,
             by_group,
         };

@@ -18,7 +18,9 @@
 //!   its store ("write-write", unless both stored the same value: that is a same-value race,
 //!   which Oclgrind reports only under `--uniform-writes`); two atomic operations never race;
 //! - an atomic operation is a load and a store whose value is the one it read (a
-//!   compare-and-exchange that succeeded: the one it wrote); a failed one only a load.
+//!   compare-and-exchange that succeeded: the one it wrote); a failed one only a load;
+//! - an async copy's accesses are the group's, replayed after the work-items'; its stores
+//!   carry the values it copies.
 //!
 //! The bytes of one access that race with the bytes of one other access are one report, at
 //! the first of them.

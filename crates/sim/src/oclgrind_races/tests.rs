@@ -208,3 +208,39 @@ fn a_compare_and_exchange_that_succeeds_stores_the_value_it_wrote() {
     assert_eq!(race(5), [(DataRace, false), (SameValueRace, true)]);
     assert_eq!(race(9), [(DataRace, false), (DataRace, true)]);
 }
+
+#[test]
+fn a_copy_races_where_it_is_waited_for_with_the_values_it_copies() {
+    // The copy is issued before the barrier and waited for after it, where Oclgrind
+    // performs it: it races with the stores in between, except where they store what it
+    // copies (g holds 0, 2, 0, 2, ...: all but lanes 2 and 6 store the same). A second
+    // copy is never waited for, so it makes no access.
+    let src = r#"
+    __kernel void k(__global int *g, __global int *out) {
+        __local int tile[8];
+        int l = get_local_id(0);
+        tile[l] = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        event_t e = async_work_group_copy(tile, g, 8, 0);
+        event_t never = async_work_group_copy(out, tile, 8, 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tile[l] = l % 4 == 0 ? 0 : 2;
+        out[l] = l;
+        wait_group_events(1, &e);
+    }"#;
+    let bytes: Vec<u8> = (0..8i32).flat_map(|v| (v % 2 * 2).to_le_bytes()).collect();
+    let args = [
+        ArgValue::Buffer(SharedBuffer::from_bytes("g", &bytes)),
+        ArgValue::Buffer(SharedBuffer::from_bytes("out", &[0; 32])),
+    ];
+    same_reports(src, 8, 8, &args, &[1]);
+    let races: Vec<(bool, u64)> = reports(src, 8, 8, &args, 1)
+        .iter()
+        .filter(|r| r.kind == crate::ReportKind::DataRace)
+        .map(|r| {
+            let e = r.entities.as_ref().expect("a race names both sides");
+            (e.first.work_group, e.second.global_id[0])
+        })
+        .collect();
+    assert_eq!(races, [(true, 2), (true, 6)]);
+}
