@@ -96,6 +96,7 @@ fn const_text(value: &ConstValue, depth: usize) -> String {
     match value {
         ConstValue::Literal(lit) => crate::print::literal_text(*lit),
         ConstValue::Zero => "zero".to_string(),
+        ConstValue::Address { global, offset } => format!("&g{} + {offset}", global.index()),
         ConstValue::Composite(_) if depth > MAX_EXPRESSION_DEPTH => "{…}".to_string(),
         ConstValue::Composite(items) => {
             let items: Vec<String> = items.iter().map(|i| const_text(i, depth + 1)).collect();

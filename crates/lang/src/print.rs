@@ -252,6 +252,7 @@ fn const_value(module: &Module, value: &ConstValue, ty: Handle<Type>, depth: usi
             literal::literal(expr::zero_literal(*scalar)).text
         ),
         (ConstValue::Zero, _) => "{0}".to_string(),
+        (ConstValue::Address { global, offset }, _) => address_text(module, *global, *offset, ty),
         (ConstValue::Composite(items), Some(TypeInner::Vector { scalar, size })) => {
             // A vector literal needs every component: missing trailing ones are zero.
             let zero = literal::literal(expr::zero_literal(*scalar)).text;
@@ -287,6 +288,23 @@ fn const_value(module: &Module, value: &ConstValue, ty: Handle<Type>, depth: usi
             None => "{0}".to_string(),
         },
     }
+}
+
+/// The address of byte `offset` of a program-scope variable, as a constant of pointer type
+/// `ty`: `&name` cast to it, stepped through `uchar` when the address is inside the variable.
+fn address_text(
+    module: &Module,
+    global: Handle<GlobalVariable>,
+    offset: u64,
+    ty: Handle<Type>,
+) -> String {
+    let Some(target) = module.global_variables.get(global) else { return "0".to_string() };
+    let pointer = types::type_name(module, ty);
+    if offset == 0 {
+        return format!("({pointer})&{}", target.name);
+    }
+    let space = target.space.qualifier();
+    format!("({pointer})(({space} uchar *)&{} + {offset})", target.name)
 }
 
 /// A sampler's value as the `CLK_*` flags that make it (the literal itself when it is no

@@ -899,28 +899,36 @@ impl<'m> Compiler<'m> {
             .get(g)
             .ok_or(SimError::InvalidIr { message: "unknown global variable".to_string() })?;
         let size = self.module.size_of(gv.ty) as usize;
-        let mut bytes = vec![0u8; size];
-        if let Some(init) = &gv.init {
-            self.write_const(gv.ty, init, &mut bytes, 0, 0)?;
-        }
+        // Numbered before its initialiser is written, which numbers the variables it points to.
         let index = self.global_images.len() as u32;
         self.global_images.push(GlobalImage {
             name: gv.name.clone(),
-            bytes,
+            bytes: Vec::new(),
             variable: g.index() as u32,
             persistent: gv.space == AddressSpace::Global,
+            relocations: Vec::new(),
         });
         self.globals.insert(g, index);
+        let mut bytes = vec![0u8; size];
+        let mut relocations = Vec::new();
+        if let Some(init) = &gv.init {
+            self.write_const(gv.ty, init, &mut bytes, 0, 0, &mut relocations)?;
+        }
+        if let Some(image) = self.global_images.get_mut(index as usize) {
+            image.bytes = bytes;
+            image.relocations = relocations;
+        }
         Ok(index)
     }
 
     fn write_const(
-        &self,
+        &mut self,
         ty: Handle<Type>,
         value: &ConstValue,
         bytes: &mut [u8],
         offset: usize,
         depth: u32,
+        relocations: &mut Vec<GlobalRelocation>,
     ) -> Result<(), SimError> {
         if depth > 64 {
             return Err(SimError::TooLarge {
@@ -929,6 +937,10 @@ impl<'m> Compiler<'m> {
         }
         match (self.inner(ty)?, value) {
             (_, ConstValue::Zero) => {}
+            (TypeInner::Pointer { .. }, ConstValue::Address { global, offset: target }) => {
+                let global = self.global_image(*global)?;
+                relocations.push(GlobalRelocation { at: offset, global, offset: *target });
+            }
             (TypeInner::Scalar(s), ConstValue::Literal(l)) => {
                 let bits = literal_bits(*l, *s);
                 let raw = crate::value::to_memory(*s, bits).to_le_bytes();
@@ -964,12 +976,26 @@ impl<'m> Compiler<'m> {
             (TypeInner::Array { element, .. }, ConstValue::Composite(items)) => {
                 let size = self.module.size_of(*element) as usize;
                 for (i, item) in items.iter().enumerate() {
-                    self.write_const(*element, item, bytes, offset + i * size, depth + 1)?;
+                    self.write_const(
+                        *element,
+                        item,
+                        bytes,
+                        offset + i * size,
+                        depth + 1,
+                        relocations,
+                    )?;
                 }
             }
             (TypeInner::Struct { members, .. }, ConstValue::Composite(items)) => {
                 for (m, item) in members.iter().zip(items) {
-                    self.write_const(m.ty, item, bytes, offset + m.offset as usize, depth + 1)?;
+                    self.write_const(
+                        m.ty,
+                        item,
+                        bytes,
+                        offset + m.offset as usize,
+                        depth + 1,
+                        relocations,
+                    )?;
                 }
             }
             _ => {

@@ -313,10 +313,12 @@ pub fn run_program_with_globals<F: ObserverFactory>(
             globals
                 .buffers
                 .entry(g.variable)
-                .or_insert_with(|| SharedBuffer::from_bytes(&g.name, &g.bytes))
+                .or_insert_with(|| {
+                    SharedBuffer::from_bytes(&g.name, &g.initial_bytes(globals_base))
+                })
                 .clone()
         } else {
-            SharedBuffer::from_bytes(&g.name, &g.bytes)
+            SharedBuffer::from_bytes(&g.name, &g.initial_bytes(globals_base))
         });
     }
 

@@ -339,6 +339,37 @@ pub(crate) struct GlobalImage {
     /// A `__global` variable (OpenCL C 2.0), whose contents persist from launch to launch of
     /// the program; a `__constant` one starts from `bytes` in every launch.
     pub persistent: bool,
+    /// Pointers in `bytes` to other program-scope variables, whose addresses are known only
+    /// when a launch places the variables after its buffers.
+    pub relocations: Vec<GlobalRelocation>,
+}
+
+/// A pointer inside a program-scope variable's initial bytes that holds the address of byte
+/// `offset` of program-scope variable `global` (an index of [`Program::globals`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GlobalRelocation {
+    /// Where the 8-byte pointer is, in the variable's bytes.
+    pub at: usize,
+    pub global: u32,
+    pub offset: u64,
+}
+
+impl GlobalImage {
+    /// The variable's initial bytes in a launch whose program-scope variables come after
+    /// `globals_base` buffers: its pointers point where the launch placed their targets.
+    pub fn initial_bytes(&self, globals_base: usize) -> std::borrow::Cow<'_, [u8]> {
+        if self.relocations.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.bytes);
+        }
+        let mut bytes = self.bytes.clone();
+        for r in &self.relocations {
+            let address = crate::memory::buffer_base(globals_base + r.global as usize) + r.offset;
+            if let Some(slot) = bytes.get_mut(r.at..r.at + 8) {
+                slot.copy_from_slice(&address.to_le_bytes());
+            }
+        }
+        std::borrow::Cow::Owned(bytes)
+    }
 }
 
 /// A kernel ready to run.

@@ -134,6 +134,13 @@ pub enum ConstValue {
     /// elements are zero.
     Composite(Vec<ConstValue>),
     Zero,
+    /// The address of byte `offset` of program-scope variable `global` (OpenCL C 2.0: `global
+    /// int *p = &table[1];`), for a pointer-typed initialiser. The simulator places each
+    /// variable at launch, so the address is resolved then.
+    Address {
+        global: Handle<GlobalVariable>,
+        offset: u64,
+    },
 }
 
 /// A scalar constant of a given type.

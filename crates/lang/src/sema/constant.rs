@@ -262,10 +262,15 @@ impl Checker {
                 }
             }
             Expression::Comma { .. } => None,
-            // clang folds a program-scope scalar constant (`__constant int N = 4; float a[N];`).
+            // clang folds a program-scope scalar constant (`__constant int N = 4; float a[N];`),
+            // not an OpenCL C 2.0 `__global` variable, which kernels may change.
             Expression::Load(place) => match self.func.expressions.get(*place)? {
                 Expression::Variable(ir::VariableRef::Global(global)) => {
-                    match self.module.global_variables.get(*global)?.init.as_ref()? {
+                    let variable = self.module.global_variables.get(*global)?;
+                    if variable.space != ir::AddressSpace::Constant {
+                        return None;
+                    }
+                    match variable.init.as_ref()? {
                         ir::ConstValue::Literal(l) => Some(Folded::Scalar(*l)),
                         _ => None,
                     }
@@ -283,6 +288,87 @@ impl Checker {
                     _ => Some(Folded::Vector(picked)),
                 }
             }
+            _ => None,
+        }
+    }
+
+    /// The address an expression of pointer type stands for when it is an address constant
+    /// (C99 §6.6.9): a program-scope variable and a byte offset into it, from `&` (or an
+    /// array's decay) of the variable, an element or a member with constant indices, pointer
+    /// casts and constant pointer offsets.
+    pub(super) fn address_constant(
+        &self,
+        expr: Handle<Expression>,
+        depth: u32,
+    ) -> Option<(Handle<ir::GlobalVariable>, u64)> {
+        if depth > super::MAX_DEPTH || !self.inner(self.func.type_of(expr)).is_pointer() {
+            return None;
+        }
+        match self.func.expressions.get(expr)? {
+            Expression::AddressOf(place) | Expression::Decay(place) => {
+                self.place_address(*place, depth + 1)
+            }
+            Expression::Convert { value, .. } | Expression::Bitcast(value) => {
+                self.address_constant(*value, depth + 1)
+            }
+            Expression::PointerOffset { pointer, offset, subtract } => {
+                let (global, base) = self.address_constant(*pointer, depth + 1)?;
+                let step = self.pointee_size(*pointer)?;
+                let count = match self.fold(*offset)? {
+                    Folded::Scalar(l) => l.as_i128()?,
+                    Folded::Vector(_) => return None,
+                };
+                let bytes = count.checked_mul(i128::from(step))?;
+                let at =
+                    if *subtract { i128::from(base) - bytes } else { i128::from(base) + bytes };
+                Some((global, u64::try_from(at).ok()?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The address of a place, as [`Checker::address_constant`].
+    fn place_address(
+        &self,
+        place: Handle<Expression>,
+        depth: u32,
+    ) -> Option<(Handle<ir::GlobalVariable>, u64)> {
+        if depth > super::MAX_DEPTH {
+            return None;
+        }
+        match self.func.expressions.get(place)? {
+            Expression::Variable(ir::VariableRef::Global(global)) => Some((*global, 0)),
+            Expression::Deref(pointer) => self.address_constant(*pointer, depth + 1),
+            Expression::Index { base, index } => {
+                let index = match self.fold(*index)? {
+                    Folded::Scalar(l) => l.as_i128()?,
+                    Folded::Vector(_) => return None,
+                };
+                let (global, at) = if self.inner(self.func.type_of(*base)).is_pointer() {
+                    self.address_constant(*base, depth + 1)?
+                } else {
+                    self.place_address(*base, depth + 1)?
+                };
+                let step = self.module.size_of(self.func.type_of(place));
+                let at = i128::from(at).checked_add(index.checked_mul(i128::from(step))?)?;
+                Some((global, u64::try_from(at).ok()?))
+            }
+            Expression::Member { base, member } => {
+                let (global, at) = self.place_address(*base, depth + 1)?;
+                let TypeInner::Struct { members, .. } = self.inner(self.func.type_of(*base)) else {
+                    return None;
+                };
+                let offset = members.get(*member as usize)?.offset;
+                Some((global, at.checked_add(u64::from(offset))?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The size of what a pointer-typed expression points to.
+    fn pointee_size(&self, pointer: Handle<Expression>) -> Option<u32> {
+        match self.inner(self.func.type_of(pointer)) {
+            TypeInner::Pointer { pointee, .. } => Some(self.module.size_of(*pointee)),
             _ => None,
         }
     }

@@ -213,6 +213,9 @@ impl Checker {
 
     /// A constant value from an initializer lowered into the current (scratch) function.
     fn const_value(&self, expr: Handle<Expression>) -> Option<ConstValue> {
+        if let Some((global, offset)) = self.address_constant(expr, 0) {
+            return Some(ConstValue::Address { global, offset });
+        }
         match self.func.expressions.get(expr)? {
             Expression::ZeroValue => Some(ConstValue::Zero),
             Expression::Compose(parts) if !self.inner(self.func.type_of(expr)).is_arithmetic() => {

@@ -158,6 +158,17 @@ fn check_const_value(module: &Module, value: &ConstValue, ty: Handle<Type>) -> R
             Err("images are parameters; a sampler constant is a uint literal".into())
         }
         (ConstValue::Zero, Some(_)) => Ok(()),
+        (ConstValue::Address { global, offset }, Some(TypeInner::Pointer { .. })) => {
+            let Some(target) = module.global_variables.get(*global) else {
+                return Err(format!("global handle [{}] is out of range", global.index()));
+            };
+            // One past the end is a valid address, as in C.
+            if *offset > u64::from(module.size_of(target.ty)) {
+                return Err(format!("offset {offset} is past the end of `{}`", target.name));
+            }
+            Ok(())
+        }
+        (ConstValue::Address { .. }, Some(_)) => Err("only a pointer holds an address".into()),
         (ConstValue::Literal(lit), Some(inner)) if inner.scalar() == Some(lit.scalar()) => Ok(()),
         (ConstValue::Literal(lit), Some(_)) => {
             Err(format!("a {} literal cannot initialise this type", lit.scalar().name()))

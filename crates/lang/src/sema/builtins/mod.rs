@@ -9,6 +9,7 @@
 mod convert;
 mod family;
 mod image;
+mod linear_id;
 mod memory;
 
 use super::conversions::Operand;
@@ -237,6 +238,9 @@ impl Checker {
         }
         if let Some(target) = convert::parse_as(name) {
             return self.as_call(name, target, args, span);
+        }
+        if let Some(which) = linear_id::LinearId::from_name(name) {
+            return self.linear_id_call(which, name, name_span, args, span);
         }
         let signatures = candidates(name);
         if name == WorkItemFunction::EnqueuedLocalSize.name() && self.language_version < 200 {
