@@ -143,7 +143,8 @@ fn oclgrind_kernel(sim: &Path, optimise: bool) -> Option<(bool, Vec<String>)> {
 
 /// Oclgrind's runner: each reference line matches the next non-blank output line, in order
 /// (`ERROR`: the first line of a block contains the text, and the block is skipped; `EXACT`:
-/// the line equals it; `MATCH`: the line contains it).
+/// the line equals it; `MATCH`: the line contains it), and nothing but blank lines follows the
+/// last match.
 fn oclgrind_runner_accepts(reference: &str, out: &[String]) -> Result<(), String> {
     let mut at = 0;
     for line in reference.lines().filter(|l| !l.is_empty()) {
@@ -166,7 +167,10 @@ fn oclgrind_runner_accepts(reference: &str, out: &[String]) -> Result<(), String
             }
         }
     }
-    Ok(())
+    match out.get(at..).unwrap_or(&[]).iter().find(|l| !l.is_empty()) {
+        Some(extra) => Err(format!("unexpected output after the last match: `{extra}`")),
+        None => Ok(()),
+    }
 }
 
 /// The references are Oclgrind's answers: `oclgrind-kernel` passes them under Oclgrind's

@@ -114,7 +114,7 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     /// The arrivals at the barrier the group is gathering at, when not all came at once.
     pub(crate) barriers: crate::barrier::BarrierEpoch,
     /// Which values are undefined, under `--uninit`.
-    uninit: Option<Box<crate::uninit::UninitValues>>,
+    pub(crate) uninit: Option<Box<crate::uninit::UninitValues>>,
     /// The last load read inside one buffer in every active lane.
     loaded_in_bounds: bool,
 }
@@ -687,18 +687,21 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     /// Reports a branch of the lanes of `mask` on an undefined value in `cond` (`--uninit`).
     #[inline]
     fn check_condition(&mut self, cond: Slot, mask: &Mask, span: Span) {
-        let Some(lane) = self.uninit.as_ref().and_then(|u| u.undefined_lane(cond, mask)) else {
-            return;
-        };
-        self.report(
-            ReportKind::UninitialisedRead,
-            span,
-            lane,
-            "branch on an undefined value: the condition depends on memory or a variable \
-             nothing wrote, or on a read out of bounds"
-                .to_string(),
-            None,
-        );
+        let Some(u) = self.uninit.as_ref() else { return };
+        let every = u.every_lane;
+        let lanes: Vec<usize> =
+            u.undefined_lanes(cond, mask).take(if every { usize::MAX } else { 1 }).collect();
+        for lane in lanes {
+            self.report(
+                ReportKind::UninitialisedRead,
+                span,
+                lane,
+                "branch on an undefined value: the condition depends on memory or a variable \
+                 nothing wrote, or on a read out of bounds"
+                    .to_string(),
+                None,
+            );
+        }
     }
 
     /// Follows which values `op` leaves undefined (`--uninit`), before it runs.

@@ -384,6 +384,9 @@ pub fn run_program_with_globals<F: ObserverFactory>(
         let began = profiling.then(Instant::now);
         let mut ex = GroupExec::in_pieces(&plan, make(), pieces);
         ex.reports = ReportSink::new(options.report_every_work_item);
+        if let Some(uninit) = ex.uninit.as_deref_mut() {
+            uninit.every_lane = options.report_every_work_item;
+        }
         let mut error = None;
         while !abort.load(Ordering::Relaxed) {
             let unit = next.fetch_add(1, Ordering::Relaxed);

@@ -62,6 +62,9 @@ pub(crate) struct UninitValues {
     temp: Vec<bool>,
     bytes: Vec<bool>,
     found: Vec<UndefinedUse>,
+    /// Report every lane that uses an undefined value, as Oclgrind reports every work-item
+    /// ([`crate::SimOptions::report_every_work_item`]), rather than the first of each use.
+    pub(crate) every_lane: bool,
 }
 
 /// Most private bytes (all lanes together) followed; larger frames count as defined.
@@ -105,6 +108,7 @@ impl UninitValues {
             temp: Vec::new(),
             bytes: Vec::new(),
             found: Vec::new(),
+            every_lane: false,
         }
     }
 
@@ -274,14 +278,25 @@ impl UninitValues {
         self.temp = temp;
     }
 
-    /// The first lane of `mask` whose value in `slot` is undefined.
-    #[inline]
-    pub(crate) fn undefined_lane(&self, slot: Slot, mask: &Mask) -> Option<usize> {
-        if !self.is_dirty(slot, 1) {
-            return None;
+    /// The lanes of `mask` whose value in `slot` is undefined, in order.
+    pub(crate) fn undefined_lanes<'m>(
+        &'m self,
+        slot: Slot,
+        mask: &'m Mask,
+    ) -> impl Iterator<Item = usize> + 'm {
+        let flags = if self.is_dirty(slot, 1) { self.lane_flags(slot) } else { &[] };
+        mask.iter().filter(move |&l| flags.get(l).copied().unwrap_or(false))
+    }
+
+    /// The lanes to report of those found, each once with what was found first for it, in
+    /// lane order: all of them, or the first.
+    fn reported<T>(&self, mut found: Vec<(usize, T)>) -> Vec<(usize, T)> {
+        found.sort_by_key(|(lane, _)| *lane);
+        found.dedup_by_key(|(lane, _)| *lane);
+        if !self.every_lane {
+            found.truncate(1);
         }
-        let flags = self.lane_flags(slot);
-        mask.iter().find(|&l| flags.get(l).copied().unwrap_or(false))
+        found
     }
 
     // ----- memory -------------------------------------------------------------------------
@@ -470,7 +485,7 @@ impl UninitValues {
             ),
             Op::MemCopy { dst, src, size, site } => {
                 let members = sites.get(*site as usize).and_then(|s| s.struct_members.as_deref());
-                let mut first: Option<(usize, u64)> = None;
+                let mut found: Vec<(usize, u64)> = Vec::new();
                 for lane in mask.iter() {
                     let (Some(&to), Some(&from)) = (
                         regs.get(*dst as usize * self.lanes + lane),
@@ -479,15 +494,15 @@ impl UninitValues {
                         continue;
                     };
                     self.read_bytes(buffers, from, *size);
-                    if first.is_none()
+                    if (found.is_empty() || self.every_lane)
                         && !matches!(decode(to), Target::Private { .. })
                         && members.is_some_and(|m| self.member_undefined(m))
                     {
-                        first = Some((lane, to));
+                        found.push((lane, to));
                     }
                     self.write_bytes(buffers, to);
                 }
-                if let Some((lane, to)) = first {
+                for (lane, to) in self.reported(found) {
                     let target = decode(to);
                     let place =
                         if matches!(target, Target::Local { .. }) { "local" } else { "global" };
@@ -558,19 +573,21 @@ impl UninitValues {
         size: u32,
         store: bool,
     ) {
-        let Some(lane) = self.undefined_lane(addr, mask) else { return };
-        let address = regs.get(addr as usize * self.lanes + lane).copied().unwrap_or(0);
+        let lanes: Vec<(usize, ())> = self.undefined_lanes(addr, mask).map(|l| (l, ())).collect();
         let what = if store { "store" } else { "load" };
-        self.found.push(UndefinedUse {
-            lane,
-            site: Some(site),
-            span: Span::UNDEFINED,
-            message: format!(
-                "address of a {what} computed from an undefined value (memory or a variable \
-                 nothing wrote, or a read out of bounds)"
-            ),
-            access: Some(InvalidAccess { store, size, target: decode(address) }),
-        });
+        for (lane, ()) in self.reported(lanes) {
+            let address = regs.get(addr as usize * self.lanes + lane).copied().unwrap_or(0);
+            self.found.push(UndefinedUse {
+                lane,
+                site: Some(site),
+                span: Span::UNDEFINED,
+                message: format!(
+                    "address of a {what} computed from an undefined value (memory or a \
+                     variable nothing wrote, or a read out of bounds)"
+                ),
+                access: Some(InvalidAccess { store, size, target: decode(address) }),
+            });
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -708,7 +725,8 @@ impl UninitValues {
             return;
         }
         let lanes = self.lanes;
-        let mut first: Option<(usize, u64)> = None;
+        // Per lane, the first undefined component's base address.
+        let mut found: Vec<(usize, u64)> = Vec::new();
         for c in 0..width {
             let offset = u64::from(size)
                 * comps
@@ -718,15 +736,12 @@ impl UninitValues {
                 let value_undefined = undefined && self.flag(src + c, lane);
                 let at = base.wrapping_add(offset);
                 self.set_memory(buffers, at, u64::from(size), value_undefined);
-                if value_undefined
-                    && !matches!(decode(at), Target::Private { .. })
-                    && first.is_none_or(|(l, _)| lane < l)
-                {
-                    first = Some((lane, base));
+                if value_undefined && !matches!(decode(at), Target::Private { .. }) {
+                    found.push((lane, base));
                 }
             });
         }
-        if let Some((lane, base)) = first {
+        for (lane, base) in self.reported(found) {
             let target = decode(base);
             let place = match target {
                 Target::Local { .. } => "local",
