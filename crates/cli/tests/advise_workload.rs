@@ -360,18 +360,25 @@ fn missing_measurements_are_taken_by_a_small_campaign_then_reused() {
     // tie and the advisor measured it again: the second run answers with as many.
     let samples = samples_before(&first.stdout(), " samples, measured now by this command");
     assert!(samples >= 2, "{}", first.describe());
+    let units = || -> i64 {
+        Database::open(Path::new(db))
+            .expect("database")
+            .connection()
+            .query_row("SELECT count(*) FROM aristotle_units", [], |row| row.get(0))
+            .expect("count")
+    };
+    // MAP-508's nolocal and stage units at N = 96 and nolocal at N = 16, and more when the
+    // timings (this machine's load) made N = 96 look launch-bound and the advisor measured
+    // again on larger data.
+    let measured = units();
+    assert!(measured >= 3, "{measured} units\n{}", first.describe());
     let again = clmap(&args);
     again
         .assert_success()
         .assert_stdout_contains(&format!("{samples} samples, performance database"));
     assert!(!again.stderr().contains("measuring"), "{}", again.describe());
     assert!(!again.stderr().contains("advisor,"), "{}", again.describe());
-    let stored = Database::open(Path::new(db)).expect("database");
-    let units: i64 = stored
-        .connection()
-        .query_row("SELECT count(*) FROM aristotle_units", [], |row| row.get(0))
-        .expect("count");
-    assert_eq!(units, 3, "MAP-508's nolocal and stage units at N = 96, and nolocal at N = 16");
+    assert_eq!(units(), measured, "the second run measured nothing\n{}", again.describe());
 }
 
 /// The number just before the first `marker` in `text` (e.g. "40" in "…, 40 samples, …").
