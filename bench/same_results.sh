@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whether a change to the simulator, its checkers or the metrics left every result as it was:
 # runs two clmap binaries on every workload of tests/corpus/ and examples/ with
-# `run --races --uninit` and `analyze --json`, and on every check of tests/oclgrind_checks/
+# `run --races --uninit` and `analyze --json` (the corpus's, small enough for it, with
+# `run --races --uninit --oclgrind-output` too: the Oclgrind-order race replay), and on every
+# check of tests/oclgrind_checks/
 # with `run --oclgrind-output` (each check's own options from its `# ARGS:` line) and
 # `run --races --uninit`, and compares standard output, standard error and exit status.
 #
@@ -50,6 +52,9 @@ for w in tests/corpus/*.toml examples/*.toml; do
   dir=$(dirname "$w")
   file=$(basename "$w")
   check "$dir" run "$file" --races --uninit
+  case $w in
+    tests/corpus/*) check "$dir" run "$file" --races --uninit --oclgrind-output ;;
+  esac
   check "$dir" analyze "$file" --json
 done
 for s in tests/oclgrind_checks/*.sim; do

@@ -23,13 +23,29 @@
 //!   carry the values it copies.
 //!
 //! The bytes of one access that race with the bytes of one other access are one report, at
-//! the first of them.
+//! the first of them; a work-item's (or a group's) reports are listed in the order of their
+//! first bytes, then load against store, store against load, store against store.
 //!
-//! Cost: the records are flat tables indexed by byte (one per buffer and one for local
-//! memory), whose entries name accesses of the log by index, so a replay touches each byte
-//! of an access a few times and allocates nothing per byte. A group's record of global memory
-//! is merged into the launch's when the group ends, if the groups before it have been merged
-//! (always so on one thread); otherwise it waits, compacted, for the launch's end.
+//! Cost: the records are flat tables (one per buffer and one for local memory) whose entries
+//! name accesses of the log by index, so a replay allocates nothing per byte. A work-item's
+//! accesses are checked in program order, not sorted by address: a byte is checked once
+//! whatever the order (its own record is emptied when checked), and the reports are put in
+//! address order afterwards (see [`Findings`]). An entry stands
+//! for an aligned 4-byte word, not a byte, while the word's four bytes agree: what a record
+//! keeps of a byte is the same for each byte of the word (the same accesses; the values
+//! stored follow from the access and the address). An access that covers whole words
+//! checks and records each word once, as its first byte, with the values of all four bytes
+//! compared; one that covers part of a word (a smaller access, a misaligned one) splits the
+//! word into four byte entries, kept in a side table, and works on those. Replaying a
+//! byte-wise model this way reports exactly what it would: a race is noted at the first byte
+//! of the first word or byte that has it, in the same order, and a word's other bytes would
+//! only have noted the same races again. A split word is joined again where the records are
+//! emptied (the interval's at each synchronisation, the group's when it ends) and its bytes
+//! agree once more; the launch's record of a word stays split once split.
+//!
+//! A group's record of global memory is merged into the launch's when the group ends, if the
+//! groups before it have been merged (always so on one thread); otherwise it waits,
+//! compacted, for the launch's end.
 
 #[cfg(test)]
 mod reference;
@@ -54,9 +70,13 @@ const NO_VALUE: u32 = u32::MAX;
 /// kept one is atomic" is one test: replace while the bit is set.
 const ATOMIC: u32 = 1 << 31;
 const EMPTY: u32 = u32::MAX;
-/// Bytes per chunk of the list of bytes a group's record holds (kept in address order by
-/// sorting chunks, not bytes).
+/// Bytes per chunk of the list of words a group's record holds (kept in address order by
+/// sorting chunks, not words).
 const CHUNK_SHIFT: u32 = 6;
+/// Bytes per word, the unit a record keeps while the word's bytes agree.
+const WORD: u64 = 4;
+/// A word's [`Word::split`] while its bytes agree.
+const WHOLE: u32 = u32::MAX;
 
 #[inline(always)]
 fn keep(slot: &mut u32, new: u32) {
@@ -106,118 +126,161 @@ impl Logged {
     }
 }
 
-/// What a record keeps of one byte, in every record the replay needs: the current
+/// What a record keeps of one word or byte, in every record the replay needs: the current
 /// work-item's own, the interval's and (global memory only) the group's. Each slot names an
 /// access of the log (see [`ATOMIC`]).
-#[derive(Clone, Copy, Debug)]
-struct ByteRecords {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Records {
     own_load: u32,
     own_store: u32,
     interval_load: u32,
     interval_store: u32,
     group_load: u32,
     group_store: u32,
-    /// On the first byte of a chunk: the group generation that listed the chunk.
-    chunk_listed: u32,
 }
 
-impl Default for ByteRecords {
+impl Default for Records {
     fn default() -> Self {
-        ByteRecords {
+        Records {
             own_load: EMPTY,
             own_store: EMPTY,
             interval_load: EMPTY,
             interval_store: EMPTY,
             group_load: EMPTY,
             group_store: EMPTY,
-            chunk_listed: 0,
         }
     }
 }
 
-/// The launch's record of one byte of global memory: slots name [`OclgrindRaces::sides`];
-/// the store's value, or [`NO_BYTE`].
-#[derive(Clone, Copy, Debug)]
-struct LaunchByte {
+/// The launch's record of one word or byte of global memory: slots name
+/// [`OclgrindRaces::sides`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LaunchRecord {
     load: u32,
     store: u32,
-    value: u16,
 }
 
-const NO_BYTE: u16 = u16::MAX;
-
-impl Default for LaunchByte {
+impl Default for LaunchRecord {
     fn default() -> Self {
-        LaunchByte { load: EMPTY, store: EMPTY, value: NO_BYTE }
+        LaunchRecord { load: EMPTY, store: EMPTY }
     }
 }
 
-/// One entry per byte of local memory and of each buffer, allocated when first touched,
-/// and a map for addresses outside them (out-of-bounds accesses).
-#[derive(Debug, Default)]
-struct ByteTable<T> {
-    local: Vec<T>,
-    local_len: u64,
-    buffers: Vec<Vec<T>>,
-    buffer_lens: Vec<u64>,
+/// One aligned word of a region: its entry while its bytes agree, else ([`Word::split`] not
+/// [`WHOLE`]) the index of its four byte entries in [`WordTable::split`].
+#[derive(Clone, Copy, Debug)]
+struct Word<T> {
+    entry: T,
+    split: u32,
+}
+
+/// Local memory or a buffer: one entry per word, allocated when first touched.
+#[derive(Debug)]
+struct Region<T> {
+    len: u64,
+    words: Vec<Word<T>>,
+}
+
+/// The entries of a record: per word of local memory and of each buffer (split into bytes
+/// where the bytes differ, see the module doc), and per byte in a map for addresses outside
+/// them (out-of-bounds accesses).
+#[derive(Debug)]
+struct WordTable<T> {
+    /// Local memory, then the buffers in argument order.
+    regions: Vec<Region<T>>,
+    split: Vec<[T; WORD as usize]>,
+    /// Entries of `split` no word uses.
+    free: Vec<u32>,
     other: HashMap<u64, T>,
 }
 
-impl<T: Copy + Default> ByteTable<T> {
+impl<T: Copy + Default + PartialEq> WordTable<T> {
     fn new(local_len: u64, buffer_lens: &[u64]) -> Self {
-        ByteTable {
-            local: Vec::new(),
-            local_len,
-            buffers: vec![Vec::new(); buffer_lens.len()],
-            buffer_lens: buffer_lens.to_vec(),
-            other: HashMap::new(),
-        }
+        let regions = std::iter::once(local_len)
+            .chain(buffer_lens.iter().copied())
+            .map(|len| Region { len, words: Vec::new() })
+            .collect();
+        WordTable { regions, split: Vec::new(), free: Vec::new(), other: HashMap::new() }
     }
 
-    /// The flat entries of `size` bytes from `addr`, when they all lie in one region.
+    /// The region and offset of `addr`, when it lies in local memory or a buffer.
     #[inline(always)]
-    fn run(&mut self, addr: u64, size: u32) -> Option<&mut [T]> {
-        let (table, len, offset) = match decode(addr) {
-            Target::Local { offset } => (&mut self.local, self.local_len, offset),
-            Target::Buffer { index, offset } => {
-                (self.buffers.get_mut(index)?, *self.buffer_lens.get(index)?, offset)
-            }
+    fn locate(&self, addr: u64) -> Option<(usize, u64)> {
+        let (region, offset) = match decode(addr) {
+            Target::Local { offset } => (0, offset),
+            Target::Buffer { index, offset } => (index + 1, offset),
             _ => return None,
         };
-        let end = offset.checked_add(u64::from(size))?;
-        if end > len {
-            return None;
-        }
-        if table.is_empty() {
-            *table = vec![T::default(); usize::try_from(len).ok()?];
-        }
-        table.get_mut(offset as usize..end as usize)
+        (offset < self.regions.get(region)?.len).then_some((region, offset))
+    }
+
+    /// Calls `f(address, width, entry)` on the entries of `size` bytes from `addr`, in address
+    /// order: once per word the bytes cover whole and that is not split (width 4), once per
+    /// byte elsewhere (width 1), splitting the words they cover in part.
+    #[inline(always)]
+    fn for_each(&mut self, addr: u64, size: u32, f: impl FnMut(u64, u32, &mut T)) {
+        self.visit(addr, size, false, f);
+    }
+
+    /// [`Self::for_each`], then joins each split word it visited whose bytes agree again.
+    #[inline(always)]
+    fn for_each_then_join(&mut self, addr: u64, size: u32, f: impl FnMut(u64, u32, &mut T)) {
+        self.visit(addr, size, true, f);
     }
 
     #[inline(always)]
-    fn byte(&mut self, addr: u64) -> &mut T {
-        // `run` fails only for addresses outside every region, which the map holds.
-        if self.run(addr, 1).is_some() {
-            return &mut self.run(addr, 1).expect("checked above")[0];
-        }
-        self.other.entry(addr).or_default()
-    }
-
-    /// Calls `f` on each byte of an access, in address order.
-    #[inline(always)]
-    fn for_each(&mut self, addr: u64, size: u32, mut f: impl FnMut(u64, &mut T)) {
-        match self.run(addr, size) {
-            Some(run) => {
-                for (b, entry) in run.iter_mut().enumerate() {
-                    f(addr.wrapping_add(b as u64), entry);
-                }
+    fn visit(&mut self, addr: u64, size: u32, join: bool, mut f: impl FnMut(u64, u32, &mut T)) {
+        let mut at = addr;
+        let mut left = u64::from(size);
+        while left > 0 {
+            let Some((index, offset)) = self.locate(at) else {
+                f(at, 1, self.other.entry(at).or_default());
+                at = at.wrapping_add(1);
+                left -= 1;
+                continue;
+            };
+            let region = &mut self.regions[index];
+            if region.words.is_empty() {
+                let words = usize::try_from(region.len.div_ceil(WORD)).unwrap_or(0);
+                region.words = vec![Word { entry: T::default(), split: WHOLE }; words];
             }
-            None => {
-                for b in 0..u64::from(size) {
-                    let at = addr.wrapping_add(b);
-                    f(at, self.byte(at));
+            let base = at - offset;
+            let end = offset + left.min(region.len - offset);
+            let mut from = offset;
+            while from < end {
+                let start = from - from % WORD;
+                let to = end.min(start + WORD);
+                let word = &mut region.words[(start / WORD) as usize];
+                if from == start && to == start + WORD && word.split == WHOLE {
+                    f(base + start, WORD as u32, &mut word.entry);
+                } else {
+                    if word.split == WHOLE {
+                        word.split = match self.free.pop() {
+                            Some(i) => {
+                                self.split[i as usize] = [word.entry; WORD as usize];
+                                i
+                            }
+                            None => {
+                                self.split.push([word.entry; WORD as usize]);
+                                (self.split.len() - 1) as u32
+                            }
+                        };
+                    }
+                    let bytes = &mut self.split[word.split as usize];
+                    for b in from..to {
+                        f(base + b, 1, &mut bytes[(b - start) as usize]);
+                    }
+                    if join && bytes.iter().all(|e| *e == bytes[0]) {
+                        word.entry = bytes[0];
+                        self.free.push(word.split);
+                        word.split = WHOLE;
+                    }
                 }
+                from = to;
             }
+            let visited = end - offset;
+            at = at.wrapping_add(visited);
+            left -= visited;
         }
     }
 }
@@ -230,7 +293,6 @@ struct Side {
     span: Span,
     atomic: bool,
     store: bool,
-    value: Option<u8>,
     id: u32,
     /// Bytes of the whole access.
     size: u32,
@@ -243,22 +305,30 @@ struct KeptAccess {
     who: u32,
     span: Span,
     id: u32,
+    addr: u64,
     size: u32,
     atomic: bool,
+    /// Offset of the bytes stored (an atomic's: read) in the holder's values, or
+    /// [`NO_VALUE`].
+    value: u32,
 }
 
 impl KeptAccess {
-    fn side(&self, store: bool, value: u16) -> Side {
+    fn side(&self, store: bool) -> Side {
         Side {
             group: self.group,
             who: self.who,
             span: self.span,
             atomic: self.atomic,
             store,
-            value: if store && value != NO_BYTE { Some(value as u8) } else { None },
             id: self.id,
             size: self.size,
         }
+    }
+
+    /// The `width` bytes it stored at `addr`, when known.
+    fn stored<'a>(&self, values: &'a [u8], addr: u64, width: u32) -> Option<&'a [u8]> {
+        stored_bytes(self.value, self.addr, values, addr, width)
     }
 }
 
@@ -274,8 +344,17 @@ struct Found {
     size: u32,
 }
 
-/// Collects the races of one side's accesses, one per pair of accesses and kind, in the
-/// order they are first found.
+impl Found {
+    /// Where a race is found when a record is checked in address order: its byte, then
+    /// load against store, store against load, store against store.
+    fn place(&self) -> (u64, bool, bool) {
+        (self.addr, self.write_write, self.first.store)
+    }
+}
+
+/// Collects the races of one side's accesses, one per pair of accesses and kind, each at
+/// the first place it is found in address order (see [`Found::place`]); they are listed in
+/// that order however the bytes were visited.
 #[derive(Debug, Default)]
 struct Findings {
     found: Vec<Found>,
@@ -283,15 +362,24 @@ struct Findings {
 }
 
 impl Findings {
-    fn note(&mut self, first: Side, second: Side, write_write: bool, addr: u64) {
-        let differs = !write_write || first.value.is_none() || first.value != second.value;
+    /// Notes a race at `addr`; `differs`: whether the bytes there differ (a read-write race
+    /// always does).
+    fn note(&mut self, first: Side, second: Side, write_write: bool, differs: bool, addr: u64) {
         let key = (first.id, first.group, second.id, second.group, write_write);
+        let size = first.size;
+        let new = Found { first, second, write_write, differs, addr, size };
         match self.index.get(&key) {
-            Some(&at) => self.found[at].differs |= differs,
+            Some(&at) => {
+                let found = &mut self.found[at];
+                let differs = found.differs || differs;
+                if new.place() < found.place() {
+                    *found = new;
+                }
+                found.differs = differs;
+            }
             None => {
                 self.index.insert(key, self.found.len());
-                let size = first.size;
-                self.found.push(Found { first, second, write_write, differs, addr, size })
+                self.found.push(new);
             }
         }
     }
@@ -300,20 +388,35 @@ impl Findings {
         self.found.is_empty()
     }
 
+    /// The races found, in address order.
     fn take(&mut self) -> Vec<Found> {
         self.index.clear();
-        std::mem::take(&mut self.found)
+        let mut found = std::mem::take(&mut self.found);
+        if !found.is_sorted_by_key(Found::place) {
+            found.sort_by_key(Found::place);
+        }
+        found
+    }
+}
+
+/// Whether two stores left different bytes, an unknown value counting as different.
+fn differ(a: Option<&[u8]>, b: Option<&[u8]>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
     }
 }
 
 /// A group's record of global memory, waiting for the groups before it to be merged into
-/// the launch's: bytes in address order, slots naming `accesses`.
+/// the launch's: words and bytes in address order, slots naming `accesses`.
 #[derive(Debug)]
 struct GroupRecord {
     index: u64,
     accesses: Vec<KeptAccess>,
-    /// (address, load, store, value stored).
-    bytes: Vec<(u64, u32, u32, u16)>,
+    /// The bytes `accesses` stored.
+    values: Vec<u8>,
+    /// (address, width, load, store).
+    entries: Vec<(u64, u32, u32, u32)>,
 }
 
 /// The model's state for the work-groups one thread runs, and the launch's record of global
@@ -327,22 +430,22 @@ pub(crate) struct OclgrindRaces {
     global_interval_start: usize,
     values: Vec<u8>,
     next_id: u32,
-    records: ByteTable<ByteRecords>,
-    /// Counts groups, to list each chunk of the group's record once.
-    generation: u32,
-    /// Chunks (address >> [`CHUNK_SHIFT`]) of the group's record of global memory.
+    records: WordTable<Records>,
+    /// Chunks (address >> [`CHUNK_SHIFT`]) of the group's record of global memory, listed
+    /// again for each interval that adds to them.
     chunks: Vec<u64>,
-    /// Scratch: the log in replay order, and one work-item's accesses in address order.
+    /// Scratch: the log in replay order, and where each work-item's accesses start in it.
     order: Vec<u32>,
     starts: Vec<usize>,
-    by_address: Vec<(u64, u32)>,
     findings: Findings,
     /// Orders the reports of one synchronisation.
     sequence: u64,
     /// The launch's record of global memory: groups `0..merged` are in it.
-    launch: ByteTable<LaunchByte>,
+    launch: WordTable<LaunchRecord>,
     merged: u64,
     sides: Vec<KeptAccess>,
+    /// The bytes `sides` stored.
+    side_values: Vec<u8>,
     /// Groups of this thread that ended before an earlier group was merged.
     pending: Vec<GroupRecord>,
     /// Races between work-groups found so far, and their count (their order).
@@ -379,17 +482,16 @@ impl OclgrindRaces {
             global_interval_start: 0,
             values: Vec::new(),
             next_id: 0,
-            records: ByteTable::new(local_bytes, buffer_bytes),
-            generation: 0,
+            records: WordTable::new(local_bytes, buffer_bytes),
             chunks: Vec::new(),
             order: Vec::new(),
             starts: Vec::new(),
-            by_address: Vec::new(),
             findings: Findings::default(),
             sequence: 0,
-            launch: ByteTable::new(0, buffer_bytes),
+            launch: WordTable::new(0, buffer_bytes),
             merged: 0,
             sides: Vec::new(),
+            side_values: Vec::new(),
             pending: Vec::new(),
             between: Vec::new(),
             between_sequence: 0,
@@ -406,7 +508,6 @@ impl OclgrindRaces {
         self.values.clear();
         self.next_id = 0;
         self.chunks.clear();
-        self.generation = self.generation.wrapping_add(1).max(1);
     }
 
     /// Logs a memory instruction's accesses to local and global memory.
@@ -475,27 +576,17 @@ impl OclgrindRaces {
                 self.log[space] = log;
                 self.log[space].clear();
             } else {
-                let generation = self.generation;
                 let mut chunks = std::mem::take(&mut self.chunks);
-                let mut new_chunks = Vec::new();
                 self.clear_interval(&log[start..], |addr, r| {
                     if r.group_load == EMPTY && r.group_store == EMPTY {
                         let chunk = addr >> CHUNK_SHIFT;
-                        if new_chunks.last() != Some(&chunk) {
-                            new_chunks.push(chunk);
+                        if chunks.last() != Some(&chunk) {
+                            chunks.push(chunk);
                         }
                     }
                     keep(&mut r.group_load, r.interval_load);
                     keep(&mut r.group_store, r.interval_store);
                 });
-                // A chunk is listed once per group: the entry of its first byte says so.
-                for chunk in new_chunks {
-                    let mark = &mut self.records.byte(chunk << CHUNK_SHIFT).chunk_listed;
-                    if *mark != generation {
-                        *mark = generation;
-                        chunks.push(chunk);
-                    }
-                }
                 self.chunks = chunks;
                 self.global_interval_start = log.len();
                 self.log[space] = log;
@@ -503,11 +594,11 @@ impl OclgrindRaces {
         }
     }
 
-    /// Empties the interval's records of the bytes of `log`, first handing each byte the
-    /// interval recorded to `merge`.
-    fn clear_interval(&mut self, log: &[Logged], mut merge: impl FnMut(u64, &mut ByteRecords)) {
+    /// Empties the interval's records of the words and bytes of `log`, first handing each one
+    /// the interval recorded to `merge`.
+    fn clear_interval(&mut self, log: &[Logged], mut merge: impl FnMut(u64, &mut Records)) {
         for l in log {
-            self.records.for_each(l.addr, l.size, |addr, r| {
+            self.records.for_each_then_join(l.addr, l.size, |addr, _, r| {
                 if r.interval_load != EMPTY || r.interval_store != EMPTY {
                     merge(addr, r);
                     r.interval_load = EMPTY;
@@ -565,7 +656,7 @@ impl OclgrindRaces {
             for &i in &order[first..end] {
                 let l = &log[i as usize];
                 let reference = slot(i, l.atomic());
-                self.records.for_each(l.addr, l.size, |_, r| match l.part {
+                self.records.for_each(l.addr, l.size, |_, _, r| match l.part {
                     Part::Load | Part::AtomicRead => keep(&mut r.own_load, reference),
                     Part::Store => keep(&mut r.own_store, reference),
                     Part::Atomic => {
@@ -574,26 +665,14 @@ impl OclgrindRaces {
                     }
                 });
             }
-            // Its bytes in address order, each once, against the interval's record.
-            self.by_address.clear();
-            self.by_address.extend(
-                order[first..end].iter().map(|&i| (log[i as usize].addr, log[i as usize].size)),
-            );
-            if !self.by_address.is_sorted_by_key(|a| a.0) {
-                self.by_address.sort_unstable_by_key(|a| a.0);
-            }
-            let mut covered = 0u64;
-            let by_address = std::mem::take(&mut self.by_address);
-            for &(addr, size) in &by_address {
-                let end_addr = addr.wrapping_add(u64::from(size));
-                let from = if addr < covered { covered - addr } else { 0 };
-                if from >= u64::from(size) {
-                    continue;
-                }
-                covered = end_addr.max(covered);
+            // Its words and bytes, each once, against the interval's record: in program
+            // order, the findings sorted into address order below.
+            for &i in &order[first..end] {
+                let Logged { addr, size, .. } = log[i as usize];
                 let findings = &mut self.findings;
                 let values = &self.values;
-                let mut check = |at: u64, r: &mut ByteRecords| {
+                let g = group.group_index;
+                let check = |at: u64, width: u32, r: &mut Records| {
                     let (load, store) = (r.own_load, r.own_store);
                     if load == EMPTY && store == EMPTY {
                         return;
@@ -602,50 +681,31 @@ impl OclgrindRaces {
                     r.own_store = EMPTY;
                     // Work-items of one interval differ, so only atomics keep accesses apart.
                     if may_race(load, r.interval_store) {
-                        let first = log_side(log, values, load, false, at, group.group_index);
-                        let second =
-                            log_side(log, values, r.interval_store, true, at, group.group_index);
-                        findings.note(first, second, false, at);
+                        let first = log_side(log, load, false, g);
+                        let second = log_side(log, r.interval_store, true, g);
+                        findings.note(first, second, false, true, at);
                     }
                     if is_set(store) {
                         if may_race(store, r.interval_load) {
-                            let first = log_side(log, values, store, true, at, group.group_index);
-                            let second = log_side(
-                                log,
-                                values,
-                                r.interval_load,
-                                false,
-                                at,
-                                group.group_index,
-                            );
-                            findings.note(first, second, false, at);
+                            let first = log_side(log, store, true, g);
+                            let second = log_side(log, r.interval_load, false, g);
+                            findings.note(first, second, false, true, at);
                         }
                         if may_race(store, r.interval_store) {
-                            let first = log_side(log, values, store, true, at, group.group_index);
-                            let second = log_side(
-                                log,
-                                values,
-                                r.interval_store,
-                                true,
-                                at,
-                                group.group_index,
+                            let first = log_side(log, store, true, g);
+                            let second = log_side(log, r.interval_store, true, g);
+                            let differs = differ(
+                                stored(log, values, store, at, width),
+                                stored(log, values, r.interval_store, at, width),
                             );
-                            findings.note(first, second, true, at);
+                            findings.note(first, second, true, differs, at);
                         }
                     }
                     keep(&mut r.interval_load, load);
                     keep(&mut r.interval_store, store);
                 };
-                if from == 0 {
-                    self.records.for_each(addr, size, &mut check);
-                } else {
-                    for b in from..u64::from(size) {
-                        let at = addr.wrapping_add(b);
-                        check(at, self.records.byte(at));
-                    }
-                }
+                self.records.for_each(addr, size, check);
             }
-            self.by_address = by_address;
             if !self.findings.is_empty() {
                 for found in self.findings.take() {
                     let report = self.report(&found, group, group, sync, names);
@@ -680,9 +740,11 @@ impl OclgrindRaces {
     fn take_group_record(&mut self, index: u64) -> GroupRecord {
         let mut chunks = std::mem::take(&mut self.chunks);
         chunks.sort_unstable();
+        chunks.dedup();
         let log = std::mem::take(&mut self.log[1]);
         let mut kept = vec![EMPTY; log.len()];
         let mut accesses = Vec::new();
+        let mut values = Vec::new();
         let mut refer = |slot: u32| -> u32 {
             if slot == EMPTY {
                 return EMPTY;
@@ -696,25 +758,22 @@ impl OclgrindRaces {
                     who: l.who,
                     span: l.span,
                     id: l.id,
+                    addr: l.addr,
                     size: l.size,
                     atomic: l.atomic(),
+                    value: keep_values(&mut values, &self.values, l.value, l.size),
                 });
             }
             kept[i] | (slot & ATOMIC)
         };
-        let mut bytes = Vec::new();
+        let mut entries = Vec::new();
         for &chunk in &chunks {
             let base = chunk << CHUNK_SHIFT;
-            let values = &self.values;
-            self.records.for_each(base, 1 << CHUNK_SHIFT, |addr, r| {
+            self.records.for_each_then_join(base, 1 << CHUNK_SHIFT, |addr, width, r| {
                 if r.group_load == EMPTY && r.group_store == EMPTY {
                     return;
                 }
-                let value = match r.group_store {
-                    EMPTY => NO_BYTE,
-                    s => stored_byte(&log, values, s, addr).map_or(NO_BYTE, u16::from),
-                };
-                bytes.push((addr, refer(r.group_load), refer(r.group_store), value));
+                entries.push((addr, width, refer(r.group_load), refer(r.group_store)));
                 r.group_load = EMPTY;
                 r.group_store = EMPTY;
             });
@@ -724,7 +783,7 @@ impl OclgrindRaces {
         self.log[1] = log;
         self.log[1].clear();
         self.global_interval_start = 0;
-        GroupRecord { index, accesses, bytes }
+        GroupRecord { index, accesses, values, entries }
     }
 
     /// Merges a group's record into the launch's, reporting the races with the groups merged
@@ -735,50 +794,49 @@ impl OclgrindRaces {
         names: &dyn Fn(u64, u64) -> Option<String>,
     ) {
         let mut used = vec![EMPTY; record.accesses.len()];
-        for &(addr, load, store, value) in &record.bytes {
-            let theirs = *self.launch.byte(addr);
-            let side = |slot: u32, store: bool, value: u16| {
-                record.accesses[(slot & !ATOMIC) as usize].side(store, value)
-            };
-            let kept = |slot: u32, store: bool, value: u16| {
-                self.sides[(slot & !ATOMIC) as usize].side(store, value)
-            };
-            // Sides of different groups: only two atomics keep them apart.
-            if may_race(load, theirs.store) {
-                let (a, b) = (side(load, false, NO_BYTE), kept(theirs.store, true, theirs.value));
-                self.findings.note(a, b, false, addr);
-            }
-            if is_set(store) {
-                if may_race(store, theirs.load) {
-                    let (a, b) = (side(store, true, value), kept(theirs.load, false, NO_BYTE));
-                    self.findings.note(a, b, false, addr);
+        let (findings, sides, side_values) =
+            (&mut self.findings, &mut self.sides, &mut self.side_values);
+        for &(addr, width, load, store) in &record.entries {
+            let mine = |slot: u32| &record.accesses[(slot & !ATOMIC) as usize];
+            self.launch.for_each(addr, width, |at, width, theirs| {
+                let kept = |slot: u32| sides[(slot & !ATOMIC) as usize];
+                // Sides of different groups: only two atomics keep them apart.
+                if may_race(load, theirs.store) {
+                    let (a, b) = (mine(load).side(false), kept(theirs.store).side(true));
+                    findings.note(a, b, false, true, at);
                 }
-                if may_race(store, theirs.store) {
-                    let (a, b) = (side(store, true, value), kept(theirs.store, true, theirs.value));
-                    self.findings.note(a, b, true, addr);
+                if is_set(store) {
+                    if may_race(store, theirs.load) {
+                        let (a, b) = (mine(store).side(true), kept(theirs.load).side(false));
+                        findings.note(a, b, false, true, at);
+                    }
+                    if may_race(store, theirs.store) {
+                        let (a, b) = (mine(store).side(true), kept(theirs.store).side(true));
+                        let differs = differ(
+                            mine(store).stored(&record.values, at, width),
+                            kept(theirs.store).stored(side_values, at, width),
+                        );
+                        findings.note(a, b, true, differs, at);
+                    }
                 }
-            }
-            let mut launch_slot = |slot: u32| -> u32 {
-                if slot == EMPTY {
-                    return EMPTY;
+                let mut launch_slot = |slot: u32| -> u32 {
+                    let i = (slot & !ATOMIC) as usize;
+                    if used[i] == EMPTY {
+                        used[i] = sides.len() as u32;
+                        let access = record.accesses[i];
+                        let value =
+                            keep_values(side_values, &record.values, access.value, access.size);
+                        sides.push(KeptAccess { value, ..access });
+                    }
+                    used[i] | (slot & ATOMIC)
+                };
+                if theirs.load & ATOMIC != 0 && load != EMPTY {
+                    theirs.load = launch_slot(load);
                 }
-                let i = (slot & !ATOMIC) as usize;
-                if used[i] == EMPTY {
-                    used[i] = self.sides.len() as u32;
-                    self.sides.push(record.accesses[i]);
+                if theirs.store & ATOMIC != 0 && store != EMPTY {
+                    theirs.store = launch_slot(store);
                 }
-                used[i] | (slot & ATOMIC)
-            };
-            let here = *self.launch.byte(addr);
-            let mut updated = here;
-            if here.load & ATOMIC != 0 && load != EMPTY {
-                updated.load = launch_slot(load);
-            }
-            if here.store & ATOMIC != 0 && store != EMPTY {
-                updated.store = launch_slot(store);
-                updated.value = value;
-            }
-            *self.launch.byte(addr) = updated;
+            });
         }
         let group = self.group_info(record.index);
         for found in self.findings.take() {
@@ -821,6 +879,7 @@ impl OclgrindRaces {
         if other.merged > self.merged {
             std::mem::swap(&mut self.launch, &mut other.launch);
             std::mem::swap(&mut self.sides, &mut other.sides);
+            std::mem::swap(&mut self.side_values, &mut other.side_values);
             std::mem::swap(&mut self.merged, &mut other.merged);
             std::mem::swap(&mut self.between_sequence, &mut other.between_sequence);
         }
@@ -924,26 +983,51 @@ impl OclgrindRaces {
     }
 }
 
-/// The byte an access of the log stored at `addr` (an atomic's: read), when known.
-fn stored_byte(log: &[Logged], values: &[u8], slot: u32, addr: u64) -> Option<u8> {
-    let l = log.get((slot & !ATOMIC) as usize)?;
-    if l.value == NO_VALUE {
+/// The `width` bytes at `addr` of an access `size` bytes from `access_addr` whose bytes are at
+/// `value` in `values` ([`NO_VALUE`]: unknown).
+fn stored_bytes(
+    value: u32,
+    access_addr: u64,
+    values: &[u8],
+    addr: u64,
+    width: u32,
+) -> Option<&[u8]> {
+    if value == NO_VALUE {
         return None;
     }
-    values.get(l.value as usize + addr.wrapping_sub(l.addr) as usize).copied()
+    let from = value as usize + addr.wrapping_sub(access_addr) as usize;
+    values.get(from..from + width as usize)
 }
 
-/// The side an access of the log is in a record of byte `addr`.
-fn log_side(log: &[Logged], values: &[u8], slot: u32, store: bool, addr: u64, group: u64) -> Side {
-    let l = &log[(slot & !ATOMIC) as usize];
-    Side {
-        group,
-        who: l.who,
-        span: l.span,
-        atomic: l.atomic(),
-        store,
-        value: if store { stored_byte(log, values, slot, addr) } else { None },
-        id: l.id,
-        size: l.size,
+/// The `width` bytes an access of the log stored at `addr` (an atomic's: read), when known.
+fn stored<'a>(
+    log: &[Logged],
+    values: &'a [u8],
+    slot: u32,
+    addr: u64,
+    width: u32,
+) -> Option<&'a [u8]> {
+    let l = log.get((slot & !ATOMIC) as usize)?;
+    stored_bytes(l.value, l.addr, values, addr, width)
+}
+
+/// Copies the `size` bytes at `value` in `from` (an access's bytes stored) to the end of `to`,
+/// returning their offset there ([`NO_VALUE`] stays so).
+fn keep_values(to: &mut Vec<u8>, from: &[u8], value: u32, size: u32) -> u32 {
+    let bytes = (value != NO_VALUE)
+        .then(|| from.get(value as usize..value as usize + size as usize))
+        .flatten();
+    match (bytes, u32::try_from(to.len())) {
+        (Some(bytes), Ok(at)) => {
+            to.extend_from_slice(bytes);
+            at
+        }
+        _ => NO_VALUE,
     }
+}
+
+/// The side an access of the log is in a record.
+fn log_side(log: &[Logged], slot: u32, store: bool, group: u64) -> Side {
+    let l = &log[(slot & !ATOMIC) as usize];
+    Side { group, who: l.who, span: l.span, atomic: l.atomic(), store, id: l.id, size: l.size }
 }
