@@ -983,7 +983,7 @@ impl MemCheck {
         };
         let size = u64::from(batch.size);
         let mapped = &self.mapped;
-        let mut found = batch.mask.iter().filter_map(|lane| {
+        let found = batch.mask.iter().filter_map(|lane| {
             let addr = *batch.addresses.get(lane)?;
             let Target::Buffer { index, offset } = decode(addr) else { return None };
             let regions = mapped.get(index)?.as_ref()?;
@@ -998,35 +998,16 @@ impl MemCheck {
             };
             Some((lane, index, offset, store))
         });
-        let Some(first) = found.next() else { return };
-        let found: Vec<_> = std::iter::once(first).chain(found).collect();
-        let count = found.len() as u64;
-        let every = if self.reports.every_work_item() { found.len() } else { 1 };
-        for &(lane, index, offset, store) in found.iter().take(every) {
-            let message = if store {
+        let found: Vec<_> = found.collect();
+        self.report_buffer_accesses(batch, ReportKind::MappedAccess, &found, |store| {
+            if store {
                 "store to a buffer region the host has mapped (clEnqueueMapBuffer with no \
                  clEnqueueUnmapMemObject before the launch)"
             } else {
                 "load from a buffer region the host has mapped for writing (clEnqueueMapBuffer \
                  with CL_MAP_WRITE and no clEnqueueUnmapMemObject before the launch)"
-            };
-            let mut report = report_for(
-                batch.group,
-                batch.time,
-                ReportKind::MappedAccess,
-                batch.span,
-                lane,
-                message.to_string(),
-                batch.object.map(str::to_string),
-            );
-            report.access = Some(crate::report::InvalidAccess {
-                store,
-                size: batch.size,
-                target: Target::Buffer { index, offset },
-            });
-            report.occurrences = if every == 1 { count } else { 1 };
-            self.reports.push(report);
-        }
+            }
+        });
     }
 
     #[cold]
@@ -1097,51 +1078,51 @@ impl MemCheck {
             HostAccess::WriteOnly if reads => Some(false),
             _ => None,
         };
-        let mut found = batch.mask.iter().filter_map(|lane| {
+        let found = batch.mask.iter().filter_map(|lane| {
             let addr = *batch.addresses.get(lane)?;
             let Target::Buffer { index, offset } = decode(addr) else { return None };
             let store = forbidden(*self.access.get(index)?)?;
             Some((lane, index, offset, store))
         });
-        let Some(first) = found.next() else { return };
-        let found: Vec<_> = std::iter::once(first).chain(found).collect();
+        let found: Vec<_> = found.collect();
+        self.report_buffer_accesses(batch, ReportKind::ForbiddenAccess, &found, |store| {
+            if store {
+                "store to a buffer the host created read-only (CL_MEM_READ_ONLY, `ro`)"
+            } else {
+                "load from a buffer the host created write-only (CL_MEM_WRITE_ONLY, `wo`)"
+            }
+        });
+    }
+
+    /// Reports the lanes `found` of one access, each as (lane, buffer, offset, whether the
+    /// forbidden part is its store), as `kind`: every lane when findings are kept per
+    /// work-item, else the first with the count.
+    fn report_buffer_accesses(
+        &mut self,
+        batch: &AccessBatch<'_>,
+        kind: ReportKind,
+        found: &[(usize, usize, u64, bool)],
+        message: impl Fn(bool) -> &'static str,
+    ) {
         let count = found.len() as u64;
         let every = if self.reports.every_work_item() { found.len() } else { 1 };
         for &(lane, index, offset, store) in found.iter().take(every) {
-            let occurrences = if every == 1 { count } else { 1 };
-            self.forbidden(batch, lane, index, offset, store, occurrences);
+            let mut report = report_for(
+                batch.group,
+                batch.time,
+                kind,
+                batch.span,
+                lane,
+                message(store).to_string(),
+                batch.object.map(str::to_string),
+            );
+            report.access = Some(crate::report::InvalidAccess {
+                store,
+                size: batch.size,
+                target: Target::Buffer { index, offset },
+            });
+            report.occurrences = if every == 1 { count } else { 1 };
+            self.reports.push(report);
         }
-    }
-
-    fn forbidden(
-        &mut self,
-        batch: &AccessBatch<'_>,
-        lane: usize,
-        index: usize,
-        offset: u64,
-        store: bool,
-        count: u64,
-    ) {
-        let message = if store {
-            "store to a buffer the host created read-only (CL_MEM_READ_ONLY, `ro`)"
-        } else {
-            "load from a buffer the host created write-only (CL_MEM_WRITE_ONLY, `wo`)"
-        };
-        let mut report = report_for(
-            batch.group,
-            batch.time,
-            ReportKind::ForbiddenAccess,
-            batch.span,
-            lane,
-            message.to_string(),
-            batch.object.map(str::to_string),
-        );
-        report.access = Some(crate::report::InvalidAccess {
-            store,
-            size: batch.size,
-            target: Target::Buffer { index, offset },
-        });
-        report.occurrences = count;
-        self.reports.push(report);
     }
 }
