@@ -965,7 +965,8 @@ fn the_reports_of_earlier_campaigns_are_read_back() {
     // `--minimise-only --report` reads reports written before some fields existed.
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results/phase_original");
-    let mut incomplete = 0;
+    // Whether each minimisation is complete changes as campaigns finish them; what a report
+    // says must hold together whatever its age.
     for kernel in ["2mm", "3mm", "atax", "bicg", "corr", "covar", "gemm", "mvt", "syrk"] {
         let path = dir.join(format!("{kernel}_h100.json"));
         let text = std::fs::read_to_string(&path).expect("report");
@@ -974,9 +975,9 @@ fn the_reports_of_earlier_campaigns_are_read_back() {
         let minimised = report.minimised.as_ref().expect("minimised");
         let best = report.best.as_ref().expect("best");
         assert_eq!(minimised.original_len, best.passes.len(), "{kernel}");
-        incomplete += usize::from(!minimised.complete);
+        assert!(minimised.passes.len() <= minimised.original_len, "{kernel}");
+        assert!(!minimised.ptx_hash.is_empty(), "{kernel}");
     }
-    assert_eq!(incomplete, 8, "all but SYRK stopped before the end");
 }
 
 /// A report whose minimisation a deadline stopped, made with a database that is then thrown
