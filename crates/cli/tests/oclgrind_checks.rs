@@ -132,6 +132,10 @@ fn oclgrind_kernel(sim: &Path, optimise: bool) -> Option<(bool, Vec<String>)> {
         .unwrap_or_default();
     let mut command = std::process::Command::new("oclgrind-kernel");
     command.args(&args).arg(sim.file_name()?).current_dir(sim.parent()?);
+    // On several threads Oclgrind finishes work-groups in whatever order its threads do, and
+    // which side of a race between groups comes first changes from run to run; on one it
+    // runs them in index order, the order clmap reports.
+    command.env("OCLGRIND_NUM_THREADS", "1");
     if !optimise {
         command.env("OCLGRIND_BUILD_OPTIONS", "-cl-opt-disable");
     }
