@@ -27,32 +27,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 toml=$tmp/mm$n.toml
-cat >"$toml" <<TOML
-kernel = "simpleMultiply"
-source = "$(pwd)/tests/corpus/mm_simple.cl"
-global = [$n, $n]
-local  = [16, 16]
-[[arg]]
-name = "A"
-buffer = "float"
-len = $((n * n))
-init = "random(10, -1.0, 1.0)"
-[[arg]]
-name = "B"
-buffer = "float"
-len = $((n * n))
-init = "random(11, -1.0, 1.0)"
-[[arg]]
-name = "C"
-buffer = "float"
-len = $((n * n))
-init = "zero"
-output = true
-[[arg]]
-name = "N"
-scalar = "int"
-value = $n
-TOML
+bench/mm_workload.sh "$n" "$toml"
 case $kind in
   analyze) args=(analyze "$toml") ;;
   checked) args=(run "$toml" --races --uninit) ;;

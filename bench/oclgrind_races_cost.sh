@@ -49,36 +49,7 @@ printf '%-6s %-22s %-22s %-22s %-14s %s\n' N races "races --oclgrind-output" ocl
     "replay/races" "oclgrind-kernel/replay"
 for n in "${sizes[@]}"; do
     toml="$work/mm_$n.toml"
-    cat >"$toml" <<TOML
-kernel = "simpleMultiply"
-source = "mm_simple.cl"
-global = [$n, $n]
-local  = [16, 16]
-
-[[arg]]
-name = "A"
-buffer = "float"
-len = $((n * n))
-init = "random(10, -1.0, 1.0)"
-
-[[arg]]
-name = "B"
-buffer = "float"
-len = $((n * n))
-init = "random(11, -1.0, 1.0)"
-
-[[arg]]
-name = "C"
-buffer = "float"
-len = $((n * n))
-init = "zero"
-output = true
-
-[[arg]]
-name = "N"
-scalar = "int"
-value = $n
-TOML
+    bench/mm_workload.sh "$n" "$toml"
     read -r races_s races_kb < <(best "$clmap" run "$toml" --races --uninit --threads 1)
     read -r replay_s replay_kb < <(best "$clmap" run "$toml" --races --uninit --oclgrind-output \
         --threads 1)

@@ -25,7 +25,6 @@ else
   cargo build --release -q -p clmap
   bin=$CARGO_TARGET_DIR/release/clmap
 fi
-kernel=$(pwd)/tests/corpus/mm_simple.cl
 n=${1:-512}
 threads=${THREADS:-16}
 reps=${REPS:-3}
@@ -56,32 +55,7 @@ median() {
 }
 
 toml=$tmp/mm$n.toml
-cat >"$toml" <<TOML
-kernel = "simpleMultiply"
-source = "$kernel"
-global = [$n, $n]
-local  = [16, 16]
-[[arg]]
-name = "A"
-buffer = "float"
-len = $((n * n))
-init = "random(10, -1.0, 1.0)"
-[[arg]]
-name = "B"
-buffer = "float"
-len = $((n * n))
-init = "random(11, -1.0, 1.0)"
-[[arg]]
-name = "C"
-buffer = "float"
-len = $((n * n))
-init = "zero"
-output = true
-[[arg]]
-name = "N"
-scalar = "int"
-value = $n
-TOML
+bench/mm_workload.sh "$n" "$toml"
 
 echo "naive matmul N = $n, 16 x 16 work-groups; $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$reps interleaved repeats per run, medians"

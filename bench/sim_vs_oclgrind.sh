@@ -15,7 +15,6 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p clmap
 bin=$CARGO_TARGET_DIR/release/clmap
-kernel=$(pwd)/tests/corpus/mm_simple.cl
 cores=$(nproc)
 reps=${REPS:-5}
 sizes=("$@")
@@ -42,32 +41,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $reps interleaved r
 printf "%-6s %-28s %9s %9s %9s %8s\n" N run cpu_s wall_s peak_MB vs_ocl
 for n in "${sizes[@]}"; do
   toml=$tmp/mm$n.toml
-  cat >"$toml" <<TOML
-kernel = "simpleMultiply"
-source = "$kernel"
-global = [$n, $n]
-local  = [16, 16]
-[[arg]]
-name = "A"
-buffer = "float"
-len = $((n * n))
-init = "random(10, -1.0, 1.0)"
-[[arg]]
-name = "B"
-buffer = "float"
-len = $((n * n))
-init = "random(11, -1.0, 1.0)"
-[[arg]]
-name = "C"
-buffer = "float"
-len = $((n * n))
-init = "zero"
-output = true
-[[arg]]
-name = "N"
-scalar = "int"
-value = $n
-TOML
+  bench/mm_workload.sh "$n" "$toml"
   "$bin" run "$toml" --export-sim "$tmp/mm$n.sim" >/dev/null
   buffers_mb=$(awk -v n="$n" 'BEGIN { printf "%.2f", 3 * n * n * 4 / 1048576 }')
 
