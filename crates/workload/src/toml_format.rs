@@ -889,9 +889,6 @@ fn pipeline<'r>(
                 image: ctx.image(b.image.as_ref())?,
                 view,
             });
-            if len == 0 {
-                return Err(ctx.invalid(span, format!("buffer `{name}` has zero elements")));
-            }
         }
     }
     let mut launches = Vec::new();

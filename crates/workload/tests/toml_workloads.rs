@@ -141,6 +141,26 @@ len = 8
     assert!(matches!(&args[4], LaunchArg::Local { len: 8, .. }));
 }
 
+/// A buffer of no elements is what `size=0` is in a `.sim` file: not NULL, a pointer to nothing
+/// whose every access is out of bounds. Both formats must describe the same launches.
+#[test]
+fn a_buffer_may_have_zero_elements() {
+    let text = format!(
+        "{HEADER}
+[[arg]]
+name = \"x\"
+buffer = \"float\"
+len = 0
+init = \"random(1, 0.0, 1.0)\"
+output = true
+"
+    );
+    let w = load(&text).expect("a zero-element buffer loads");
+    let x = w.buffer("x").expect("x");
+    assert_eq!(x.len, 0);
+    assert!(w.initial_data(0).expect("data").get("x").expect("x").bytes.is_empty());
+}
+
 #[test]
 fn init_may_list_every_component() {
     let text = format!(
