@@ -3,7 +3,7 @@
 //! blocks begin with Oclgrind's first lines, clean kernels give none, and the output dump
 //! follows.
 
-use clmap_testkit::clmap;
+use clmap_testkit::{clmap, clmap_command, ClmapRun};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -46,10 +46,22 @@ fn error_first_lines(stderr: &str) -> Vec<String> {
         .collect()
 }
 
+/// Runs `clmap run SIM --oclgrind-output` as Oclgrind's runner runs a test: with NAME.inp
+/// (the commands of an interactive test) as standard input when there is one.
+fn run_clmap(sim: &Path) -> ClmapRun {
+    let args = ["run", sim.to_str().expect("utf-8 path"), "--oclgrind-output"];
+    let mut command = clmap_command();
+    command.args(args);
+    if let Ok(input) = std::fs::File::open(sim.with_extension("inp")) {
+        command.stdin(input);
+    }
+    ClmapRun::of(&mut command, &args)
+}
+
 /// Runs one test; `None` when it passes, else why not.
 fn judge(sim: &Path) -> Option<String> {
     let expected = reference(&sim.with_extension("ref"));
-    let run = clmap(&["run", sim.to_str().expect("utf-8 path"), "--oclgrind-output"]);
+    let run = run_clmap(sim);
     let (out, err) = (run.stdout(), run.stderr());
     let why = |what: String| {
         Some(format!("{}: {what}\n--- stderr\n{err}--- stdout\n{out}", sim.display()))
@@ -71,6 +83,15 @@ fn judge(sim: &Path) -> Option<String> {
         expected.matches.iter().find(|t| !all.lines().any(|o| o.contains(t.as_str())))
     {
         return why(format!("no output line contains `{text}`"));
+    }
+    // An interactive test's output is a conversation: judged line by line, in order, as
+    // Oclgrind's runner judges it.
+    if sim.with_extension("inp").is_file() {
+        let reference = std::fs::read_to_string(sim.with_extension("ref")).expect("reference");
+        let lines: Vec<String> = all.lines().map(str::to_string).collect();
+        if let Err(e) = oclgrind_runner_accepts(&reference, &lines) {
+            return why(e);
+        }
     }
     None
 }
@@ -115,6 +136,24 @@ fn the_runner_rejects_a_wrong_reference() {
     assert_eq!(judge(&sim), None);
 }
 
+/// An interactive test's lines must come in order: the same lines, two of them swapped, fail.
+#[test]
+fn the_runner_keeps_an_interactive_test_in_order() {
+    let scratch = clmap_testkit::Scratch::new("oclgrind-interactive-ref");
+    for ext in ["cl", "sim", "inp", "ref"] {
+        let name = format!("interactive_loop.{ext}");
+        std::fs::copy(dir().join(&name), scratch.join(&name)).expect("copy");
+    }
+    let sim = scratch.join("interactive_loop.sim");
+    assert_eq!(judge(&sim), None);
+    let reference = std::fs::read_to_string(dir().join("interactive_loop.ref")).expect("ref");
+    let swapped = reference
+        .replace("MATCH sum = 6\nMATCH i = 0\n", "MATCH i = 0\nMATCH sum = 6\n");
+    assert_ne!(swapped, reference);
+    scratch.write("interactive_loop.ref", &swapped);
+    assert!(judge(&sim).is_some_and(|why| why.contains("expected `MATCH i = 0`")));
+}
+
 /// Tests whose reference `oclgrind-kernel` (21.10) does not pass under Oclgrind's own runner,
 /// and why (none at present: under `--oclgrind-output` clmap prints a block per work-item as
 /// Oclgrind does, races included).
@@ -132,6 +171,9 @@ fn oclgrind_kernel(sim: &Path, optimise: bool) -> Option<(bool, Vec<String>)> {
         .unwrap_or_default();
     let mut command = std::process::Command::new("oclgrind-kernel");
     command.args(&args).arg(sim.file_name()?).current_dir(sim.parent()?);
+    if let Ok(input) = std::fs::File::open(sim.with_extension("inp")) {
+        command.stdin(input);
+    }
     // On several threads Oclgrind finishes work-groups in whatever order its threads do, and
     // which side of a race between groups comes first changes from run to run; on one it
     // runs them in index order, the order clmap reports.

@@ -22,6 +22,18 @@ const MAX_SLOTS: u32 = 1 << 20;
 
 /// Compiles kernel `kernel` of `module`.
 pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError> {
+    compile(module, kernel, false)
+}
+
+/// Compiles kernel `kernel` of `module` for the interactive debugger ([`crate::debugger`]):
+/// the program marks the start of every source statement and knows its variables. It runs
+/// as [`compile_kernel`]'s does, with no loop-invariant operation moved out of its loop, so
+/// that every value is where the source puts it.
+pub fn compile_kernel_for_debugging(module: &Module, kernel: &str) -> Result<Program, SimError> {
+    compile(module, kernel, true)
+}
+
+fn compile(module: &Module, kernel: &str, debug: bool) -> Result<Program, SimError> {
     let handle = module
         .kernel_by_name(kernel)
         .ok_or_else(|| SimError::UnknownKernel { name: kernel.to_string() })?;
@@ -43,6 +55,18 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         global_images: Vec::new(),
         undefined_slots: Vec::new(),
         pending_index_checks: Vec::new(),
+        debug: debug.then(|| DebugBuilder {
+            statements: Vec::new(),
+            variables: Vec::new(),
+            functions: vec![DebugFunction {
+                name: function.name.clone(),
+                span: function.span,
+                params: Vec::new(),
+                caller: None,
+            }],
+            visible: Vec::new(),
+            function: 0,
+        }),
     };
     let mut nodes = Vec::new();
     let mut ctx = FnCtx::new(function);
@@ -68,13 +92,25 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         };
         params.push(ParamInfo { name: p.name.clone(), slot, pointer_space, opaque });
     }
+    if let Some(d) = &mut c.debug {
+        d.functions[0].params = d.visible.clone();
+    }
+    c.mark_statement(function.span, &mut nodes);
     c.block(&mut ctx, &function.body, &mut nodes)?;
     let reqd = match &function.kind {
         FunctionKind::Kernel(attrs) => attrs.reqd_work_group_size,
         FunctionKind::Helper => None,
     };
     let independent_work_items = c.local_size == 0 && work_items_independent(&nodes);
-    let hoisted = crate::hoist::hoist_invariants(&nodes, c.slots);
+    let hoisted = if debug { None } else { crate::hoist::hoist_invariants(&nodes, c.slots) };
+    let debug = c.debug.take().map(|d| {
+        Box::new(DebugInfo {
+            types: module.types.clone(),
+            statements: d.statements,
+            variables: d.variables,
+            functions: d.functions,
+        })
+    });
     Ok(Program {
         kernel: kernel.to_string(),
         nodes,
@@ -91,7 +127,19 @@ pub fn compile_kernel(module: &Module, kernel: &str) -> Result<Program, SimError
         partial_groups: module.allows_partial_groups(),
         independent_work_items,
         hoisted,
+        debug,
     })
+}
+
+/// The debugger's view of a program as it is compiled (see [`DebugInfo`]).
+struct DebugBuilder {
+    statements: Vec<DebugStatement>,
+    variables: Vec<DebugVariable>,
+    functions: Vec<DebugFunction>,
+    /// The variables in scope at the statement being compiled.
+    visible: Vec<u32>,
+    /// The function being compiled, in `functions`.
+    function: u32,
 }
 
 /// Where a variable lives.
@@ -219,6 +267,8 @@ pub(crate) struct Compiler<'m> {
     /// Index checks of the place being compiled ([`Op::IndexCheck`]), emitted after the
     /// load or store that uses it: an address only taken (`&a[4]`) is no access.
     pending_index_checks: Vec<Op>,
+    /// Statements and variables for the interactive debugger, when compiling for it.
+    debug: Option<DebugBuilder>,
 }
 
 fn align_up(x: u64, align: u64) -> u64 {
@@ -401,7 +451,46 @@ impl<'m> Compiler<'m> {
             VarLoc::Reg { slot, scalar, width }
         };
         ctx.vars.insert(var, loc);
+        if self.debug.is_some() {
+            let name = match var {
+                VariableRef::Param(i) => ctx.function.params.get(i as usize).map(|p| &p.name),
+                _ => local.map(|l| &l.name),
+            };
+            let place = match loc {
+                VarLoc::Reg { slot, scalar, width } => DebugPlace::Reg { slot, scalar, width },
+                VarLoc::Mem { addr, .. } => DebugPlace::Mem { addr },
+            };
+            if let (Some(d), Some(name)) = (&mut self.debug, name) {
+                d.visible.push(d.variables.len() as u32);
+                d.variables.push(DebugVariable { name: name.clone(), ty, place });
+            }
+        }
         Ok(loc)
+    }
+
+    /// Marks the start of a source statement at `span`, when compiling for the debugger.
+    fn mark_statement(&mut self, span: Span, out: &mut Vec<Node>) {
+        if let Some(d) = &mut self.debug {
+            let index = d.statements.len() as u32;
+            d.statements.push(DebugStatement {
+                span,
+                function: d.function,
+                depth: self.call_depth,
+                visible: d.visible.clone(),
+            });
+            out.push(Node::Statement(index));
+        }
+    }
+
+    /// The number of variables in scope, to restore when a scope ends.
+    fn scope_start(&self) -> usize {
+        self.debug.as_ref().map_or(0, |d| d.visible.len())
+    }
+
+    fn scope_end(&mut self, start: usize) {
+        if let Some(d) = &mut self.debug {
+            d.visible.truncate(start);
+        }
     }
 
     // ----- statements -------------------------------------------------------------------
@@ -412,9 +501,11 @@ impl<'m> Compiler<'m> {
         block: &Block,
         out: &mut Vec<Node>,
     ) -> Result<(), SimError> {
+        let scope = self.scope_start();
         for (statement, span) in block.iter() {
             self.statement(ctx, statement, span, out)?;
         }
+        self.scope_end(scope);
         Ok(())
     }
 
@@ -425,6 +516,28 @@ impl<'m> Compiler<'m> {
         span: Span,
         out: &mut Vec<Node>,
     ) -> Result<(), SimError> {
+        if self.debug.is_some() {
+            // A line the debugger stops at: what runs code, and private declarations, as
+            // Oclgrind stops at them (a `__local` declaration runs nothing in a work-item).
+            let runs = match statement {
+                Statement::Declare { variable, init } => {
+                    init.is_some()
+                        || ctx
+                            .function
+                            .locals
+                            .get(*variable)
+                            .is_some_and(|l| l.space != AddressSpace::Local)
+                }
+                Statement::Block(_)
+                | Statement::Break
+                | Statement::Continue
+                | Statement::MemFence { .. } => false,
+                _ => true,
+            };
+            if runs {
+                self.mark_statement(span, out);
+            }
+        }
         match statement {
             Statement::Declare { variable, init } => {
                 let local = ctx.function.locals.get(*variable).ok_or(SimError::InvalidIr {
@@ -460,8 +573,14 @@ impl<'m> Compiler<'m> {
                 out.push(Node::If { cond, then_, else_, span });
             }
             Statement::Loop { form, init, condition, update, body, .. } => {
-                self.block(ctx, init, out)?;
+                // The variables the loop's initialiser declares are in scope in the loop.
+                let scope = self.scope_start();
+                for (statement, span) in init.iter() {
+                    self.statement(ctx, statement, span, out)?;
+                }
                 let mut cond_nodes = Vec::new();
+                // Each test of the condition comes back to the loop's line.
+                self.mark_statement(span, &mut cond_nodes);
                 let cond = match condition {
                     Some(c) => Some(self.condition(ctx, *c, &mut cond_nodes)?),
                     None => None,
@@ -480,6 +599,7 @@ impl<'m> Compiler<'m> {
                     test_first: *form != LoopForm::DoWhile,
                     span,
                 });
+                self.scope_end(scope);
             }
             Statement::Switch { selector, cases } => {
                 let sel = self.expr(ctx, *selector, out)?;
@@ -1675,6 +1795,18 @@ impl<'m> Compiler<'m> {
         }
         let mut callee_ctx = FnCtx::new(callee);
         let mut body = Vec::new();
+        // The callee sees its own variables only.
+        let caller_scope = self.debug.as_mut().map(|d| {
+            let caller = d.statements.len().checked_sub(1).map(|s| s as u32);
+            d.functions.push(DebugFunction {
+                name: callee.name.clone(),
+                span: callee.span,
+                params: Vec::new(),
+                caller,
+            });
+            let function = std::mem::replace(&mut d.function, d.functions.len() as u32 - 1);
+            (function, std::mem::take(&mut d.visible))
+        });
         for (i, (p, value)) in callee.params.iter().zip(arg_slots).enumerate() {
             let var = VariableRef::Param(i as u32);
             let loc = self.declare_var(&mut callee_ctx, &mut body, var, p.ty, None)?;
@@ -1692,10 +1824,21 @@ impl<'m> Compiler<'m> {
         };
         callee_ctx.ret = ret;
         self.call_depth += 1;
+        if let Some(d) = &mut self.debug {
+            let params = d.visible.clone();
+            if let Some(f) = d.functions.get_mut(d.function as usize) {
+                f.params = params;
+            }
+        }
+        self.mark_statement(callee.span, &mut body);
         let saved_depth = std::mem::replace(&mut self.expr_depth, 0);
         let r = self.block(&mut callee_ctx, &callee.body, &mut body);
         self.expr_depth = saved_depth;
         self.call_depth -= 1;
+        if let (Some(d), Some((function, visible))) = (&mut self.debug, caller_scope) {
+            d.function = function;
+            d.visible = visible;
+        }
         r?;
         out.push(Node::Call { body });
         let _ = span;

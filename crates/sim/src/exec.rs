@@ -37,6 +37,8 @@ pub(crate) struct LaunchPlan<'a> {
     /// No observer or checker follows the run's operations: it may run the program with
     /// loop-invariant operations hoisted.
     pub unobserved: bool,
+    /// The interactive debugger, which a program compiled for it stops in at every statement.
+    pub debugger: Option<crate::debugger::DebugHook>,
 }
 
 pub(crate) enum ParamValue {
@@ -361,6 +363,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             _ => &plan.program.nodes,
         };
         let result = self.exec(nodes, &mut mask);
+        if let (Some(debugger), Ok(())) = (&plan.debugger, &result) {
+            debugger.group_finished(&self.debug_view(&Mask::none(lanes)));
+        }
         if result.is_ok() {
             let mut found = Vec::new();
             self.barriers.finish(&mut found);
@@ -375,6 +380,25 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 group: self.group.group_id,
                 span: self.last_span,
             }),
+        }
+    }
+
+    /// What the debugger may look at: the group's state, `active` the lanes at the point
+    /// where it stops.
+    #[cold]
+    fn debug_view<'v>(&'v self, active: &'v Mask) -> crate::debugger::GroupView<'v> {
+        crate::debugger::GroupView {
+            program: self.plan.program,
+            group: &self.group,
+            lanes: self.lanes,
+            active,
+            live: &self.live,
+            regs: &self.regs,
+            local: &self.local,
+            private: &self.private,
+            frame: self.frame,
+            buffers: &self.plan.buffers,
+            depth: self.call_depth,
         }
     }
 
@@ -531,6 +555,11 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     self.targets = saved;
                     r?;
                     *cur = entry;
+                }
+                Node::Statement(index) => {
+                    if let Some(debugger) = &self.plan.debugger {
+                        debugger.at_statement(&self.debug_view(cur), *index);
+                    }
                 }
                 Node::Barrier { span, fences } => {
                     let signature = BarrierSignature {

@@ -48,6 +48,9 @@ pub struct SimOptions {
     /// ([`Report::sync`]), a copy never waited for once per work-group; barrier divergence
     /// stays one per place.
     pub report_every_work_item: bool,
+    /// Run under the interactive debugger: the workload's kernels are compiled for it and
+    /// every launch runs on one thread, work-groups in order (see [`crate::debugger`]).
+    pub debugger: Option<crate::debugger::DebugHook>,
 }
 
 impl Default for SimOptions {
@@ -60,6 +63,7 @@ impl Default for SimOptions {
             check_uninitialised: false,
             quick: false,
             report_every_work_item: false,
+            debugger: None,
         }
     }
 }
@@ -353,13 +357,19 @@ pub fn run_program_with_globals<F: ObserverFactory>(
         check_uninitialised: options.check_uninitialised,
         unobserved: F::Observer::OBSERVES_NOTHING
             && !options.check_races
-            && !options.check_uninitialised,
+            && !options.check_uninitialised
+            && options.debugger.is_none(),
+        debugger: options.debugger.clone(),
     };
+    if let Some(debugger) = &plan.debugger {
+        debugger.launch_started(program, &plan);
+    }
     let groups = plan.group_count();
     // Under `quick`, the first and the last group: indices 0 and 1 of the run stand for them.
     let scheduled = if options.quick { groups.min(2) } else { groups };
     let group_of = |index: u64| if options.quick && index == 1 { groups - 1 } else { index };
-    let cores = options.thread_count().max(1);
+    // The debugger follows one work-item through groups that run one after another.
+    let cores = if options.debugger.is_some() { 1 } else { options.thread_count().max(1) };
     let pieces = if plan.unobserved && program.independent_work_items && local_bytes == 0 && uniform
     {
         pieces_per_group(scheduled, lanes as usize, cores)

@@ -9,6 +9,8 @@
 //! - [`run_kernel`] / [`run_program`] launch it over an NDRange with [`ArgValue`]s.
 //! - [`run_workload`] runs a whole [`clmap_workload::Workload`] pipeline over a compiled
 //!   module (compiling a workload's source is the exec layer's job, done once per workload).
+//! - [`debugger`] stops a run at source lines and shows a work-item's variables and memory
+//!   (`clmap run -i`), in programs compiled for it ([`compile_kernel_for_debugging`]).
 //! - [`Observer`]s see every memory access, instruction, branch and barrier; the race and
 //!   uninitialised-memory checkers are observers. Bounds checks and barrier divergence
 //!   checks are always on; findings are [`Report`]s.
@@ -48,6 +50,7 @@ mod barrier;
 mod builtins;
 mod checkers;
 mod compile;
+pub mod debugger;
 mod error;
 mod exec;
 pub mod findings;
@@ -72,7 +75,7 @@ mod uninit;
 mod value;
 mod workload;
 
-pub use compile::compile_kernel;
+pub use compile::{compile_kernel, compile_kernel_for_debugging};
 pub use error::SimError;
 pub use image::{ImageArg, ImageDesc, ImageKind};
 pub use launch::{

@@ -216,6 +216,12 @@ fn format_float(spec: &Spec, v: f64) -> String {
     pad(spec, format!("{}{body}", sign_prefix(spec, negative)), true)
 }
 
+/// `%g` of `v`: six significant digits, as C's `printf` and C++'s streams write a number by
+/// default.
+pub(crate) fn format_general(v: f64) -> String {
+    format_float(&Spec { conv: 'g', ..Spec::default() }, v)
+}
+
 fn format_int(spec: &Spec, value: u64, scalar: Scalar) -> String {
     let signed_value = if scalar.is_signed() { value as i64 as i128 } else { value as i128 };
     let body = match spec.conv {

@@ -72,6 +72,10 @@ pub(crate) enum Node {
         /// The address spaces the barrier orders.
         fences: FenceFlags,
     },
+    /// The start of source statement `index` of [`DebugInfo::statements`]: only in programs
+    /// compiled for the interactive debugger ([`crate::compile_kernel_for_debugging`]), so
+    /// that other runs pay nothing for it.
+    Statement(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -402,6 +406,59 @@ pub struct Program {
     /// `nodes` with loop-invariant operations moved in front of their loops (see
     /// [`crate::hoist`]), for runs that nothing observes; `None` when nothing moves.
     pub(crate) hoisted: Option<Vec<Node>>,
+    /// What the interactive debugger needs to show the source and the variables; only in
+    /// programs compiled for it.
+    pub(crate) debug: Option<Box<DebugInfo>>,
+}
+
+/// The source view of a program compiled for the interactive debugger: its statements, in
+/// the order [`Node::Statement`] indices name them, and its variables.
+#[derive(Clone, Debug)]
+pub(crate) struct DebugInfo {
+    /// The module's types, which the debugger walks to print members and elements.
+    pub types: clmap_lang::ir::UniqueArena<clmap_lang::ir::Type>,
+    pub statements: Vec<DebugStatement>,
+    pub variables: Vec<DebugVariable>,
+    /// The kernel and every inlined call, by [`DebugStatement::function`].
+    pub functions: Vec<DebugFunction>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct DebugStatement {
+    pub span: Span,
+    /// Index in [`DebugInfo::functions`] of the (inlined) function the statement is in.
+    pub function: u32,
+    /// Calls between the kernel and the statement (0 in the kernel's own body).
+    pub depth: u32,
+    /// The variables in scope, innermost declaration last (indices of
+    /// [`DebugInfo::variables`]).
+    pub visible: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct DebugFunction {
+    pub name: String,
+    pub span: Span,
+    /// The parameters, as indices of [`DebugInfo::variables`].
+    pub params: Vec<u32>,
+    /// The statement of the call, for a helper; `None` for the kernel.
+    pub caller: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct DebugVariable {
+    pub name: String,
+    pub ty: clmap_lang::ir::Handle<clmap_lang::ir::Type>,
+    pub place: DebugPlace,
+}
+
+/// Where a variable's value is while its scope runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DebugPlace {
+    /// In `width` register slots from `slot`.
+    Reg { slot: Slot, scalar: Scalar, width: u32 },
+    /// In memory, at the address register `addr` holds.
+    Mem { addr: Slot },
 }
 
 /// Whether no node of `nodes` lets one work-item observe another of its group (see
@@ -416,7 +473,7 @@ pub(crate) fn work_items_independent(nodes: &[Node]) -> bool {
                 | Builtin::Printf
         ),
         Node::Op(Op::LocalAddr { .. }) | Node::Barrier { .. } => false,
-        Node::Op(_) | Node::Break | Node::Continue | Node::Return => true,
+        Node::Op(_) | Node::Break | Node::Continue | Node::Return | Node::Statement(_) => true,
         Node::If { then_, else_, .. } => {
             work_items_independent(then_) && work_items_independent(else_)
         }

@@ -126,7 +126,11 @@ pub fn run_workload_with<F: ObserverFactory>(
             })?;
         }
         if !programs.contains_key(&launch.kernel) {
-            let p = compile_kernel(module, &launch.kernel)?;
+            let p = if options.debugger.is_some() {
+                crate::compile::compile_kernel_for_debugging(module, &launch.kernel)?
+            } else {
+                compile_kernel(module, &launch.kernel)?
+            };
             programs.insert(launch.kernel.clone(), p);
         }
         let program = programs

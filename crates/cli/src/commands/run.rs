@@ -11,6 +11,7 @@ use std::time::Instant;
 const EXAMPLES: &str = "Examples:
   clmap run examples/transpose.toml --races --uninit
   clmap run kernel.sim --oclgrind-output        (a drop-in for oclgrind-kernel)
+  clmap run kernel.sim -i                       (step through it: try `help`)
   clmap run examples/vector_add.toml --device gpu --out results/";
 
 /// Run a workload: on the built-in simulator (default) or on an OpenCL device.
@@ -76,9 +77,17 @@ pub struct Args {
     /// is nothing to check (`clmap exec --check-api` reports a program's failing calls).
     #[arg(long, hide = true)]
     pub check_api: bool,
+    /// Debug the kernel interactively on the simulator: the run stops before the kernel's
+    /// first line and reads commands from standard input (`help` lists them; Oclgrind's, as
+    /// its `-i/--interactive` takes them): step through the first work-item's lines (or
+    /// another's: `workitem X Y Z`), set breakpoints, print variables (`print s.a p->x
+    /// a[3]`) and memory. Its work-group runs with it, in lock-step; groups run one after
+    /// another. At the end of the input the run goes on to its end.
+    #[arg(long, short = 'i')]
+    pub interactive: bool,
     /// oclgrind-kernel options that clmap has no use for (`--disable-pch`, `--dump-spir`,
-    /// `--inst-counts`, `-i/--interactive`, `--log FILE`, `--pch-dir DIR`, `--plugins
-    /// LIST`): accepted, named and ignored, so scripts written for it keep working.
+    /// `--inst-counts`, `--log FILE`, `--pch-dir DIR`, `--plugins LIST`): accepted, named
+    /// and ignored, so scripts written for it keep working.
     #[command(flatten)]
     pub oclgrind_ignored: OclgrindIgnored,
     /// Print every output buffer, in Oclgrind's `Argument 'x': N bytes` layout (`-g` or
@@ -123,8 +132,6 @@ pub struct OclgrindIgnored {
     dump_spir: bool,
     #[arg(long, hide = true)]
     inst_counts: bool,
-    #[arg(long, short = 'i', hide = true)]
-    interactive: bool,
     #[arg(long, hide = true, value_name = "FILE")]
     log: Option<String>,
     #[arg(long, hide = true, value_name = "DIR")]
@@ -140,7 +147,6 @@ impl OclgrindIgnored {
             (self.disable_pch, "--disable-pch"),
             (self.dump_spir, "--dump-spir"),
             (self.inst_counts, "--inst-counts"),
-            (self.interactive, "--interactive"),
             (self.log.is_some(), "--log"),
             (self.pch_dir.is_some(), "--pch-dir"),
             (self.plugins.is_some(), "--plugins"),
@@ -192,10 +198,33 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     if let Some(steps) = args.max_steps {
         sim.max_steps = steps;
     }
+    let mut debugger = None;
+    if args.interactive {
+        if args.device != "sim" {
+            return Err(CliError::BadInput(format!(
+                "--interactive debugs on the simulator; it cannot follow a kernel on device `{}`",
+                args.device
+            )));
+        }
+        if args.json {
+            return Err(CliError::BadInput(
+                "--interactive talks on standard output, which --json needs for itself".to_string(),
+            ));
+        }
+        use std::io::IsTerminal;
+        let terminal = std::io::stdin().is_terminal();
+        debugger = Some(clmap_sim::debugger::DebugHook::new(
+            prepared.sources().clone(),
+            Box::new(std::io::BufReader::new(std::io::stdin())),
+            Box::new(std::io::stdout()),
+            terminal,
+        ));
+        sim.debugger = debugger.clone();
+    }
     let target = Target::select(&args.device, sim).map_err(run_report::exec_error)?;
     let started = Instant::now();
     let display = matches!(target, Target::Simulator(_)).then(|| {
-        let quiet = args.json || args.oclgrind_output;
+        let quiet = args.json || args.oclgrind_output || args.interactive;
         crate::progress::ProgressLine::start(prepared.launch_count(), args.progress, quiet)
     });
     let outcome = run_on(&target, &prepared, 0).map_err(run_report::exec_error);
@@ -241,7 +270,12 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
         for text in &outcome.printf {
             print!("{text}");
         }
-        print!("{}", workload.format_oclgrind_output(&outcome.buffers));
+        let dump = workload.format_oclgrind_output(&outcome.buffers);
+        if debugger.as_ref().is_some_and(|d| d.printed_capitals()) {
+            print!("{}", capital_hex_digits(&dump));
+        } else {
+            print!("{dump}");
+        }
     } else if args.json {
         let out = json!({
             "workload": args.workload.display().to_string(),
@@ -286,6 +320,26 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     // it rely on that.
     // Warnings (a race in which every work-item stored the same value) do not fail a run.
     Ok(if !faulty || args.oclgrind_output { Status::Success } else { Status::KernelFault })
+}
+
+/// A dump as oclgrind-kernel prints it once its output stream writes capitals (after its
+/// debugger printed bytes in hexadecimal): each value's digits and letters in capitals, the
+/// `0x` before them as it is.
+fn capital_hex_digits(dump: &str) -> String {
+    let mut out = String::with_capacity(dump.len());
+    for line in dump.split_inclusive('\n') {
+        match line.split_once(" = ") {
+            Some((name, value)) if line.starts_with("  ") => {
+                let value = value.to_uppercase();
+                let value = value.strip_prefix("0X").map_or(value.clone(), |v| format!("0x{v}"));
+                out.push_str(name);
+                out.push_str(" = ");
+                out.push_str(&value);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// Compares the outputs of a run with the files in `dir`; says which differ.
@@ -369,6 +423,7 @@ fn apply_sim_args(args: &mut Args) -> Result<(), CliError> {
             "--uninitialized" => args.uninit = true,
             "-q" | "--quick" => args.quick = true,
             "--uniform-writes" => args.uniform_writes = true,
+            "-i" | "--interactive" => args.interactive = true,
             "-g" | "--global-mem" => args.dump = true,
             // A launch makes no API calls; there is nothing for it to check.
             "--check-api" => {}
