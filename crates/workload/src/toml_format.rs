@@ -861,7 +861,6 @@ fn pipeline<'r>(
     }
     if let Some(table) = &raw.buffers {
         for (name, b) in table {
-            let span = b.span();
             let b = b.get_ref();
             let len = ctx.count(&b.len, &format!("`len` of buffer `{name}`"))?;
             if let (Some(view), Some(init)) = (&b.view, &b.init) {

@@ -159,6 +159,20 @@ output = true
     let x = w.buffer("x").expect("x");
     assert_eq!(x.len, 0);
     assert!(w.initial_data(0).expect("data").get("x").expect("x").bytes.is_empty());
+    // The same in a pipeline's `[buffers]` table, with its length from a size.
+    let pipeline = "source = \"k.cl\"
+outputs = [\"x\"]
+[sizes]
+n = 0
+[buffers]
+x = { type = \"float\", len = \"n\" }
+[[launch]]
+kernel = \"k\"
+global = [1]
+args = [\"x\"]
+";
+    let w = load(pipeline).expect("a zero-element pipeline buffer loads");
+    assert_eq!(w.buffer("x").map(|b| b.len), Some(0));
 }
 
 #[test]
