@@ -3,6 +3,7 @@
 
 Usage: bench/advise_rejudge.py RESULT_DIR [--measurements DIR] [--replicate DIR] [--out DIR]
                                [--tie PERCENT] [--simd-width N] [--database DB [--device SEL]]
+                               [--advise-args "ARGS"]
 
 RESULT_DIR is a folder bench/advise_accuracy.sh wrote (its accuracy.json keeps, per workload,
 the median time of every layout variant `clmap tune` timed). The advisor's question for a
@@ -40,6 +41,10 @@ workload whose two runs crown different winners was decided by the runs' noise, 
 layouts, and no advisor can be expected to call it. Each row then says whether its winner was
 replicated (null when DIR did not time it), and the summary adds the accuracy over the rows the
 other run does not contradict (`replicated` in accuracy.json).
+
+--advise-args "ARGS" passes further options to every `clmap advise` call (split on spaces),
+e.g. "--launch-multiple 0" to see what the advisor would have said without one of its
+refinements, judged against the same timings.
 
 Environment: CLMAP, the clmap binary (default target/release/clmap).
 """
@@ -315,6 +320,7 @@ def main(argv):
     simd_width = option("--simd-width")
     database = option("--database")
     device = option("--device", "gpu")
+    advise_args = option("--advise-args", "").split()
     if len(args) != 1:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 1
@@ -335,7 +341,7 @@ def main(argv):
         else:
             db = make_database(clmap, records, work)
             device = "accuracy-measured"
-        extra = ["--simd-width", str(simd_width)] if simd_width else []
+        extra = (["--simd-width", str(simd_width)] if simd_width else []) + advise_args
         map_size = old_table.get("meta", {}).get("map_size", 256)
         map_dir = os.path.join(work, "maps")
         run([clmap, "maps", "generate", "--out", map_dir, "--maps", "all", "--sizes",

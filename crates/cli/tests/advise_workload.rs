@@ -346,8 +346,19 @@ fn missing_measurements_are_taken_by_a_small_campaign_then_reused() {
     let dir = Scratch::new("advise-campaign");
     let db = dir.join("campaign.db");
     let db = db.to_str().expect("UTF-8");
-    let args =
-        ["advise", "tests/corpus/jacobi2d.toml", "--device", "cpu", "--db", db, "--reps", "3"];
+    // With the launch-bound check on (it is off by default), so that its unit is taken too.
+    let args = [
+        "advise",
+        "tests/corpus/jacobi2d.toml",
+        "--device",
+        "cpu",
+        "--db",
+        db,
+        "--reps",
+        "3",
+        "--launch-multiple",
+        "4",
+    ];
     let first = clmap(&args);
     first
         .assert_success()

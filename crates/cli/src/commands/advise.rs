@@ -75,11 +75,13 @@ pub struct Args {
     /// Do not flush the caches between the runs of missing measurements.
     #[arg(long, requires = "workload")]
     pub no_flush: bool,
-    /// A measurement decides only when the kernel as written takes at least this many
-    /// launches' worth of time (the MAP on one work-group); one that takes less is measured
-    /// again on datasets of twice the side, on the same work-group, until it does (bounded by
-    /// the device's memory), and that record decides. 0 keeps every buffer's own dataset.
-    #[arg(long, default_value_t = clmap_aristotle::refine::LAUNCH_MULTIPLE, requires = "workload")]
+    /// With a multiple M above 0, a measurement decides only when the kernel as written takes
+    /// at least M launches' worth of time (the MAP on one work-group); one that takes less is
+    /// measured again on datasets of twice the side, on the same work-group, until it does
+    /// (bounded by the device's memory), and that record decides: what the access pattern
+    /// does on large data. The default 0 keeps every buffer's own dataset, which predicted the
+    /// measured winner more often on the H100 (docs/advise.md); 4 was the earlier default.
+    #[arg(long, default_value_t = clmap_aristotle::refine::DEFAULT_LAUNCH_MULTIPLE, requires = "workload")]
     pub launch_multiple: f64,
     /// Seconds a tie (a ratio within its runs' spread) may spend being measured again before
     /// the pooled samples decide; 0 measures no tie again.

@@ -283,7 +283,7 @@ fn advisor_answer(
         // The advisor's microbenchmarks take as many runs as the variants.
         reps: args.reps.unwrap_or(21),
         no_flush: false,
-        launch_multiple: clmap_aristotle::refine::LAUNCH_MULTIPLE,
+        launch_multiple: clmap_aristotle::refine::DEFAULT_LAUNCH_MULTIPLE,
         pool_seconds: 10.0,
         refine_seconds: 30.0,
         // The device's own warp width, from its OpenCL description.
