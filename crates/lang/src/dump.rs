@@ -77,6 +77,9 @@ fn type_text(module: &Module, ty: Handle<Type>) -> String {
 /// A type with its layout facts (structs list their members with offsets).
 fn describe_type(module: &Module, handle: Handle<Type>, ty: &TypeInner) -> String {
     match ty {
+        TypeInner::Struct { is_complete: false, .. } => {
+            format!("{} (incomplete)", type_text(module, handle))
+        }
         TypeInner::Struct { members, size, align, .. } => {
             let members: Vec<String> = members
                 .iter()

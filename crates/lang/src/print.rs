@@ -40,7 +40,7 @@ pub fn print_module(module: &Module) -> String {
     let mut typedef_run = String::new();
     for item in type_declarations(module) {
         match item {
-            TypeDeclaration::Struct(ty) => {
+            TypeDeclaration::Struct(_, ty) => {
                 section.item(&std::mem::take(&mut typedef_run));
                 section.item(&struct_definition(module, ty));
             }
@@ -127,21 +127,24 @@ fn pragma_line(text: &str) -> String {
     }
 }
 
-/// A struct definition or a typedef at file scope.
+/// A struct definition (or declaration, for a struct never completed) or a typedef at file
+/// scope.
 enum TypeDeclaration<'m> {
-    Struct(&'m TypeInner),
+    Struct(Handle<Type>, &'m TypeInner),
     Typedef(&'m crate::ir::Typedef),
 }
 
 /// Struct definitions and typedefs in the order the source declared them, when their spans
-/// say so (all in one file); otherwise structs in type order (members before their users),
-/// then typedefs. Either order declares every struct before its first use, since the type
-/// arena holds a struct's member types before the struct.
+/// say so (all in one file); otherwise structs in type order, then typedefs. Then a struct
+/// held by value in another (a member, an array element) moves before it if it came after:
+/// `struct outer { struct inner { int x; } i; }` exists, incomplete, before `inner`.
+/// Pointers need no order: in C a `struct b *` member declares `struct b` at file scope, so
+/// structs pointing to each other print in either order.
 fn type_declarations(module: &Module) -> Vec<TypeDeclaration<'_>> {
     let mut items: Vec<(Span, TypeDeclaration<'_>)> = Vec::new();
     for (handle, ty) in module.types.iter() {
         if let TypeInner::Struct { .. } = ty {
-            items.push((module.types.span(handle), TypeDeclaration::Struct(ty)));
+            items.push((module.types.span(handle), TypeDeclaration::Struct(handle, ty)));
         }
     }
     for t in &module.typedefs {
@@ -154,7 +157,45 @@ fn type_declarations(module: &Module) -> Vec<TypeDeclaration<'_>> {
         // Stable: equal starts keep the struct-then-typedef order.
         items.sort_by_key(|(span, _)| span.start);
     }
-    items.into_iter().map(|(_, item)| item).collect()
+    let mut placed = vec![false; module.types.len()];
+    let mut ordered = Vec::with_capacity(items.len());
+    for (_, item) in items {
+        if let TypeDeclaration::Struct(handle, _) = item {
+            place_struct(module, handle, &mut placed, &mut ordered);
+        } else {
+            ordered.push(item);
+        }
+    }
+    ordered
+}
+
+/// Appends the struct `ty` after the structs it holds by value that are not placed yet. The
+/// validator guarantees no struct holds itself, so this terminates; `placed` also guards it.
+fn place_struct<'m>(
+    module: &'m Module,
+    ty: Handle<Type>,
+    placed: &mut [bool],
+    ordered: &mut Vec<TypeDeclaration<'m>>,
+) {
+    let Some(slot) = placed.get_mut(ty.index()) else { return };
+    if *slot {
+        return;
+    }
+    *slot = true;
+    let Some(inner @ TypeInner::Struct { members, .. }) = module.types.get(ty) else { return };
+    for member in members {
+        let mut held = member.ty;
+        for _ in 0..placed.len() {
+            match module.types.get(held) {
+                Some(TypeInner::Array { element, .. }) => held = *element,
+                _ => break,
+            }
+        }
+        if matches!(module.types.get(held), Some(TypeInner::Struct { .. })) {
+            place_struct(module, held, placed, ordered);
+        }
+    }
+    ordered.push(TypeDeclaration::Struct(ty, inner));
 }
 
 /// Whether a typedef is the one that names a `typedef struct { … } Name;` (printed with the
@@ -167,10 +208,14 @@ fn names_typedef_struct(module: &Module, name: &str, ty: Handle<Type>) -> bool {
 }
 
 fn struct_definition(module: &Module, ty: &TypeInner) -> String {
-    let TypeInner::Struct { name, naming, is_union, members, .. } = ty else {
+    let TypeInner::Struct { name, naming, is_union, members, is_complete, .. } = ty else {
         return String::new();
     };
     let keyword = if *is_union { "union" } else { "struct" };
+    if !is_complete {
+        // Declared only, and used only through pointers.
+        return format!("{keyword} {name};\n");
+    }
     let mut body = String::new();
     for member in members {
         let decl = declaration(module, member.ty, &[], &member.name);

@@ -53,6 +53,10 @@ pub enum ValidationErrorKind {
     TypeForwardReference { ty: usize, referenced: usize },
     #[error("type [{ty}] is malformed: {reason}")]
     InvalidType { ty: usize, reason: String },
+    #[error("{what} has the incomplete struct type [{ty}], which may only be pointed to")]
+    IncompleteType { what: String, ty: usize },
+    #[error("struct type [{ty}] contains itself (not through a pointer)")]
+    StructContainsItself { ty: usize },
     #[error("expression handle %{index} is out of range")]
     InvalidExpressionHandle { index: usize },
     #[error("local variable handle {index} is out of range")]

@@ -178,6 +178,25 @@ impl<T: Eq + Hash + Clone> UniqueArena<T> {
         Handle::from_index(index as usize)
     }
 
+    /// Replaces the value at `handle` in place, so handles already taken to it (a struct's own
+    /// members pointing back at it) now denote the new value. Refused, leaving the arena as it
+    /// was, when an equal value lives at another handle: each value is stored once.
+    pub fn replace(&mut self, handle: Handle<T>, value: T, span: Span) -> Result<(), Handle<T>> {
+        if let Some(&i) = self.lookup.get(&value) {
+            if i as usize != handle.index() {
+                return Err(Handle::from_index(i as usize));
+            }
+        }
+        let Some(slot) = self.data.get_mut(handle.index()) else {
+            return Err(handle);
+        };
+        let old = std::mem::replace(slot, value.clone());
+        self.lookup.remove(&old);
+        self.lookup.insert(value, handle.index() as u32);
+        self.spans[handle.index()] = span;
+        Ok(())
+    }
+
     pub fn find(&self, value: &T) -> Option<Handle<T>> {
         self.lookup.get(value).map(|&i| Handle::from_index(i as usize))
     }
@@ -226,5 +245,19 @@ mod tests {
         assert_eq!(a.insert("x".to_string(), Span::UNDEFINED), x);
         assert_ne!(x, y);
         assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    fn replace_keeps_the_handle_and_uniqueness() {
+        let mut a = UniqueArena::new();
+        let x = a.insert("x".to_string(), Span::UNDEFINED);
+        let y = a.insert("y".to_string(), Span::UNDEFINED);
+        assert_eq!(a.replace(x, "z".to_string(), Span::UNDEFINED), Ok(()));
+        assert_eq!(a[x], "z");
+        assert_eq!(a.find(&"z".to_string()), Some(x));
+        assert_eq!(a.find(&"x".to_string()), None, "the old value is forgotten");
+        assert_eq!(a.replace(x, "y".to_string(), Span::UNDEFINED), Err(y), "y is stored at y");
+        assert_eq!(a[x], "z", "a refused replacement changes nothing");
+        assert_eq!(a.insert("x".to_string(), Span::UNDEFINED).index(), 2);
     }
 }

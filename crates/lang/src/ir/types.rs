@@ -205,6 +205,14 @@ pub enum TypeInner {
     },
     /// A struct or union. `name` is unique among the module's structs (sema invents one for an
     /// anonymous struct that is not typedef'd).
+    ///
+    /// A struct may point to itself (`struct node { struct node *next; }`): sema stores the
+    /// struct incomplete when its tag is first seen and completes it in place
+    /// ([`UniqueArena::replace`]), so its members may refer to types after it and the type
+    /// graph has cycles, always through a pointer. An incomplete struct (`is_complete` false:
+    /// only declared, as `struct node;`) has no members, size 0 and align 1, and may only be
+    /// pointed to; the validator checks that every struct held by value (in a variable, a
+    /// member, an array, an expression) is complete and that no struct contains itself.
     Struct {
         name: String,
         naming: StructNaming,
@@ -212,6 +220,7 @@ pub enum TypeInner {
         members: Vec<StructMember>,
         size: u32,
         align: u32,
+        is_complete: bool,
     },
     /// `event_t`, the handle returned by `async_work_group_copy`.
     Event,
@@ -421,6 +430,11 @@ impl TypeInner {
             TypeInner::Vector { size, .. } => Some(size),
             _ => None,
         }
+    }
+
+    /// A struct or union only declared so far: it may be pointed to, not held by value.
+    pub fn is_incomplete(&self) -> bool {
+        matches!(self, TypeInner::Struct { is_complete: false, .. })
     }
 
     pub fn is_pointer(&self) -> bool {

@@ -138,6 +138,7 @@ fn members_through_pointers_use_arrows_and_aggregates_use_braces() {
         ],
         size: 8,
         align: 4,
+        is_complete: true,
     });
     let pair = module.ty(TypeInner::Array { element: point, len: 2 });
     let mut b = FunctionBuilder::helper(&mut module, "f", Some(float));

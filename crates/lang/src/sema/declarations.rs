@@ -45,6 +45,11 @@ impl Checker {
             }
             _ => None,
         };
+        if let (ast::TypeSpec::Struct(spec @ ast::StructSpec { fields: None, .. }), [], None) =
+            (&specs.ty, decl.declarators.as_slice(), specs.storage)
+        {
+            return self.forward_declaration(spec);
+        }
         let Ok(base) = self.base_type(specs, typedef_name) else {
             for init_declarator in &decl.declarators {
                 self.poison(&init_declarator.declarator);
@@ -136,6 +141,7 @@ impl Checker {
             return Err(self.error(declarator.span, "declaration does not declare anything"));
         };
         let declared = self.sized_declared(specs, base, &declarator.derived, decl.init.as_ref())?;
+        self.require_complete(declared.ty, name.span, "variable has incomplete type")?;
         self.refuse_image_variable(declared.ty, name)?;
         // A program-scope sampler may be written `const sampler_t` (clang makes it constant).
         let is_const_sampler = matches!(self.inner(declared.ty), TypeInner::Sampler)
@@ -298,6 +304,7 @@ impl Checker {
             ));
         }
         let declared = self.sized_declared(specs, base, &declarator.derived, decl.init.as_ref())?;
+        self.require_complete(declared.ty, name.span, "variable has incomplete type")?;
         let space = declared.space.unwrap_or(AddressSpace::Private);
         match space {
             AddressSpace::Private => {}

@@ -191,6 +191,7 @@ impl Checker {
                 self.error(span, "invalid application of 'sizeof' to an incomplete type 'void'")
             );
         }
+        self.require_complete(ty, span, "invalid application of 'sizeof' to an incomplete type")?;
         let size = self.module.size_of(ty);
         Ok(self.literal(Literal::int(Scalar::ULong, i128::from(size)), span))
     }
@@ -240,6 +241,7 @@ impl Checker {
                 if matches!(self.inner(pointee), TypeInner::Void) {
                     return Err(self.error(span, "subscript of pointer to void"));
                 }
+                self.require_complete(pointee, span, "subscript of pointer to incomplete type")?;
                 let expr = self.add(
                     Expression::Index { base: pointer.expr, index: index.expr },
                     pointee,
@@ -274,6 +276,7 @@ impl Checker {
                     format!("member reference type '{shown}' is not a pointer"),
                 ));
             };
+            self.require_complete(pointee, pointer.span, "incomplete definition of type")?;
             let expr = self.add(Expression::Deref(pointer.expr), pointee, pointer.span);
             base = Operand {
                 expr,

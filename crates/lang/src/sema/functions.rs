@@ -79,6 +79,9 @@ impl Checker {
             }
             _ => Some(returned.ty),
         };
+        if let Some(ty) = return_type {
+            self.require_complete(ty, name.span, "incomplete result type")?;
+        }
         if is_kernel && return_type.is_some() {
             return Err(self.error(name.span, "kernel must have void return type"));
         }
@@ -105,6 +108,7 @@ impl Checker {
         if matches!(inner, TypeInner::Void) {
             return Err(self.error(param.span, "parameter has incomplete type 'void'"));
         }
+        self.require_complete(declared.ty, span, "parameter has incomplete type")?;
         if let Some(space) = declared.space {
             if space != AddressSpace::Private {
                 return Err(self.error(param.span, format!("parameter may not be qualified with an address space other than __private ('{}')", space.qualifier())));

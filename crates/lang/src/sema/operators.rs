@@ -82,6 +82,8 @@ impl Checker {
                         self.error(span, "indirection of a 'void *' pointer is not allowed")
                     );
                 }
+                let required = "a complete type is required here, not the incomplete type";
+                self.require_complete(pointee, span, required)?;
                 let expr = self.add(Expression::Deref(pointer.expr), pointee, span);
                 Ok(Operand {
                     expr,
@@ -123,6 +125,9 @@ impl Checker {
             | ast::UnaryOp::PostDec => {
                 let target = self.expression(operand)?;
                 self.check_assignable(target, span)?;
+                if self.inner(target.ty).is_pointer() {
+                    self.check_pointer_arithmetic(target, span)?;
+                }
                 let ok = match self.inner(target.ty) {
                     TypeInner::Scalar(s) => *s != Scalar::Bool,
                     // clang increments integer vectors only.
@@ -383,6 +388,8 @@ impl Checker {
             if matches!(self.inner(pointee), TypeInner::Void) {
                 return Err(self.error(span, "arithmetic on a pointer to void"));
             }
+            let what = "arithmetic on a pointer to an incomplete type";
+            self.require_complete(pointee, span, what)?;
         }
         Ok(())
     }

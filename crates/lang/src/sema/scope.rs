@@ -52,10 +52,10 @@ impl Symbol {
 /// What a tag names.
 #[derive(Clone, Debug)]
 pub(super) enum Tag {
-    /// A struct or union; `ty` is `None` while only forward-declared.
+    /// A struct or union; `ty` is incomplete while only declared (`struct S;`).
     Record {
         is_union: bool,
-        ty: Option<Handle<ir::Type>>,
+        ty: Handle<ir::Type>,
         span: Span,
     },
     Enum {

@@ -697,3 +697,164 @@ fn an_event_may_start_as_zero_and_nothing_else() {
     let err = errors("__kernel void k() { event_t e = 1; }\n");
     assert!(err.contains("initializing 'event_t' from incompatible type 'int'"), "{err}");
 }
+
+/// The handle of the struct named `name`.
+fn struct_named(m: &ir::Module, name: &str) -> Handle<ir::Type> {
+    m.types
+        .iter()
+        .find(|(_, t)| matches!(t, TypeInner::Struct { name: n, .. } if n == name))
+        .map(|(h, _)| h)
+        .expect("struct exists")
+}
+
+/// The pointee of member `member` of struct `ty`.
+fn member_pointee(m: &ir::Module, ty: Handle<ir::Type>, member: &str) -> Handle<ir::Type> {
+    let TypeInner::Struct { members, .. } = &m.types[ty] else { panic!("not a struct") };
+    let member = members.iter().find(|x| x.name == member).expect("member exists");
+    match m.types[member.ty] {
+        TypeInner::Pointer { pointee, .. } => pointee,
+        _ => panic!("member is not a pointer"),
+    }
+}
+
+#[test]
+fn a_struct_may_point_to_itself() {
+    let m = module(
+        "typedef struct node { struct node *next; int v; } node;\n\
+         __kernel void k(__global int *out) {\n\
+             node n; n.v = 7; n.next = &n;\n\
+             out[0] = n.next->next->next->v;\n\
+         }\n",
+    );
+    let node = struct_named(&m, "node");
+    assert_eq!(member_pointee(&m, node, "next"), node, "the member points to the struct itself");
+    assert!(matches!(
+        m.types[node],
+        TypeInner::Struct { size: 16, align: 8, is_complete: true, .. }
+    ));
+    let typedef = m.typedefs.iter().find(|t| t.name == "node").expect("typedef");
+    assert_eq!(typedef.ty, node);
+}
+
+#[test]
+fn structs_may_point_to_each_other_through_a_forward_declaration() {
+    let m = module(
+        "struct b;\n\
+         struct a { struct b *p; };\n\
+         struct b { struct a *q; int x; };\n\
+         __kernel void k(__global int *out) {\n\
+             struct a l; struct b r; l.p = &r; r.q = &l; r.x = 3;\n\
+             out[0] = l.p->q->p->x;\n\
+         }\n",
+    );
+    let (a, b) = (struct_named(&m, "a"), struct_named(&m, "b"));
+    assert_eq!(member_pointee(&m, a, "p"), b);
+    assert_eq!(member_pointee(&m, b, "q"), a);
+    // Without the forward declaration, the member's `struct b` declares it (C11 6.7.2.3p8).
+    let m = module(
+        "struct a { struct b *p; };\nstruct b { struct a *q; int x; };\n\
+         int f(struct a *l) { return l->p->x; }\n",
+    );
+    let (a, b) = (struct_named(&m, "a"), struct_named(&m, "b"));
+    assert_eq!(member_pointee(&m, a, "p"), b, "one struct b, declared then completed");
+}
+
+#[test]
+fn a_struct_used_only_through_pointers_stays_incomplete() {
+    let m = module(
+        "struct handle;\n\
+         void f(__global struct handle *h, __global struct handle **out) {\n\
+             out[0] = h;\n\
+         }\n",
+    );
+    let handle = struct_named(&m, "handle");
+    assert!(m.types[handle].is_incomplete());
+    assert_eq!(m.size_of(handle), 0);
+}
+
+#[test]
+fn an_inner_declaration_hides_an_outer_struct() {
+    // `struct s;` in a block declares a new struct there, as in C.
+    let m = module(
+        "struct s { int x; };\n\
+         int f(struct s *outer) {\n\
+             struct s;\n\
+             struct t { struct s *inner; } v;\n\
+             struct s { float y; } w;\n\
+             v.inner = &w;\n\
+             return outer->x + (int)v.inner->y;\n\
+         }\n",
+    );
+    let t = struct_named(&m, "t");
+    let inner = member_pointee(&m, t, "inner");
+    assert_ne!(inner, struct_named(&m, "s"));
+    assert!(matches!(&m.types[inner], TypeInner::Struct { name, .. } if name == "s_1"));
+}
+
+#[test]
+fn an_incomplete_struct_held_by_value_is_refused_where_it_is_used() {
+    // (source, message, the text the caret points at)
+    let cases = [
+        (
+            "struct b; __kernel void k() { struct b v; }",
+            "variable has incomplete type 'struct b'",
+            "v;",
+        ),
+        ("struct b; struct c { struct b m; };", "field has incomplete type 'struct b'", "m;"),
+        ("struct c { struct c m; };", "field has incomplete type 'struct c'", "m;"),
+        (
+            "struct b; int f() { return sizeof(struct b); }",
+            "invalid application of 'sizeof' to an incomplete type 'struct b'",
+            "sizeof",
+        ),
+        (
+            "struct b; int f(struct b *p) { return p->x; }",
+            "incomplete definition of type 'struct b'",
+            "p->",
+        ),
+        (
+            "struct b; void f(struct b *p) { *p; }",
+            "a complete type is required here, not the incomplete type 'struct b'",
+            "*p;",
+        ),
+        (
+            "struct b; void f(struct b *p) { p[1]; }",
+            "subscript of pointer to incomplete type 'struct b'",
+            "p[1]",
+        ),
+        (
+            "struct b; void f(struct b *p) { p + 1; }",
+            "arithmetic on a pointer to an incomplete type 'struct b'",
+            "p + 1",
+        ),
+        (
+            "struct b; void f(struct b *p) { --p; }",
+            "arithmetic on a pointer to an incomplete type 'struct b'",
+            "--p",
+        ),
+        ("struct b; void f(struct b v) { }", "parameter has incomplete type 'struct b'", "v)"),
+        ("struct b; struct b f(void);", "incomplete result type 'struct b'", "f(void)"),
+        (
+            "struct b; void f() { struct b a[2]; }",
+            "array has incomplete element type 'struct b'",
+            "[2]",
+        ),
+        (
+            "union u; struct u *p;",
+            "use of 'u' with tag type that does not match previous declaration",
+            "u *p",
+        ),
+    ];
+    for (text, message, culprit) in cases {
+        let rendered = errors(text);
+        let column = text.find(culprit).expect("culprit in text") + 1;
+        assert!(rendered.contains(&format!("1:{column}: error: {message}")), "{text}: {rendered}");
+    }
+}
+
+#[test]
+fn a_struct_defined_twice_is_refused_after_a_forward_declaration_too() {
+    let rendered = errors("struct s;\nstruct s { int x; };\nstruct s { int y; };\n");
+    assert!(rendered.contains("3:8: error: redefinition of 's'"), "{rendered}");
+    assert!(rendered.contains("2:8: note: previous definition is here"), "{rendered}");
+}

@@ -215,6 +215,7 @@ impl Checker {
                         self.error(*span, format!("array of '{shown}' is invalid in OpenCL"))
                     );
                 }
+                self.require_complete(current.ty, *span, "array has incomplete element type")?;
                 let Some(size) = size else {
                     return Err(self.error(
                         *span,
@@ -254,51 +255,52 @@ impl Checker {
         let is_union = spec.kind == ast::StructKind::Union;
         let keyword = if is_union { "union" } else { "struct" };
         let Some(fields) = &spec.fields else {
-            // A reference: `struct S`.
+            // A reference, `struct S`: the visible tag, or (C11 §6.7.2.3p8) a new incomplete
+            // type declared in the current scope, to be completed later or only pointed to.
             let Some(name) = &spec.name else {
                 return Err(self.error(spec.span, format!("expected {keyword} name")));
             };
             return match self.scopes.lookup_tag(&name.name) {
-                Some(Tag::Record { ty: Some(ty), is_union: u, .. }) if *u == is_union => Ok(*ty),
-                Some(Tag::Record { ty: Some(_), span, .. }) => {
+                Some(_) => self.visible_record(name, is_union),
+                None => Ok(self.declare_incomplete_record(name, is_union)),
+            };
+        };
+        // The struct exists, incomplete, from its `{`: its members may point to it.
+        let handle = match &spec.name {
+            Some(name) => match self.scopes.lookup_tag_innermost(&name.name) {
+                Some(Tag::Record { ty, span, .. }) if !self.inner(*ty).is_incomplete() => {
                     let previous = *span;
                     self.diags.push(
                         crate::diag::Diagnostic::error(
                             name.span,
-                            format!("use of '{}' with tag type that does not match previous declaration", name.name),
+                            format!("redefinition of '{}'", name.name),
                         )
-                        .with_note(previous, "previous use is here"),
+                        .with_note(previous, "previous definition is here"),
                     );
-                    Err(Reported)
+                    return Err(Reported);
                 }
-                Some(Tag::Record { ty: None, .. }) | None => Err(self.error(
-                    name.span,
-                    format!("incomplete type '{keyword} {}' is not supported here", name.name),
-                )),
-                Some(Tag::Enum { .. }) => Err(self.error(
-                    name.span,
-                    format!(
-                        "use of '{}' with tag type that does not match previous declaration",
-                        name.name
-                    ),
-                )),
-            };
-        };
-        if let Some(name) = &spec.name {
-            if let Some(Tag::Record { ty: Some(_), span, .. }) =
-                self.scopes.lookup_tag_innermost(&name.name)
-            {
-                let previous = *span;
-                self.diags.push(
-                    crate::diag::Diagnostic::error(
-                        name.span,
-                        format!("redefinition of '{}'", name.name),
-                    )
-                    .with_note(previous, "previous definition is here"),
-                );
-                return Err(Reported);
+                Some(_) => {
+                    let ty = self.visible_record(name, is_union)?;
+                    // Notes about a redefinition point at this definition, not the declaration.
+                    self.scopes
+                        .insert_tag(&name.name, Tag::Record { is_union, ty, span: name.span });
+                    ty
+                }
+                None => self.declare_incomplete_record(name, is_union),
+            },
+            None => {
+                let name = match typedef_name {
+                    Some(typedef) => typedef.to_string(),
+                    None => self.invent_struct_name(keyword),
+                };
+                let naming = match typedef_name {
+                    Some(_) => ir::StructNaming::Typedef,
+                    None => ir::StructNaming::Tag,
+                };
+                let name = self.unique_struct_name(name);
+                self.module.types.insert(incomplete_struct(name, naming, is_union), spec.span)
             }
-        }
+        };
         let (packed, explicit_align) = self.record_attributes(&spec.attributes)?;
         let mut members: Vec<StructMember> = Vec::new();
         let mut offset = 0u32;
@@ -335,6 +337,13 @@ impl Checker {
                     failed = true;
                     continue;
                 }
+                if self
+                    .require_complete(declared.ty, name.span, "field has incomplete type")
+                    .is_err()
+                {
+                    failed = true;
+                    continue;
+                }
                 let member_align = {
                     let natural = if packed { 1 } else { self.module.align_of(declared.ty) };
                     let (_, attr) = self.record_attributes(&declarator.attributes)?;
@@ -362,21 +371,87 @@ impl Checker {
         }
         align = align.max(explicit_align.unwrap_or(1));
         let size = round_up(size, align);
-        let (name, naming) = match (&spec.name, typedef_name) {
-            (Some(tag), _) => (tag.name.clone(), ir::StructNaming::Tag),
-            (None, Some(typedef)) => (typedef.to_string(), ir::StructNaming::Typedef),
-            (None, None) => (self.invent_struct_name(keyword), ir::StructNaming::Tag),
+        let TypeInner::Struct { name, naming, .. } = self.inner(handle).clone() else {
+            return Err(self.error(spec.span, format!("'{keyword}' is not a record type")));
         };
-        let name = self.unique_struct_name(name);
+        let complete =
+            TypeInner::Struct { name, naming, is_union, members, size, align, is_complete: true };
+        // Struct names are unique, so no other type equals the completed one.
+        if self.module.types.replace(handle, complete, spec.span).is_err() {
+            return Err(self.error(spec.span, format!("{keyword} conflicts with another type")));
+        }
+        Ok(handle)
+    }
+
+    /// The record a visible tag names, refusing a tag of the other kind (`union S` after
+    /// `struct S`).
+    fn visible_record(&mut self, name: &ast::Ident, is_union: bool) -> SResult<Handle<ir::Type>> {
+        match self.scopes.lookup_tag(&name.name) {
+            Some(Tag::Record { ty, is_union: u, .. }) if *u == is_union => Ok(*ty),
+            Some(Tag::Record { span, .. }) => {
+                let previous = *span;
+                self.diags.push(
+                    crate::diag::Diagnostic::error(
+                        name.span,
+                        format!(
+                            "use of '{}' with tag type that does not match previous declaration",
+                            name.name
+                        ),
+                    )
+                    .with_note(previous, "previous use is here"),
+                );
+                Err(Reported)
+            }
+            Some(Tag::Enum { .. }) | None => Err(self.error(
+                name.span,
+                format!(
+                    "use of '{}' with tag type that does not match previous declaration",
+                    name.name
+                ),
+            )),
+        }
+    }
+
+    /// Declares tag `name` in the innermost scope as a new struct or union without members.
+    fn declare_incomplete_record(&mut self, name: &ast::Ident, is_union: bool) -> Handle<ir::Type> {
+        let unique = self.unique_struct_name(name.name.clone());
         let ty = self
             .module
             .types
-            .insert(TypeInner::Struct { name, naming, is_union, members, size, align }, spec.span);
-        if let Some(tag) = &spec.name {
-            self.scopes
-                .insert_tag(&tag.name, Tag::Record { is_union, ty: Some(ty), span: tag.span });
+            .insert(incomplete_struct(unique, ir::StructNaming::Tag, is_union), name.span);
+        self.scopes.insert_tag(&name.name, Tag::Record { is_union, ty, span: name.span });
+        ty
+    }
+
+    /// `struct S;` alone: declares `S` in the innermost scope, hiding an outer `S` (C11
+    /// §6.7.2.3p7); repeating it where `S` is already declared changes nothing.
+    pub(super) fn forward_declaration(&mut self, spec: &ast::StructSpec) -> SResult<()> {
+        let is_union = spec.kind == ast::StructKind::Union;
+        let Some(name) = &spec.name else {
+            return Ok(());
+        };
+        match self.scopes.lookup_tag_innermost(&name.name) {
+            Some(_) => self.visible_record(name, is_union).map(|_| ()),
+            None => {
+                self.declare_incomplete_record(name, is_union);
+                Ok(())
+            }
         }
-        Ok(ty)
+    }
+
+    /// Refuses a struct that is only declared where its contents are needed: `what` starts
+    /// the message, as clang words it ("variable has incomplete type").
+    pub(super) fn require_complete(
+        &mut self,
+        ty: Handle<ir::Type>,
+        span: Span,
+        what: &str,
+    ) -> SResult<()> {
+        if !self.inner(ty).is_incomplete() {
+            return Ok(());
+        }
+        let shown = self.type_name(ty);
+        Err(self.error(span, format!("{what} '{shown}'")))
     }
 
     fn invent_struct_name(&mut self, keyword: &str) -> String {
@@ -480,6 +555,18 @@ impl Checker {
             next += 1;
         }
         Ok(())
+    }
+}
+
+fn incomplete_struct(name: String, naming: ir::StructNaming, is_union: bool) -> TypeInner {
+    TypeInner::Struct {
+        name,
+        naming,
+        is_union,
+        members: Vec::new(),
+        size: 0,
+        align: 1,
+        is_complete: false,
     }
 }
 

@@ -65,6 +65,11 @@ impl<'a> FunctionValidator<'a> {
             if !self.module.types.contains(ty) {
                 let span = self.function.expressions.span(Handle::from_index(e));
                 self.error(span, Kind::InvalidTypeHandle { index: ty.index() });
+            } else if self.module.types[ty].is_incomplete() {
+                // Sema refuses `*p`, `p->x` and `p[i]` on a pointer to an incomplete struct.
+                let span = self.function.expressions.span(Handle::from_index(e));
+                let what = format!("expression %{e}");
+                self.error(span, Kind::IncompleteType { what, ty: ty.index() });
             }
         }
         let structure_ok = self.check_structure();

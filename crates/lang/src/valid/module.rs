@@ -8,8 +8,11 @@ use crate::ir::{
 use crate::span::Span;
 use std::collections::HashSet;
 
-/// Runs the module-level checks; returns whether the type arena is sound (every type refers
-/// only to earlier ones, so walks over types terminate).
+/// Runs the module-level checks; returns whether the type arena is sound: pointers and arrays
+/// refer only to earlier types, struct members to any type, but no struct contains itself
+/// other than through a pointer, and whatever is held by value is complete. Walks over a
+/// type's by-value contents (members, elements) therefore terminate; a walk that follows a
+/// pointer's pointee must stop at structs, which may point back to themselves.
 pub(super) fn check_module(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
     let types_ok = check_types(module, errors);
     for (handle, global) in module.global_variables.iter() {
@@ -24,6 +27,9 @@ pub(super) fn check_module(module: &Module, errors: &mut Vec<ValidationError>) -
         if module.types.get(global.ty).is_none() {
             report(format!("type handle [{}] is out of range", global.ty.index()));
             continue;
+        }
+        if module.types.get(global.ty).is_some_and(TypeInner::is_incomplete) {
+            report(format!("its type [{}] is an incomplete struct", global.ty.index()));
         }
         let space_ok = match global.space {
             AddressSpace::Constant => true,
@@ -81,11 +87,18 @@ pub(super) fn check_module(module: &Module, errors: &mut Vec<ValidationError>) -
 
 fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
     let mut ok = true;
+    let mut holds_incomplete = false;
     for (handle, ty) in module.types.iter() {
         let span = module.types.span(handle);
         let mut report = |kind| errors.push(ValidationError { function: None, span, kind });
+        // A struct's members are stored after the struct (it exists, incomplete, before its
+        // members are known); pointers and arrays are built from types that already exist.
+        let may_refer_forward = matches!(ty, TypeInner::Struct { .. });
         let mut refer = |referenced: Handle<Type>, report: &mut dyn FnMut(Kind)| {
-            if referenced.index() >= handle.index() {
+            if !module.types.contains(referenced) {
+                ok = false;
+                report(Kind::InvalidTypeHandle { index: referenced.index() });
+            } else if referenced.index() >= handle.index() && !may_refer_forward {
                 ok = false;
                 report(Kind::TypeForwardReference {
                     ty: handle.index(),
@@ -95,6 +108,12 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
         };
         let malformed =
             |reason: &str| Kind::InvalidType { ty: handle.index(), reason: reason.into() };
+        let incomplete =
+            |what: &str, referenced: Handle<Type>| {
+                module.types.get(referenced).is_some_and(TypeInner::is_incomplete).then(|| {
+                    Kind::IncompleteType { what: what.to_string(), ty: referenced.index() }
+                })
+            };
         match ty {
             TypeInner::Vector { scalar, .. } if !scalar.is_integer() && !scalar.is_float() => {
                 report(malformed("vectors of bool do not exist in OpenCL C"));
@@ -116,8 +135,18 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
                 if matches!(module.types.get(*element), Some(TypeInner::Void)) {
                     report(malformed("arrays of void do not exist"));
                 }
+                if let Some(kind) = incomplete("an array element", *element) {
+                    holds_incomplete = true;
+                    report(kind);
+                }
             }
-            TypeInner::Struct { members, .. } => {
+            TypeInner::Struct { members, is_complete, size, align, .. } => {
+                if !is_complete && (!members.is_empty() || *size != 0 || *align != 1) {
+                    report(malformed("an incomplete struct has no members, size 0 and align 1"));
+                }
+                if *is_complete && members.is_empty() {
+                    report(malformed("a complete struct has members"));
+                }
                 let mut names = HashSet::new();
                 for member in members {
                     refer(member.ty, &mut report);
@@ -127,6 +156,11 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
                     if module.types.get(member.ty).is_some_and(TypeInner::is_image_or_sampler) {
                         report(malformed("a struct member cannot be an image or a sampler"));
                     }
+                    if let Some(kind) = incomplete(&format!("member '{}'", member.name), member.ty)
+                    {
+                        holds_incomplete = true;
+                        report(kind);
+                    }
                     if !names.insert(member.name.as_str()) {
                         report(malformed("two members have the same name"));
                     }
@@ -135,12 +169,74 @@ fn check_types(module: &Module, errors: &mut Vec<ValidationError>) -> bool {
             _ => {}
         }
     }
+    ok &= !holds_incomplete;
+    if ok {
+        for ty in structs_containing_themselves(module) {
+            ok = false;
+            errors.push(ValidationError {
+                function: None,
+                span: module.types.span(ty),
+                kind: Kind::StructContainsItself { ty: ty.index() },
+            });
+        }
+    }
     ok
+}
+
+/// Structs that contain themselves by value, through members and array elements (pointers
+/// are not followed): such a struct would be infinitely large. Every handle is in range.
+fn structs_containing_themselves(module: &Module) -> Vec<Handle<Type>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        OnPath,
+        Done,
+    }
+    // The by-value types a type holds directly.
+    let held = |ty: Handle<Type>| -> Vec<Handle<Type>> {
+        match &module.types[ty] {
+            TypeInner::Struct { members, .. } => members.iter().map(|m| m.ty).collect(),
+            TypeInner::Array { element, .. } => vec![*element],
+            _ => Vec::new(),
+        }
+    };
+    let mut marks = vec![Mark::New; module.types.len()];
+    let mut found = Vec::new();
+    for (root, _) in module.types.iter() {
+        if marks[root.index()] != Mark::New {
+            continue;
+        }
+        // Depth-first with an explicit stack, so a deep nesting cannot overflow ours.
+        let mut stack = vec![(root, held(root), 0usize)];
+        marks[root.index()] = Mark::OnPath;
+        while let Some((ty, children, next)) = stack.last_mut() {
+            let Some(&child) = children.get(*next) else {
+                marks[ty.index()] = Mark::Done;
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            match marks[child.index()] {
+                Mark::New => {
+                    marks[child.index()] = Mark::OnPath;
+                    let grandchildren = held(child);
+                    stack.push((child, grandchildren, 0));
+                }
+                Mark::OnPath => {
+                    if !found.contains(&child) {
+                        found.push(child);
+                    }
+                }
+                Mark::Done => {}
+            }
+        }
+    }
+    found
 }
 
 /// Whether a program-scope initialiser has the shape of its type.
 fn check_const_value(module: &Module, value: &ConstValue, ty: Handle<Type>) -> Result<(), String> {
-    // Types refer only to earlier ones, so the nesting is bounded by the arena's length.
+    // No type contains itself by value (checked before), so the nesting is bounded.
     match (value, module.types.get(ty)) {
         (
             ConstValue::Literal(crate::ir::Literal::Int { scalar, bits }),
@@ -232,6 +328,10 @@ fn check_signature(module: &Module, function: &Function, errors: &mut Vec<Valida
             Some(TypeInner::Image(_) | TypeInner::Sampler) => {
                 report(function.span, signature("functions cannot return images or samplers"))
             }
+            Some(t) if t.is_incomplete() => report(
+                function.span,
+                Kind::IncompleteType { what: "the return type".into(), ty: ty.index() },
+            ),
             Some(_) => {}
         }
     }
@@ -240,6 +340,13 @@ fn check_signature(module: &Module, function: &Function, errors: &mut Vec<Valida
         match module.types.get(param.ty) {
             None => report(param.span, Kind::InvalidTypeHandle { index: param.ty.index() }),
             Some(TypeInner::Void) => report(param.span, signature("a parameter cannot be void")),
+            Some(t) if t.is_incomplete() => report(
+                param.span,
+                Kind::IncompleteType {
+                    what: format!("parameter '{}'", param.name),
+                    ty: param.ty.index(),
+                },
+            ),
             Some(TypeInner::Pointer { space: AddressSpace::Private, .. }) if is_kernel => report(
                 param.span,
                 signature(
@@ -281,6 +388,13 @@ fn check_signature(module: &Module, function: &Function, errors: &mut Vec<Valida
             Some(TypeInner::Image(_)) => {
                 report(span, signature("images are parameters, never variables"))
             }
+            Some(t) if t.is_incomplete() => report(
+                span,
+                Kind::IncompleteType {
+                    what: format!("variable '{}'", local.name),
+                    ty: local.ty.index(),
+                },
+            ),
             Some(_) => {}
         }
         if matches!(local.space, AddressSpace::Global | AddressSpace::Constant) {

@@ -419,3 +419,70 @@ fn variables_are_used_only_inside_their_scope() {
         ]
     );
 }
+
+/// A struct named `name` with the given members, laid out one pointer-sized slot each.
+fn struct_of(name: &str, members: &[(&str, Handle<Type>)]) -> TypeInner {
+    TypeInner::Struct {
+        name: name.into(),
+        naming: StructNaming::Tag,
+        is_union: false,
+        members: members
+            .iter()
+            .enumerate()
+            .map(|(i, (n, ty))| StructMember { name: (*n).into(), ty: *ty, offset: 8 * i as u32 })
+            .collect(),
+        size: 8 * members.len() as u32,
+        align: if members.is_empty() { 1 } else { 8 },
+        is_complete: !members.is_empty(),
+    }
+}
+
+#[test]
+fn a_struct_may_point_to_itself_but_not_contain_itself() {
+    let span = crate::span::Span::UNDEFINED;
+    let mut module = Module::default();
+    let node = module.ty(struct_of("node", &[]));
+    let next = module.ty(TypeInner::Pointer {
+        pointee: node,
+        space: AddressSpace::Private,
+        is_const: false,
+        is_volatile: false,
+        is_restrict: false,
+    });
+    assert_eq!(module.types.replace(node, struct_of("node", &[("next", next)]), span), Ok(()));
+    assert_eq!(kinds(&module), Vec::new(), "a cycle through a pointer is fine");
+
+    let loop_ = module.ty(struct_of("loop", &[]));
+    let pair = module.ty(TypeInner::Array { element: loop_, len: 2 });
+    let whole = struct_of("loop", &[("next", next), ("inside", pair)]);
+    assert_eq!(module.types.replace(loop_, whole, span), Ok(()));
+    let found = kinds(&module);
+    assert!(found.contains(&Kind::StructContainsItself { ty: loop_.index() }), "{found:?}");
+}
+
+#[test]
+fn an_incomplete_struct_is_only_pointed_to() {
+    let mut module = Module::default();
+    let opaque = module.ty(struct_of("opaque", &[]));
+    let holder = module.ty(struct_of("holder", &[("inside", opaque)]));
+    let found = kinds(&module);
+    assert!(
+        found.iter().any(|k| matches!(k, Kind::IncompleteType { ty, .. } if *ty == opaque.index())),
+        "{found:?} for {holder:?}"
+    );
+
+    let mut module = Module::default();
+    let mut b = FunctionBuilder::kernel(&mut module, "k");
+    let opaque = b.ty(struct_of("opaque", &[]));
+    let pointer = b.pointer(opaque, AddressSpace::Global);
+    b.param("handle", pointer);
+    let value = b.local("value", opaque, AddressSpace::Private);
+    b.push(Statement::Declare { variable: value, init: None });
+    b.finish();
+    let found = kinds(&module);
+    assert_eq!(
+        found,
+        vec![Kind::IncompleteType { what: "variable 'value'".into(), ty: opaque.index() }],
+        "the pointer parameter is fine, the variable is not"
+    );
+}

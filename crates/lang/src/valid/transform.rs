@@ -111,7 +111,10 @@ impl ValidationError {
         use ValidationErrorKind as K;
         Some(match &self.kind {
             K::InvalidTypeHandle { index } => format!("type [{index}]"),
-            K::TypeForwardReference { ty, .. } | K::InvalidType { ty, .. } => {
+            K::TypeForwardReference { ty, .. }
+            | K::InvalidType { ty, .. }
+            | K::IncompleteType { ty, .. }
+            | K::StructContainsItself { ty } => {
                 format!("type [{ty}]")
             }
             K::InvalidExpressionHandle { index } => format!("%{index}"),
