@@ -57,8 +57,9 @@ fn expected(gid: i32, local_size: i32) -> [i32; 4] {
 fn lists_in_local_and_global_memory_are_built_then_walked_by_every_work_item() {
     let src = include_str!("../../../tests/differential/recursive_structs.cl");
     for threads in [1, 4] {
-        let outputs: Vec<_> =
-            ["self_out", "pair_out", "local_out", "global_out"].map(|n| buf_i32(n, &[0; 64])).into();
+        let outputs: Vec<_> = ["self_out", "pair_out", "local_out", "global_out"]
+            .map(|n| buf_i32(n, &[0; 64]))
+            .into();
         let scratch = buf_i32("scratch", &[0; 256]);
         let mut args: Vec<ArgValue> = outputs.iter().cloned().map(ArgValue::Buffer).collect();
         args.push(ArgValue::Buffer(scratch));
