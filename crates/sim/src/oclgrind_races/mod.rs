@@ -27,10 +27,17 @@
 //! first bytes, then load against store, store against load, store against store.
 //!
 //! Cost: the records are flat tables (one per buffer and one for local memory) whose entries
-//! name accesses of the log by index, so a replay allocates nothing per byte. A work-item's
-//! accesses are checked in program order, not sorted by address: a byte is checked once
-//! whatever the order (its own record is emptied when checked), and the reports are put in
-//! address order afterwards (see [`Findings`]). An entry stands
+//! name accesses of the log by index, so a replay allocates nothing per byte. The log keeps
+//! 16 bytes per access (address, work-item, instruction); what the lanes of one instruction
+//! share is kept once. The replay visits each access's words once: a word's entry holds the
+//! own record of the last work-item that touched it, checked against the interval's record
+//! and added to it (and to the group's) when the next work-item touches the word, or at the
+//! synchronisation for the last one. Only the order in which the work-items touch one word
+//! matters, so a work-item's accesses are taken in program order, not sorted by address, and
+//! the reports are put in work-item and address order afterwards (see [`Findings`]). Each
+//! work-item replayed gets a stamp higher than all before (see [`Records`]): an entry
+//! stamped before the interval's first work-item holds nothing of the interval, so the
+//! interval's record is emptied without a pass over its words. An entry stands
 //! for an aligned 4-byte word, not a byte, while the word's four bytes agree: what a record
 //! keeps of a byte is the same for each byte of the word (the same accesses; the values
 //! stored follow from the access and the address). An access that covers whole words
@@ -39,9 +46,10 @@
 //! word into four byte entries, kept in a side table, and works on those. Replaying a
 //! byte-wise model this way reports exactly what it would: a race is noted at the first byte
 //! of the first word or byte that has it, in the same order, and a word's other bytes would
-//! only have noted the same races again. A split word is joined again where the records are
-//! emptied (the interval's at each synchronisation, the group's when it ends) and its bytes
-//! agree once more; the launch's record of a word stays split once split.
+//! only have noted the same races again. A split word is joined again where its records are
+//! emptied and its bytes agree once more: local memory's after each synchronisation of it
+//! (its words are still in cache), global memory's when the group ends; the launch's record
+//! of a word stays split once split.
 //!
 //! A group's record of global memory is merged into the launch's when the group ends, if the
 //! groups before it have been merged (always so on one thread); otherwise it waits,
@@ -58,7 +66,7 @@ use clmap_lang::ir::{AddressSpace, FenceFlags};
 use clmap_lang::Span;
 
 use crate::memory::{decode, Target};
-use crate::observer::{AccessBatch, AccessKind, GroupInfo};
+use crate::observer::{AccessBatch, AccessKind, GroupInfo, StoredValues};
 use crate::report::{InvalidAccess, RaceEntities, RaceEntity, Report, ReportKind, ReportSink};
 
 /// The work-group itself (an async copy), as the side of an access.
@@ -106,9 +114,37 @@ enum Part {
     AtomicRead,
 }
 
-/// One access of the current group.
+/// One access of the current group, 16 bytes: what its instruction's lanes share is in
+/// its [`LoggedBatch`]. An access is named by its index in its space's log.
 #[derive(Clone, Copy, Debug)]
 struct Logged {
+    addr: u64,
+    /// The work-item, or [`GROUP`].
+    who: u32,
+    /// Index in [`OclgrindRaces::batches`], with [`UNCHANGED`] set for an atomic operation
+    /// that only read.
+    batch: u32,
+}
+
+/// [`Logged::batch`]'s flag for a failed compare-and-exchange.
+const UNCHANGED: u32 = 1 << 31;
+
+/// What the accesses of one memory instruction share.
+#[derive(Clone, Copy, Debug)]
+struct LoggedBatch {
+    size: u32,
+    part: Part,
+    span: Span,
+    /// Offset in [`OclgrindRaces::values`] of the bytes stored (an atomic's: read) by lane 0,
+    /// each lane's `size` bytes following in lane order (by the group: of its one access);
+    /// [`NO_VALUE`] when not known.
+    values: u32,
+    by_group: bool,
+}
+
+/// An access of the log with what its batch says of it.
+#[derive(Clone, Copy, Debug)]
+struct Access {
     who: u32,
     addr: u64,
     size: u32,
@@ -116,11 +152,27 @@ struct Logged {
     span: Span,
     /// Offset in [`OclgrindRaces::values`] of the bytes stored (an atomic's: read).
     value: u32,
-    /// The access's number in its group, so the bytes of one access report once.
+    /// Its index in its space's log, so the bytes of one access report once.
     id: u32,
 }
 
-impl Logged {
+impl Access {
+    #[inline(always)]
+    fn of(log: &[Logged], batches: &[LoggedBatch], id: u32) -> Access {
+        let l = log[id as usize];
+        let b = &batches[(l.batch & !UNCHANGED) as usize];
+        let unchanged = l.batch & UNCHANGED != 0;
+        let part = if unchanged { Part::AtomicRead } else { b.part };
+        let value = if unchanged || b.values == NO_VALUE {
+            NO_VALUE
+        } else if b.by_group {
+            b.values
+        } else {
+            b.values + l.who * b.size
+        };
+        Access { who: l.who, addr: l.addr, size: b.size, part, span: b.span, value, id }
+    }
+
     fn atomic(&self) -> bool {
         matches!(self.part, Part::Atomic | Part::AtomicRead)
     }
@@ -128,13 +180,18 @@ impl Logged {
 
 /// What a record keeps of one word or byte, in every record the replay needs: the current
 /// work-item's own, the interval's and (global memory only) the group's. Each slot names an
-/// access of the log (see [`ATOMIC`]).
+/// access of the log (see [`ATOMIC`]). `stamp` names the last work-item that touched it:
+/// each work-item replayed gets a stamp higher than all before, so an entry whose stamp is
+/// older than the replay's first holds nothing of the interval (its record is emptied by
+/// moving on, not by visiting its words again), and one touched earlier in the replay holds
+/// that work-item's own record, still to be checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Records {
     own_load: u32,
     own_store: u32,
     interval_load: u32,
     interval_store: u32,
+    stamp: u32,
     group_load: u32,
     group_store: u32,
 }
@@ -146,6 +203,7 @@ impl Default for Records {
             own_store: EMPTY,
             interval_load: EMPTY,
             interval_store: EMPTY,
+            stamp: 0,
             group_load: EMPTY,
             group_store: EMPTY,
         }
@@ -212,6 +270,14 @@ impl<T: Copy + Default + PartialEq> WordTable<T> {
             _ => return None,
         };
         (offset < self.regions.get(region)?.len).then_some((region, offset))
+    }
+
+    /// Calls `f` on every entry.
+    fn for_all(&mut self, mut f: impl FnMut(&mut T)) {
+        let words = self.regions.iter_mut().flat_map(|r| r.words.iter_mut().map(|w| &mut w.entry));
+        words.for_each(&mut f);
+        self.split.iter_mut().flatten().for_each(&mut f);
+        self.other.values_mut().for_each(f);
     }
 
     /// Calls `f(address, width, entry)` on the entries of `size` bytes from `addr`, in address
@@ -384,17 +450,16 @@ impl Findings {
         }
     }
 
-    fn is_empty(&self) -> bool {
-        self.found.is_empty()
-    }
-
     /// The races found, in address order.
     fn take(&mut self) -> Vec<Found> {
+        self.take_by(Found::place)
+    }
+
+    /// The races found, in the order of `key`.
+    fn take_by<K: Ord>(&mut self, key: impl FnMut(&Found) -> K) -> Vec<Found> {
         self.index.clear();
         let mut found = std::mem::take(&mut self.found);
-        if !found.is_sorted_by_key(Found::place) {
-            found.sort_by_key(Found::place);
-        }
+        found.sort_by_key(key);
         found
     }
 }
@@ -419,6 +484,12 @@ struct GroupRecord {
     entries: Vec<(u64, u32, u32, u32)>,
 }
 
+impl GroupRecord {
+    fn empty() -> Self {
+        GroupRecord { index: 0, accesses: Vec::new(), values: Vec::new(), entries: Vec::new() }
+    }
+}
+
 /// The model's state for the work-groups one thread runs, and the launch's record of global
 /// memory.
 #[derive(Debug)]
@@ -428,15 +499,29 @@ pub(crate) struct OclgrindRaces {
     /// `global_interval_start`).
     log: [Vec<Logged>; 2],
     global_interval_start: usize,
+    /// What the accesses of each memory instruction of the group share.
+    batches: Vec<LoggedBatch>,
     values: Vec<u8>,
-    next_id: u32,
+    /// The stamp of the last work-item replayed (see [`Records`]).
+    stamp: u32,
     records: WordTable<Records>,
     /// Chunks (address >> [`CHUNK_SHIFT`]) of the group's record of global memory, listed
     /// again for each interval that adds to them.
     chunks: Vec<u64>,
-    /// Scratch: the log in replay order, and where each work-item's accesses start in it.
-    order: Vec<u32>,
+    /// Scratch: the log in replay order, as (address, batch, index in the log), and where
+    /// each work-item's accesses end in it. The replay reads the accesses it needs from this
+    /// copy, in order, rather than from the log by index: a work-item's accesses lie one
+    /// instruction's lanes apart there, each read a cache miss on a large log.
+    order: Vec<(u64, u32, u32)>,
     starts: Vec<usize>,
+    /// Scratch: the words and bytes (address, width) an interval touched.
+    touched: Vec<(u64, u32)>,
+    /// Scratch for moving a group's record to the launch's: the index of each access of the
+    /// log among those kept (all [`EMPTY`] between groups), of each kept one among the launch's sides, and the buffers of
+    /// the last record merged.
+    kept: Vec<u32>,
+    used: Vec<u32>,
+    spare: GroupRecord,
     findings: Findings,
     /// Orders the reports of one synchronisation.
     sequence: u64,
@@ -480,12 +565,17 @@ impl OclgrindRaces {
         OclgrindRaces {
             log: [Vec::new(), Vec::new()],
             global_interval_start: 0,
+            batches: Vec::new(),
             values: Vec::new(),
-            next_id: 0,
+            stamp: 0,
             records: WordTable::new(local_bytes, buffer_bytes),
             chunks: Vec::new(),
             order: Vec::new(),
             starts: Vec::new(),
+            touched: Vec::new(),
+            kept: Vec::new(),
+            used: Vec::new(),
+            spare: GroupRecord::empty(),
             findings: Findings::default(),
             sequence: 0,
             launch: WordTable::new(0, buffer_bytes),
@@ -506,7 +596,7 @@ impl OclgrindRaces {
         self.log.iter_mut().for_each(Vec::clear);
         self.global_interval_start = 0;
         self.values.clear();
-        self.next_id = 0;
+        self.batches.clear();
         self.chunks.clear();
     }
 
@@ -518,36 +608,51 @@ impl OclgrindRaces {
             AddressSpace::Global => 1,
             _ => return,
         };
-        let unchanged = batch.unchanged;
+        let part = match batch.kind {
+            AccessKind::Load => Part::Load,
+            AccessKind::Store => Part::Store,
+            AccessKind::Atomic => Part::Atomic,
+        };
+        let size = batch.size;
+        let stored = batch.stored.filter(|_| matches!(part, Part::Store | Part::Atomic));
+        let shared =
+            LoggedBatch { size, part, span: batch.span, values: NO_VALUE, by_group: false };
+        let mut batch_index = self.batches.len() as u32;
+        if !batch.by_group {
+            // The lanes' bytes in lane order, so an access finds its own from its lane.
+            let lanes = batch.addresses.len();
+            let values = stored.and_then(|stored| {
+                let at = grow_values(&mut self.values, lanes as u64 * u64::from(size))?;
+                for lane in batch.mask.iter().filter(|&lane| lane < lanes) {
+                    let from = at as usize + lane * size as usize;
+                    copy_stored(&stored, lane, &mut self.values[from..from + size as usize]);
+                }
+                Some(at)
+            });
+            self.batches.push(LoggedBatch { values: values.unwrap_or(NO_VALUE), ..shared });
+        }
         for lane in batch.mask.iter() {
             let Some(&addr) = batch.addresses.get(lane) else { continue };
-            let part = match batch.kind {
-                AccessKind::Load => Part::Load,
-                AccessKind::Store => Part::Store,
-                AccessKind::Atomic if unchanged.is_some_and(|m| m.get(lane)) => Part::AtomicRead,
-                AccessKind::Atomic => Part::Atomic,
+            let who = if batch.by_group {
+                // A batch of its own, holding this access's bytes.
+                let values = stored.and_then(|stored| {
+                    let at = grow_values(&mut self.values, u64::from(size))?;
+                    copy_stored(&stored, lane, &mut self.values[at as usize..]);
+                    Some(at)
+                });
+                batch_index = self.batches.len() as u32;
+                self.batches.push(LoggedBatch {
+                    values: values.unwrap_or(NO_VALUE),
+                    by_group: true,
+                    ..shared
+                });
+                GROUP
+            } else {
+                lane as u32
             };
-            let value = match (part, batch.stored) {
-                (Part::Store | Part::Atomic, Some(stored)) => {
-                    let at = self.values.len();
-                    self.values
-                        .extend((0..u64::from(batch.size)).map(|b| stored.bytes(lane, b, 1) as u8));
-                    u32::try_from(at).unwrap_or(NO_VALUE)
-                }
-                _ => NO_VALUE,
-            };
-            let who = if batch.by_group { GROUP } else { lane as u32 };
-            let id = self.next_id;
-            self.next_id = self.next_id.wrapping_add(1);
-            self.log[space].push(Logged {
-                who,
-                addr,
-                size: batch.size,
-                part,
-                span: batch.span,
-                value,
-                id,
-            });
+            let unchanged = part == Part::Atomic && batch.unchanged.is_some_and(|m| m.get(lane));
+            let flag = if unchanged { UNCHANGED } else { 0 };
+            self.log[space].push(Logged { addr, who, batch: batch_index | flag });
         }
     }
 
@@ -571,45 +676,35 @@ impl OclgrindRaces {
             let log = std::mem::take(&mut self.log[space]);
             self.replay(&log, start, space, time, group, names, sink);
             if space == 0 {
-                // Local memory needs nothing past the interval.
-                self.clear_interval(&log, |_, _| {});
+                // Local memory needs nothing past the interval: its log is dropped, and the
+                // words it split joined again while they are still in cache.
+                self.rejoin();
                 self.log[space] = log;
                 self.log[space].clear();
             } else {
-                let mut chunks = std::mem::take(&mut self.chunks);
-                self.clear_interval(&log[start..], |addr, r| {
-                    if r.group_load == EMPTY && r.group_store == EMPTY {
-                        let chunk = addr >> CHUNK_SHIFT;
-                        if chunks.last() != Some(&chunk) {
-                            chunks.push(chunk);
-                        }
-                    }
-                    keep(&mut r.group_load, r.interval_load);
-                    keep(&mut r.group_store, r.interval_store);
-                });
-                self.chunks = chunks;
+                // The replay moved the interval's record into the group's as it went.
                 self.global_interval_start = log.len();
                 self.log[space] = log;
             }
         }
     }
 
-    /// Empties the interval's records of the words and bytes of `log`, first handing each one
-    /// the interval recorded to `merge`.
-    fn clear_interval(&mut self, log: &[Logged], mut merge: impl FnMut(u64, &mut Records)) {
-        for l in log {
-            self.records.for_each_then_join(l.addr, l.size, |addr, _, r| {
-                if r.interval_load != EMPTY || r.interval_store != EMPTY {
-                    merge(addr, r);
-                    r.interval_load = EMPTY;
-                    r.interval_store = EMPTY;
-                }
+    /// Empties the interval's records of the words and bytes the replay touched (of local
+    /// memory, as [`Records::default`] has them) and joins the split words whose bytes agree
+    /// again.
+    fn rejoin(&mut self) {
+        for &(addr, width) in &self.touched {
+            self.records.for_each_then_join(addr, width, |_, _, r| {
+                r.interval_load = EMPTY;
+                r.interval_store = EMPTY;
+                r.stamp = 0;
             });
         }
     }
 
     /// Replays `log[start..]` work-item by work-item (each in program order, the group's own
-    /// accesses last) against the interval's record.
+    /// accesses last) against the interval's record; of global memory (`space` 1), adds to
+    /// the group's record what it adds to the interval's.
     #[allow(clippy::too_many_arguments)]
     fn replay(
         &mut self,
@@ -636,85 +731,132 @@ impl OclgrindRaces {
         }
         let mut order = std::mem::take(&mut self.order);
         order.clear();
-        order.resize(log.len() - start, 0);
+        order.resize(log.len() - start, (0, 0, 0));
         for (i, l) in log.iter().enumerate().skip(start) {
             let at = &mut starts[rank(l.who)];
-            order[*at] = i as u32;
+            order[*at] = (l.addr, l.batch, i as u32);
             *at += 1;
         }
-        self.starts = starts;
+        // Now `starts[r]` is where rank `r + 1` starts.
         let sync = time.saturating_mul(2).saturating_add(space as u64);
         let slot = |i: u32, atomic: bool| if atomic { i | ATOMIC } else { i };
+        // Every work-item gets a stamp of its own, higher than any before (see `Records`).
+        if u64::from(self.stamp) + group.lanes as u64 + 2 > u64::from(u32::MAX) {
+            self.records.for_all(|r| {
+                r.interval_load = EMPTY;
+                r.interval_store = EMPTY;
+                r.stamp = 0;
+            });
+            self.stamp = 0;
+        }
+        let first_stamp = self.stamp + 1;
+        let mut stamp = self.stamp;
+        let batches = std::mem::take(&mut self.batches);
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        let mut chunks = std::mem::take(&mut self.chunks);
+        let findings = &mut self.findings;
+        let values = &self.values;
+        let g = group.group_index;
+        let side = |slot: u32, store: bool| log_side(log, &batches, slot, store, g);
+        let stored_at = |slot: u32, at: u64, width: u32| {
+            let l = Access::of(log, &batches, slot & !ATOMIC);
+            stored_bytes(l.value, l.addr, values, at, width)
+        };
+        // Checks the pending work-item's first load and store of a word or byte (it has
+        // made all its accesses) against the interval's record, then adds them to it and,
+        // of global memory, to the group's: keeping the first of the interval's first
+        // accesses is keeping the first of the work-items' (see `keep`).
+        let mut settle = |at: u64, width: u32, r: &mut Records| {
+            let (load, store) = (r.own_load, r.own_store);
+            if load == EMPTY && store == EMPTY {
+                return;
+            }
+            r.own_load = EMPTY;
+            r.own_store = EMPTY;
+            // Work-items of one interval differ, so only atomics keep accesses apart.
+            if may_race(load, r.interval_store) {
+                findings.note(side(load, false), side(r.interval_store, true), false, true, at);
+            }
+            if is_set(store) {
+                if may_race(store, r.interval_load) {
+                    let (first, second) = (side(store, true), side(r.interval_load, false));
+                    findings.note(first, second, false, true, at);
+                }
+                if may_race(store, r.interval_store) {
+                    let (first, second) = (side(store, true), side(r.interval_store, true));
+                    let differs =
+                        differ(stored_at(store, at, width), stored_at(r.interval_store, at, width));
+                    findings.note(first, second, true, differs, at);
+                }
+            }
+            keep(&mut r.interval_load, load);
+            keep(&mut r.interval_store, store);
+            if space == 1 {
+                if r.group_load == EMPTY && r.group_store == EMPTY {
+                    let chunk = at >> CHUNK_SHIFT;
+                    if chunks.last() != Some(&chunk) {
+                        chunks.push(chunk);
+                    }
+                }
+                keep(&mut r.group_load, load);
+                keep(&mut r.group_store, store);
+            }
+        };
+        // Work-item by work-item, each access's words and bytes once: the first load and
+        // first store it makes of each (atomic ones give way) are its own record, checked
+        // when the next work-item touches the word, or at the end.
         let mut first = 0;
-        while first < order.len() {
-            let who = log[order[first] as usize].who;
-            let end = order[first..]
-                .iter()
-                .position(|&i| log[i as usize].who != who)
-                .map_or(order.len(), |n| first + n);
-            // The work-item's own record: first load and first store (atomic ones give way).
-            for &i in &order[first..end] {
-                let l = &log[i as usize];
-                let reference = slot(i, l.atomic());
-                self.records.for_each(l.addr, l.size, |_, _, r| match l.part {
-                    Part::Load | Part::AtomicRead => keep(&mut r.own_load, reference),
-                    Part::Store => keep(&mut r.own_store, reference),
-                    Part::Atomic => {
-                        keep(&mut r.own_load, reference);
-                        keep(&mut r.own_store, reference);
+        for &end in &starts[..starts.len() - 1] {
+            if end == first {
+                continue;
+            }
+            stamp += 1;
+            for &(addr, batch, i) in &order[first..end] {
+                let b = &batches[(batch & !UNCHANGED) as usize];
+                let part = if batch & UNCHANGED != 0 { Part::AtomicRead } else { b.part };
+                let reference = slot(i, matches!(part, Part::Atomic | Part::AtomicRead));
+                self.records.for_each(addr, b.size, |at, width, r| {
+                    if r.stamp != stamp {
+                        if r.stamp >= first_stamp {
+                            settle(at, width, r);
+                        } else {
+                            // Untouched since the interval began: its record is empty.
+                            r.interval_load = EMPTY;
+                            r.interval_store = EMPTY;
+                            touched.push((at, width));
+                        }
+                        r.stamp = stamp;
+                    }
+                    match part {
+                        Part::Load | Part::AtomicRead => keep(&mut r.own_load, reference),
+                        Part::Store => keep(&mut r.own_store, reference),
+                        Part::Atomic => {
+                            keep(&mut r.own_load, reference);
+                            keep(&mut r.own_store, reference);
+                        }
                     }
                 });
             }
-            // Its words and bytes, each once, against the interval's record: in program
-            // order, the findings sorted into address order below.
-            for &i in &order[first..end] {
-                let Logged { addr, size, .. } = log[i as usize];
-                let findings = &mut self.findings;
-                let values = &self.values;
-                let g = group.group_index;
-                let check = |at: u64, width: u32, r: &mut Records| {
-                    let (load, store) = (r.own_load, r.own_store);
-                    if load == EMPTY && store == EMPTY {
-                        return;
-                    }
-                    r.own_load = EMPTY;
-                    r.own_store = EMPTY;
-                    // Work-items of one interval differ, so only atomics keep accesses apart.
-                    if may_race(load, r.interval_store) {
-                        let first = log_side(log, load, false, g);
-                        let second = log_side(log, r.interval_store, true, g);
-                        findings.note(first, second, false, true, at);
-                    }
-                    if is_set(store) {
-                        if may_race(store, r.interval_load) {
-                            let first = log_side(log, store, true, g);
-                            let second = log_side(log, r.interval_load, false, g);
-                            findings.note(first, second, false, true, at);
-                        }
-                        if may_race(store, r.interval_store) {
-                            let first = log_side(log, store, true, g);
-                            let second = log_side(log, r.interval_store, true, g);
-                            let differs = differ(
-                                stored(log, values, store, at, width),
-                                stored(log, values, r.interval_store, at, width),
-                            );
-                            findings.note(first, second, true, differs, at);
-                        }
-                    }
-                    keep(&mut r.interval_load, load);
-                    keep(&mut r.interval_store, store);
-                };
-                self.records.for_each(addr, size, check);
-            }
-            if !self.findings.is_empty() {
-                for found in self.findings.take() {
-                    let report = self.report(&found, group, group, sync, names);
-                    sink.push(report);
-                }
-            }
             first = end;
         }
+        // The last work-item to touch each word or byte.
+        for &(at, width) in &touched {
+            self.records.for_each(at, width, &mut settle);
+        }
+        self.stamp = stamp;
+        self.batches = batches;
+        self.touched = touched;
+        self.chunks = chunks;
         self.order = order;
+        self.starts = starts;
+        // Work-item by work-item, each one's in the order of their first bytes.
+        let rank =
+            |who: u32| if who == GROUP { group.lanes } else { (who as usize).min(group.lanes) };
+        for found in self.findings.take_by(|f| (rank(f.first.who), f.place())) {
+            let report = self.report(&found, group, group, sync, names);
+            sink.push(report);
+        }
     }
 
     /// Ends the group: its accesses are checked, and its record of global memory goes to the
@@ -728,7 +870,6 @@ impl OclgrindRaces {
         or_reference!(self, |r| r.group_end(group, names, sink));
         self.sync(FenceFlags { local: true, global: true }, u64::MAX, group, names, sink);
         let record = self.take_group_record(group.group_index);
-        self.next_id = 0;
         if record.index == self.merged {
             self.merge_into_launch(record, names);
         } else {
@@ -742,16 +883,21 @@ impl OclgrindRaces {
         chunks.sort_unstable();
         chunks.dedup();
         let log = std::mem::take(&mut self.log[1]);
-        let mut kept = vec![EMPTY; log.len()];
-        let mut accesses = Vec::new();
-        let mut values = Vec::new();
+        // Scratch reused from group to group, empty between them: filling it afresh would
+        // cost a pass over the whole log, of which only the accesses kept are needed.
+        let mut kept = std::mem::take(&mut self.kept);
+        if kept.len() < log.len() {
+            kept.resize(log.len(), EMPTY);
+        }
+        let GroupRecord { mut accesses, mut values, mut entries, .. } =
+            std::mem::replace(&mut self.spare, GroupRecord::empty());
         let mut refer = |slot: u32| -> u32 {
             if slot == EMPTY {
                 return EMPTY;
             }
             let i = (slot & !ATOMIC) as usize;
             if kept[i] == EMPTY {
-                let l = &log[i];
+                let l = Access::of(&log, &self.batches, i as u32);
                 kept[i] = accesses.len() as u32;
                 accesses.push(KeptAccess {
                     group: index,
@@ -766,7 +912,6 @@ impl OclgrindRaces {
             }
             kept[i] | (slot & ATOMIC)
         };
-        let mut entries = Vec::new();
         for &chunk in &chunks {
             let base = chunk << CHUNK_SHIFT;
             self.records.for_each_then_join(base, 1 << CHUNK_SHIFT, |addr, width, r| {
@@ -774,8 +919,9 @@ impl OclgrindRaces {
                     return;
                 }
                 entries.push((addr, width, refer(r.group_load), refer(r.group_store)));
-                r.group_load = EMPTY;
-                r.group_store = EMPTY;
+                // Every slot empty again, as the next group's replay expects (and the bytes
+                // of a split word agree again once all are).
+                *r = Records::default();
             });
         }
         chunks.clear();
@@ -783,6 +929,10 @@ impl OclgrindRaces {
         self.log[1] = log;
         self.log[1].clear();
         self.global_interval_start = 0;
+        for access in &accesses {
+            kept[access.id as usize] = EMPTY;
+        }
+        self.kept = kept;
         GroupRecord { index, accesses, values, entries }
     }
 
@@ -793,7 +943,9 @@ impl OclgrindRaces {
         record: GroupRecord,
         names: &dyn Fn(u64, u64) -> Option<String>,
     ) {
-        let mut used = vec![EMPTY; record.accesses.len()];
+        let mut used = std::mem::take(&mut self.used);
+        used.clear();
+        used.resize(record.accesses.len(), EMPTY);
         let (findings, sides, side_values) =
             (&mut self.findings, &mut self.sides, &mut self.side_values);
         for &(addr, width, load, store) in &record.entries {
@@ -851,6 +1003,12 @@ impl OclgrindRaces {
             self.between.push(report);
         }
         self.merged = record.index + 1;
+        self.used = used;
+        let GroupRecord { mut accesses, mut values, mut entries, .. } = record;
+        accesses.clear();
+        values.clear();
+        entries.clear();
+        self.spare = GroupRecord { index: 0, accesses, values, entries };
         if let Some(at) = self.pending.iter().position(|p| p.index == self.merged) {
             let next = self.pending.swap_remove(at);
             self.merge_into_launch(next, names);
@@ -999,18 +1157,6 @@ fn stored_bytes(
     values.get(from..from + width as usize)
 }
 
-/// The `width` bytes an access of the log stored at `addr` (an atomic's: read), when known.
-fn stored<'a>(
-    log: &[Logged],
-    values: &'a [u8],
-    slot: u32,
-    addr: u64,
-    width: u32,
-) -> Option<&'a [u8]> {
-    let l = log.get((slot & !ATOMIC) as usize)?;
-    stored_bytes(l.value, l.addr, values, addr, width)
-}
-
 /// Copies the `size` bytes at `value` in `from` (an access's bytes stored) to the end of `to`,
 /// returning their offset there ([`NO_VALUE`] stays so).
 fn keep_values(to: &mut Vec<u8>, from: &[u8], value: u32, size: u32) -> u32 {
@@ -1026,8 +1172,24 @@ fn keep_values(to: &mut Vec<u8>, from: &[u8], value: u32, size: u32) -> u32 {
     }
 }
 
+/// Adds `bytes` zero bytes to `values`, returning where they start, unless offsets that far
+/// do not fit a `u32`.
+fn grow_values(values: &mut Vec<u8>, bytes: u64) -> Option<u32> {
+    let at = u32::try_from(values.len()).ok()?;
+    let end = u32::try_from(u64::from(at) + bytes).ok()?;
+    values.resize(end as usize, 0);
+    Some(at)
+}
+
+/// Copies the bytes `lane` stored into `to` (as many as `to` holds).
+fn copy_stored(stored: &StoredValues<'_>, lane: usize, to: &mut [u8]) {
+    for (b, byte) in to.iter_mut().enumerate() {
+        *byte = stored.bytes(lane, b as u64, 1) as u8;
+    }
+}
+
 /// The side an access of the log is in a record.
-fn log_side(log: &[Logged], slot: u32, store: bool, group: u64) -> Side {
-    let l = &log[(slot & !ATOMIC) as usize];
+fn log_side(log: &[Logged], batches: &[LoggedBatch], slot: u32, store: bool, group: u64) -> Side {
+    let l = Access::of(log, batches, slot & !ATOMIC);
     Side { group, who: l.who, span: l.span, atomic: l.atomic(), store, id: l.id, size: l.size }
 }

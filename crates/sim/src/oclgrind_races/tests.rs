@@ -298,3 +298,34 @@ fn words_split_between_work_groups_are_reported_as_by_the_reference() {
     let found = same_reports(src, 256, 32, &args, &[1, 3]);
     assert!(found > 10, "the kernel should race: {found} reports");
 }
+
+#[test]
+fn records_emptied_between_intervals_by_moving_on_are_reported_as_by_the_reference() {
+    // Each interval's record is emptied by moving on to new work-item stamps, not by a pass
+    // over its words, and a work-item's own record is checked when the next work-item
+    // touches the word: words split in one interval of global memory stay split into the
+    // next ones, the same words are touched again after each barrier (in a loop, by
+    // different work-items each time), and the last work-item to touch a word is checked
+    // at the synchronisation.
+    let src = r#"
+    __kernel void k(__global int *w, __global int *out) {
+        __local int tile[16];
+        int l = get_local_id(0), i = get_global_id(0);
+        for (int round = 0; round < 3; round++) {
+            ((__global char *)w)[(l + round) % 16] = (char)(l + round);
+            out[i] = w[(l + round) % 4];
+            tile[(l + round) % 16] = w[l % 4];
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            w[(l * 3 + round) % 8] = round;
+            ((__local short *)tile)[(l + round) % 32] = (short)l;
+            out[64 + i] = tile[(l + 1) % 16];
+            if (l == 5)
+                atomic_add(w + 2, 1);
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        }
+        out[128 + i] = w[l % 8];
+    }"#;
+    let args = [ints("w", 8), ints("out", 192)];
+    let found = same_reports(src, 64, 16, &args, &[1]);
+    assert!(found > 20, "the kernel should race a lot: {found} reports");
+}
