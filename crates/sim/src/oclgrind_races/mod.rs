@@ -284,8 +284,29 @@ impl<T: Copy + Default + PartialEq> WordTable<T> {
     /// order: once per word the bytes cover whole and that is not split (width 4), once per
     /// byte elsewhere (width 1), splitting the words they cover in part.
     #[inline(always)]
-    fn for_each(&mut self, addr: u64, size: u32, f: impl FnMut(u64, u32, &mut T)) {
+    fn for_each(&mut self, addr: u64, size: u32, mut f: impl FnMut(u64, u32, &mut T)) {
+        // Most accesses are one aligned word, kept whole: straight to its entry.
+        if size == WORD as u32 {
+            if let Some(entry) = self.whole_word(addr) {
+                return f(addr, size, entry);
+            }
+        }
         self.visit(addr, size, false, f);
+    }
+
+    /// The entry of the aligned word at `addr`, when it is allocated and not split.
+    #[inline(always)]
+    fn whole_word(&mut self, addr: u64) -> Option<&mut T> {
+        if !addr.is_multiple_of(WORD) {
+            return None;
+        }
+        let (index, offset) = self.locate(addr)?;
+        let region = &mut self.regions[index];
+        if offset + WORD > region.len {
+            return None;
+        }
+        let word = region.words.get_mut((offset / WORD) as usize)?;
+        (word.split == WHOLE).then_some(&mut word.entry)
     }
 
     /// [`Self::for_each`], then joins each split word it visited whose bytes agree again.
