@@ -420,3 +420,104 @@ fn under_oclgrind_output_the_platform_stands_in_for_oclgrind() {
     assert!(err.contains("store to a buffer the host created read-only"), "{}", own.describe());
     assert!(err.contains("3 findings"), "{}", own.describe());
 }
+
+/// Runs `command` (an `exec -i` line) with `input` on its standard input.
+fn debug_with_input(command: &mut Command, args: &[&str], input: &str) -> ClmapRun {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("clmap runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("input written");
+    let output = child.wait_with_output().expect("clmap ends");
+    ClmapRun { args: args.iter().map(|a| a.to_string()).collect(), output }
+}
+
+#[test]
+fn exec_dash_i_stops_at_each_launch_and_shares_the_programs_standard_input() {
+    let scratch = Scratch::new("exec-debug");
+    let Some(program) = compiled("debugged", &scratch) else { return };
+    // Between the launches the program reads its factor (5) from the same input: the
+    // debugger takes the lines before it, the program the line after the first launch.
+    let input = "break 4\ncontinue\nprint v\nstep\nprint v factor i\ncontinue\nprint i\n\
+                 delete 1\ncontinue\n5\nprint factor\nlist 4\ncontinue\n";
+    let mut command = clmap_command();
+    command.current_dir(scratch.path()).args(["exec", "-q", "-i", "--"]).arg(&program);
+    let run = debug_with_input(&mut command, &["exec", "-q", "-i"], input);
+    run.assert_success();
+    let out = run.stdout();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "1\tkernel void scale(global int *data, int factor)",
+            "Breakpoint 1 hit at line 4 by work-item (0,0,0)",
+            "4\t  int v = data[i];",
+            "v = not found",
+            "5\t  int scaled = v * factor;",
+            "v = 1",
+            "factor = 2",
+            "i = 0",
+            // The second work-group reaches the breakpoint too.
+            "Breakpoint 1 hit at line 4 by work-item (4,0,0)",
+            "4\t  int v = data[i];",
+            "i = 4",
+            // The first launch ran to its end; the program read its factor; the second
+            // launch stops before its first line.
+            "factor 5",
+            "1\tkernel void scale(global int *data, int factor)",
+            "factor = 5",
+            "1\tkernel void scale(global int *data, int factor)",
+            "2\t{",
+            "3\t  int i = get_global_id(0);",
+            "4\t  int v = data[i];",
+            "5\t  int scaled = v * factor;",
+            "6\t  data[i] = scaled + i;",
+            "7\t}",
+            "8\t",
+            // 5 * (3i + 2) + i: both launches computed what they compute undebugged.
+            "data: 10 26 42 58 74 90 106 122",
+        ],
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn quit_ends_the_program_and_oclgrind_dash_i_is_exec_dash_i() {
+    let scratch = Scratch::new("exec-debug-quit");
+    let Some(program) = compiled("debugged", &scratch) else { return };
+    // A link named `oclgrind` takes Oclgrind's command line: `oclgrind -i ./app`.
+    let clmap_binary = PathBuf::from(clmap_command().get_program());
+    let oclgrind = scratch.join("oclgrind");
+    std::os::unix::fs::symlink(&clmap_binary, &oclgrind).expect("link");
+    let mut command = Command::new(&oclgrind);
+    command.current_dir(scratch.path()).arg("-i").arg(&program);
+    let run = debug_with_input(&mut command, &["oclgrind", "-i"], "step\nhelp quit\nquit\n");
+    run.assert_success();
+    assert_eq!(
+        run.stdout(),
+        "1\tkernel void scale(global int *data, int factor)\n\
+         3\t  int i = get_global_id(0);\n\
+         Leave the debugger and end the program.\n",
+        "the program ends inside its first launch: {}",
+        run.describe()
+    );
+
+    // At the end of the input the debugger stops stopping: the program runs on, reading
+    // no factor of its own either.
+    let mut command = clmap_command();
+    command.current_dir(scratch.path()).args(["exec", "-q", "-i", "--"]).arg(&program);
+    let run = debug_with_input(&mut command, &["exec", "-q", "-i"], "");
+    run.assert_success();
+    assert_eq!(
+        run.stdout(),
+        "1\tkernel void scale(global int *data, int factor)\nfactor 1\n\
+         data: 2 6 10 14 18 22 26 30\n",
+        "{}",
+        run.describe()
+    );
+}

@@ -32,6 +32,9 @@ pub mod vars {
     /// `1`: report every API call that fails, with its status code (Oclgrind's
     /// `--check-api`).
     pub const CHECK_API: &str = "CLMAP_EXEC_CHECK_API";
+    /// `1`: run every launch under the interactive debugger, which reads its commands from
+    /// the program's standard input (see `debug`).
+    pub const INTERACTIVE: &str = "CLMAP_EXEC_INTERACTIVE";
 }
 
 /// The limits the simulated device reports and enforces.
@@ -126,6 +129,7 @@ pub struct Config {
     pub device: DeviceLimits,
     pub quiet: bool,
     pub check_api: bool,
+    pub interactive: bool,
 }
 
 fn flag(name: &str) -> bool {
@@ -158,6 +162,7 @@ pub fn config() -> &'static Config {
             device,
             quiet: flag(vars::QUIET),
             check_api: flag(vars::CHECK_API),
+            interactive: flag(vars::INTERACTIVE),
         }
     })
 }

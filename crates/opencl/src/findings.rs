@@ -48,7 +48,7 @@ pub fn platform_reached() {
 /// caused them, whether standard output is a terminal (line-buffered) or a pipe (flushed when
 /// full or at exit), as with a runtime written in C. Writing to the file descriptor directly
 /// would put every kernel line before whatever the host had buffered.
-fn host_stdout(bytes: &[u8]) {
+pub(crate) fn host_stdout(bytes: &[u8]) {
     extern "C" {
         static stdout: *mut std::ffi::c_void;
         fn fwrite(

@@ -324,17 +324,20 @@ fn run(request: &LaunchRequest) -> i32 {
         values.push(value);
     }
     let capture = crate::capture::before(kernel, &request.range, &request.args);
+    let debugging = crate::debug::session(kernel);
     let options = SimOptions {
         check_races: config().races,
         check_uninitialised: config().uninit,
         // Oclgrind reports every work-item that runs into a problem, and races as it finds
         // them, one block per conflict.
         report_every_work_item: config().oclgrind_format,
+        debugger: debugging.as_ref().map(|d| d.hook.clone()),
         ..SimOptions::default()
     };
     let started = Instant::now();
     let outcome = crate::analysis::run_observed(kernel, &request.range, &values, &options);
     let seconds = started.elapsed().as_secs_f64();
+    drop(debugging);
     // Roots before windows: a window written back into a host array must not be overwritten
     // by the root's storage, which never saw the window's writes.
     for root in &roots {

@@ -47,6 +47,7 @@ pub mod cl_codes;
 pub mod compat;
 pub mod config;
 pub mod context;
+pub mod debug;
 pub mod event;
 pub mod findings;
 pub mod image;

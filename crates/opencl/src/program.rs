@@ -282,8 +282,14 @@ fn build_source(
     let mut kernels = Vec::new();
     let names: Vec<String> = compiled.module.kernels().map(|(_, f)| f.name.clone()).collect();
     for name in names {
-        let program = clmap_sim::compile_kernel(&compiled.module, &name)
-            .map_err(|e| format!("kernel `{name}`: {e}"))?;
+        // Under the debugger, with a marker at each statement; otherwise without them, so a
+        // run that is not debugged pays nothing for it.
+        let program = if crate::config::config().interactive {
+            clmap_sim::compile_kernel_for_debugging(&compiled.module, &name)
+        } else {
+            clmap_sim::compile_kernel(&compiled.module, &name)
+        };
+        let program = program.map_err(|e| format!("kernel `{name}`: {e}"))?;
         kernels.push((name, Arc::new(program)));
     }
     Ok(Built { compiled, source: source.to_string(), options: options.to_string(), kernels, notes })

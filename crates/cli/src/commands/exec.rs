@@ -72,6 +72,15 @@ pub struct Args {
     /// with --oclgrind-output).
     #[arg(long)]
     pub check_api: bool,
+    /// Debug the program's kernels interactively (Oclgrind: -i/--interactive): every launch
+    /// stops before its kernel's first line and reads the commands of `clmap run -i` (`help`
+    /// lists them: step, next, break, print, list, workitem, memory dumps...) from the
+    /// program's standard input, answering on its standard output. `continue` runs to the
+    /// next breakpoint or launch; `quit` ends the program (status 0). A program that reads
+    /// its own standard input shares it with the debugger line by line, each taking a line
+    /// when it asks for one; at the end of the input the program runs on undisturbed.
+    #[arg(long, short = 'i', conflicts_with = "json")]
+    pub interactive: bool,
     /// Exit with CODE when a checker fired and the program itself succeeded.
     #[arg(long, value_name = "CODE")]
     pub findings_exit: Option<u8>,
@@ -101,6 +110,7 @@ const EXAMPLES: &str = "Examples:
   clmap exec --emulate h100 --findings-exit 2 -- ./app
   clmap exec --analyze --json -- ./polybench_mvt 1024
   clmap exec --capture captured/ -- ./app && clmap run captured/launch-0001-*.toml
+  clmap exec -i -- ./app                    (stop at each launch: try `help`)
   clmap exec -- clinfo";
 
 /// Where the platform library is: given, beside the executable, or in the build tree.
@@ -365,6 +375,9 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     }
     if args.check_api {
         command.env(vars::CHECK_API, "1");
+    }
+    if args.interactive {
+        command.env(vars::INTERACTIVE, "1");
     }
     if args.quiet {
         command.env(vars::QUIET, "1");

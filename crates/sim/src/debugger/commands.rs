@@ -68,6 +68,10 @@ impl Session {
             "next" | "n" => return self.step(stop, true),
             "print" | "p" => self.print(stop, words),
             "quit" | "q" => {
+                if self.quit_ends_process {
+                    let _ = self.out.flush();
+                    std::process::exit(0);
+                }
                 self.running = false;
                 return true;
             }
@@ -187,7 +191,9 @@ impl Session {
             "break" | "b" => "Stop when a work-item reaches a source line.\n\
                  'break' alone: the current line; 'break N': line N of the kernel's file."
                 .to_string(),
-            "continue" | "c" => "Run on until a breakpoint is reached.".to_string(),
+            "continue" | "c" => {
+                "Run on until a breakpoint is reached or the next kernel launch starts.".to_string()
+            }
             "delete" | "d" => "Remove breakpoint N ('delete N'), or all of them ('delete', \
                  which asks first)."
                 .to_string(),
@@ -220,6 +226,9 @@ impl Session {
             "print" | "p" => "Show the values of variables: 'print x y'.\nMembers, elements and \
                  pointers: 'print s.a', 'print a[3]', 'print p->x', 'print *p'."
                 .to_string(),
+            "quit" | "q" if self.quit_ends_process => {
+                "Leave the debugger and end the program.".to_string()
+            }
             "quit" | "q" => "Leave the debugger; the kernel runs to its end.".to_string(),
             "step" | "s" => "Run to the selected work-item's next line (its work-group runs \
                  with it, in lock-step)."

@@ -107,7 +107,23 @@ impl DebugHook {
             group: None,
             last_statement: Vec::new(),
             capitals: false,
+            quit_ends_process: false,
         })))
+    }
+
+    /// Makes `quit` end the process at once, with status 0, as Oclgrind's does in a host
+    /// program (`clmap exec -i`); otherwise `quit` leaves the debugger and the run goes on to
+    /// its end (`clmap run -i`).
+    pub fn quit_ends_process(self) -> DebugHook {
+        self.session().quit_ends_process = true;
+        self
+    }
+
+    /// The texts the next launches' kernels were compiled from, which `list` shows and
+    /// `break` counts lines in: a host program builds programs of its own, each with its own
+    /// sources, so the platform sets them before each launch.
+    pub fn set_sources(&self, sources: SourceMap) {
+        self.session().sources = sources;
     }
 
     /// Whether the debugger has printed hexadecimal bytes (a struct, or memory). Oclgrind's
@@ -239,6 +255,8 @@ struct Session {
     last_statement: Vec<Option<u32>>,
     /// See [`DebugHook::printed_capitals`].
     capitals: bool,
+    /// See [`DebugHook::quit_ends_process`].
+    quit_ends_process: bool,
 }
 
 /// Where a command runs: the group's view, and the statement stopped at (`None` when the
