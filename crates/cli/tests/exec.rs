@@ -487,7 +487,7 @@ fn exec_dash_i_stops_at_each_launch_and_shares_the_programs_standard_input() {
 }
 
 #[test]
-fn quit_ends_the_program_and_oclgrind_dash_i_is_exec_dash_i() {
+fn quit_lets_the_program_run_on_and_oclgrind_dash_i_is_exec_dash_i() {
     let scratch = Scratch::new("exec-debug-quit");
     let Some(program) = compiled("debugged", &scratch) else { return };
     // A link named `oclgrind` takes Oclgrind's command line: `oclgrind -i ./app`.
@@ -502,8 +502,10 @@ fn quit_ends_the_program_and_oclgrind_dash_i_is_exec_dash_i() {
         run.stdout(),
         "1\tkernel void scale(global int *data, int factor)\n\
          3\t  int i = get_global_id(0);\n\
-         Leave the debugger and end the program.\n",
-        "the program ends inside its first launch: {}",
+         Leave the debugger: the run goes on to its end without stopping again.\n\
+         factor 1\ndata: 2 6 10 14 18 22 26 30\n",
+        "as in Oclgrind, quit stops the debugging for good and the program runs to its end, \
+         its second launch without a stop: {}",
         run.describe()
     );
 

@@ -50,9 +50,9 @@ pub fn session(kernel: &Kernel) -> Option<Debugging> {
             SourceMap::new(),
             Box::new(HostStdin::default()),
             Box::new(HostStdout),
-            terminal,
+            // Scripts written for Oclgrind may wait for its prompt.
+            terminal.then_some(if config().oclgrind_format { "(oclgrind) " } else { "(clmap) " }),
         )
-        .quit_ends_process()
     });
     hook.set_sources(kernel.built.compiled.sources.clone());
     Some(Debugging { hook: hook.clone(), _one_launch_at_a_time: turn })

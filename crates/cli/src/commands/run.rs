@@ -217,7 +217,8 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
             prepared.sources().clone(),
             Box::new(std::io::BufReader::new(std::io::stdin())),
             Box::new(std::io::stdout()),
-            terminal,
+            // Scripts written for Oclgrind may wait for its prompt.
+            terminal.then_some(if args.oclgrind_output { "(oclgrind) " } else { "(clmap) " }),
         ));
         sim.debugger = debugger.clone();
     }

@@ -27,14 +27,14 @@ impl Session {
         self.print_current_line(&stop);
         self.list_position = 0;
         loop {
-            if self.prompt {
-                let _ = write!(self.out, "(clmap) ");
+            if let Some(prompt) = self.prompt {
+                let _ = write!(self.out, "{prompt}");
             }
             let _ = self.out.flush();
             let mut line = String::new();
             let eof = !matches!(self.input.read_line(&mut line), Ok(n) if n > 0);
             if eof {
-                if self.prompt {
+                if self.prompt.is_some() {
                     self.say("(quit)");
                 }
                 self.running = false;
@@ -68,10 +68,6 @@ impl Session {
             "next" | "n" => return self.step(stop, true),
             "print" | "p" => self.print(stop, words),
             "quit" | "q" => {
-                if self.quit_ends_process {
-                    let _ = self.out.flush();
-                    std::process::exit(0);
-                }
                 self.running = false;
                 return true;
             }
@@ -226,10 +222,9 @@ impl Session {
             "print" | "p" => "Show the values of variables: 'print x y'.\nMembers, elements and \
                  pointers: 'print s.a', 'print a[3]', 'print p->x', 'print *p'."
                 .to_string(),
-            "quit" | "q" if self.quit_ends_process => {
-                "Leave the debugger and end the program.".to_string()
+            "quit" | "q" => {
+                "Leave the debugger: the run goes on to its end without stopping again.".to_string()
             }
-            "quit" | "q" => "Leave the debugger; the kernel runs to its end.".to_string(),
             "step" | "s" => "Run to the selected work-item's next line (its work-group runs \
                  with it, in lock-step)."
                 .to_string(),

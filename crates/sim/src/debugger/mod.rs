@@ -82,13 +82,14 @@ impl Eq for DebugHook {}
 
 impl DebugHook {
     /// A debugger that reads commands from `input` and writes to `output`; `sources` are the
-    /// texts the kernels were compiled from. With `prompt`, it writes `(clmap) ` before
-    /// reading each command (for a terminal).
+    /// texts the kernels were compiled from. With a `prompt` (for a terminal: `(clmap) `, or
+    /// `(oclgrind) ` when called by Oclgrind's names), it writes it before reading each
+    /// command.
     pub fn new(
         sources: SourceMap,
         input: Box<dyn BufRead + Send>,
         output: Box<dyn Write + Send>,
-        prompt: bool,
+        prompt: Option<&'static str>,
     ) -> DebugHook {
         DebugHook(Arc::new(Mutex::new(Session {
             sources,
@@ -107,16 +108,7 @@ impl DebugHook {
             group: None,
             last_statement: Vec::new(),
             capitals: false,
-            quit_ends_process: false,
         })))
-    }
-
-    /// Makes `quit` end the process at once, with status 0, as Oclgrind's does in a host
-    /// program (`clmap exec -i`); otherwise `quit` leaves the debugger and the run goes on to
-    /// its end (`clmap run -i`).
-    pub fn quit_ends_process(self) -> DebugHook {
-        self.session().quit_ends_process = true;
-        self
     }
 
     /// The texts the next launches' kernels were compiled from, which `list` shows and
@@ -233,8 +225,9 @@ struct Session {
     sources: SourceMap,
     input: Box<dyn BufRead + Send>,
     out: Box<dyn Write + Send>,
-    prompt: bool,
-    /// `false` once `quit` (or the end of the input) let the run go on to its end.
+    prompt: Option<&'static str>,
+    /// `false` once `quit` (or the end of the input) let the run go on to its end: for good,
+    /// as in Oclgrind, so a host program's later launches do not stop either.
     running: bool,
     mode: Mode,
     /// Breakpoint number → line.
@@ -255,8 +248,6 @@ struct Session {
     last_statement: Vec<Option<u32>>,
     /// See [`DebugHook::printed_capitals`].
     capitals: bool,
-    /// See [`DebugHook::quit_ends_process`].
-    quit_ends_process: bool,
 }
 
 /// Where a command runs: the group's view, and the statement stopped at (`None` when the

@@ -63,7 +63,7 @@ fn run(commands: Option<&str>) -> (Vec<u8>, String) {
                 compiled.sources.clone(),
                 Box::new(std::io::Cursor::new(commands.to_string())),
                 Box::new(captured.clone()),
-                false,
+                None,
             ));
             compile_kernel_for_debugging(&compiled.module, "k")
         }
