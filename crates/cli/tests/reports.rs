@@ -428,3 +428,29 @@ fn long_runs_show_progress_on_standard_error_when_asked() {
     analyze.assert_success();
     assert!(analyze.stderr().contains("simulating: launch 1 of 1, "), "{}", analyze.describe());
 }
+
+#[test]
+fn a_zero_element_toml_buffer_is_a_buffer_every_access_overruns() {
+    let dir = Scratch::new("reports-empty-buffer");
+    dir.write(
+        "z.cl",
+        "__kernel void z(__global float *x, __global float *out) {\n\
+         \x20 out[0] = 1.0f;\n\
+         \x20 if (get_global_id(0) == 0) x[0] = 2.0f;\n}\n",
+    );
+    let workload = path(dir.write(
+        "z.toml",
+        "kernel = \"z\"\nsource = \"z.cl\"\nglobal = [1]\n\
+         [[arg]]\nname = \"x\"\nbuffer = \"float\"\nlen = 0\n\
+         [[arg]]\nname = \"out\"\nbuffer = \"float\"\nlen = 1\noutput = true\n",
+    ));
+    // Loaded, run, and the store to the buffer of no bytes is the kernel's fault, as the
+    // same launch written as a .sim file with size=0 is.
+    let run = clmap(&["run", &workload]);
+    run.assert_fails(KERNEL_FAULT);
+    assert!(
+        run.stderr().contains("store of 4 bytes at byte offset 0 of a 0-byte buffer (`x`)"),
+        "{}",
+        run.describe()
+    );
+}
