@@ -147,8 +147,7 @@ fn the_runner_keeps_an_interactive_test_in_order() {
     let sim = scratch.join("interactive_loop.sim");
     assert_eq!(judge(&sim), None);
     let reference = std::fs::read_to_string(dir().join("interactive_loop.ref")).expect("ref");
-    let swapped = reference
-        .replace("MATCH sum = 6\nMATCH i = 0\n", "MATCH i = 0\nMATCH sum = 6\n");
+    let swapped = reference.replace("MATCH sum = 6\nMATCH i = 0\n", "MATCH i = 0\nMATCH sum = 6\n");
     assert_ne!(swapped, reference);
     scratch.write("interactive_loop.ref", &swapped);
     assert!(judge(&sim).is_some_and(|why| why.contains("expected `MATCH i = 0`")));
