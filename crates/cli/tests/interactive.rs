@@ -226,3 +226,53 @@ fn the_debugger_runs_only_on_the_simulator_and_without_json() {
     run.assert_fails(1);
     assert!(run.stderr().contains("--json needs"), "{}", run.stderr());
 }
+
+/// On a terminal the debugger prompts, with Oclgrind's prompt when it stands in for
+/// `oclgrind-kernel`, since scripts that drive Oclgrind may wait for it. `script` (util-linux)
+/// gives the run a terminal; without it there is nothing to check.
+#[test]
+fn on_a_terminal_the_prompt_follows_the_name_it_answers_to() {
+    let Ok(script) = which_script() else { return };
+    let scratch = walk();
+    let sim = scratch.join("walk.sim");
+    let clmap_binary = clmap_command().get_program().to_owned();
+    for (extra, prompt) in [(" --dump", "(clmap) "), (" --oclgrind-output", "(oclgrind) ")] {
+        let command = format!(
+            "'{}' run -i '{}'{extra}",
+            clmap_binary.to_str().expect("utf-8 path"),
+            sim.to_str().expect("utf-8 path")
+        );
+        let mut child = std::process::Command::new(&script)
+            .args(["-qec", &command, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script runs");
+        child.stdin.take().expect("stdin").write_all(b"quit\n").expect("commands written");
+        let out = child.wait_with_output().expect("finishes");
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() && !text.contains("kernel void walk") {
+            // No terminal to be had here (no pseudo-terminals in this container): the run never
+            // started, and there is no prompt to check.
+            eprintln!(
+                "script could not give the run a terminal: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        assert!(text.contains(prompt), "expected the prompt {prompt:?} in:\n{text}");
+        let other = if prompt == "(clmap) " { "(oclgrind) " } else { "(clmap) " };
+        assert!(!text.contains(other), "{other:?} should not prompt here:\n{text}");
+        // The run went on to its end after `quit`, its dump printed.
+        assert!(text.contains("Argument"), "{text}");
+    }
+}
+
+fn which_script() -> Result<std::path::PathBuf, ()> {
+    ["/usr/bin/script", "/bin/script"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.exists())
+        .ok_or(())
+}
