@@ -8,9 +8,8 @@
 //! `scanf` or `fgets` between launches and the debugger take lines from one buffer, each when
 //! it asks, whether standard input is a terminal or a pipe; and the debugger's lines come
 //! after whatever the program printed before the launch, also when standard output is a pipe
-//! that the C library fills before writing. `quit` ends the program at once (status 0), as
-//! Oclgrind's does; at the end of the input the debugger stops stopping and the program runs
-//! on.
+//! that the C library fills before writing. `quit`, as Oclgrind's, and the end of the input
+//! both leave the debugger for good: the program runs on without stopping again.
 
 use std::io::{BufRead, Read, Write};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -50,8 +49,7 @@ pub fn session(kernel: &Kernel) -> Option<Debugging> {
             SourceMap::new(),
             Box::new(HostStdin::default()),
             Box::new(HostStdout),
-            // Scripts written for Oclgrind may wait for its prompt.
-            terminal.then_some(if config().oclgrind_format { "(oclgrind) " } else { "(clmap) " }),
+            clmap_sim::debugger::prompt(terminal, config().oclgrind_format),
         )
     });
     hook.set_sources(kernel.built.compiled.sources.clone());

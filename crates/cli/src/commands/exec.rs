@@ -76,9 +76,10 @@ pub struct Args {
     /// stops before its kernel's first line and reads the commands of `clmap run -i` (`help`
     /// lists them: step, next, break, print, list, workitem, memory dumps...) from the
     /// program's standard input, answering on its standard output. `continue` runs to the
-    /// next breakpoint or launch; `quit` ends the program (status 0). A program that reads
-    /// its own standard input shares it with the debugger line by line, each taking a line
-    /// when it asks for one; at the end of the input the program runs on undisturbed.
+    /// next breakpoint or launch; `quit` leaves the debugger for good and the program runs on,
+    /// as in Oclgrind. A program that reads its own standard input shares it with the
+    /// debugger line by line, each taking a line when it asks for one; at the end of the
+    /// input the program runs on undisturbed.
     #[arg(long, short = 'i', conflicts_with = "json")]
     pub interactive: bool,
     /// Exit with CODE when a checker fired and the program itself succeeded.

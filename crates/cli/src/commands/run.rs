@@ -217,8 +217,7 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
             prepared.sources().clone(),
             Box::new(std::io::BufReader::new(std::io::stdin())),
             Box::new(std::io::stdout()),
-            // Scripts written for Oclgrind may wait for its prompt.
-            terminal.then_some(if args.oclgrind_output { "(oclgrind) " } else { "(clmap) " }),
+            clmap_sim::debugger::prompt(terminal, args.oclgrind_output),
         ));
         sim.debugger = debugger.clone();
     }

@@ -80,6 +80,13 @@ impl PartialEq for DebugHook {
 
 impl Eq for DebugHook {}
 
+/// The prompt for a debugger reading from a terminal (none when commands come from a pipe or
+/// a file): Oclgrind's when clmap answers to its names, since scripts driving it may wait for
+/// that prompt.
+pub fn prompt(terminal: bool, oclgrind_names: bool) -> Option<&'static str> {
+    terminal.then_some(if oclgrind_names { "(oclgrind) " } else { "(clmap) " })
+}
+
 impl DebugHook {
     /// A debugger that reads commands from `input` and writes to `output`; `sources` are the
     /// texts the kernels were compiled from. With a `prompt` (for a terminal: `(clmap) `, or
