@@ -210,3 +210,26 @@ fn a_report_is_only_taken_by_minimise_only() {
     assert_eq!(out.status.code(), Some(1), "usage error: {}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--minimise-only"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn given_sequences_are_read_before_any_device_or_toolchain_work() {
+    let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--sequences", "no_such_list.txt"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("cannot read no_such_list.txt"), "{}", text(&out.stderr));
+    // A report whose search found nothing valid has no sequence to give.
+    let dir = clmap_testkit::Scratch::new("phase-given");
+    let report = dir.join("empty.json");
+    let stored =
+        std::fs::read_to_string(root().join("bench/results/phase_original/gemm_h100.json"))
+            .expect("a stored report");
+    let mut json: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    json["best"] = serde_json::Value::Null;
+    json["minimised"] = serde_json::Value::Null;
+    std::fs::write(&report, json.to_string()).unwrap();
+    let out =
+        clmap(&["phase", "tests/corpus/pb_gemm.toml", "--sequences", report.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no chosen sequence"), "{}", text(&out.stderr));
+    let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--sequences", "x", "--shard", "0/2"]);
+    assert_eq!(out.status.code(), Some(1), "usage error: {}", text(&out.stderr));
+}

@@ -129,6 +129,9 @@ pub struct SearchOptions {
     /// that N processes (Slurm jobs) share one search of `budget` sequences, each writing its
     /// own database; merged, they hold what one process would have.
     pub shard: Option<(u64, u64)>,
+    /// Sequences evaluated before the strategy's own, in this order (counted in the budget):
+    /// the best ones of another GPU, size or toolchain, to re-time here or to seed evolution.
+    pub given: Vec<Vec<String>>,
 }
 
 impl SearchOptions {
@@ -514,7 +517,8 @@ impl<'a> Engine<'a> {
             options.seed,
             options.length,
             options.random_phase(),
-        );
+        )
+        .with_given(&options.given);
         let mut options = options.clone();
         if let Some((index, count)) = options.shard {
             if options.strategy != Strategy::Random {
@@ -522,6 +526,13 @@ impl<'a> Engine<'a> {
                     "a search is split into shards by its random sequences (--strategy random); \
                      the evolutionary strategy depends on every result before it, so shard its \
                      campaigns by kernel instead"
+                        .to_string(),
+                ));
+            }
+            if !options.given.is_empty() {
+                return Err(SearchError::Invalid(
+                    "given sequences (--sequences) are not split into shards: evaluate them in \
+                     one unsharded run (with --budget equal to their number), then shard the rest"
                         .to_string(),
                 ));
             }

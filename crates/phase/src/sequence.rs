@@ -64,6 +64,43 @@ pub fn parse_sequence_text(text: &str) -> Vec<String> {
     text.split(',').map(str::trim).filter(|p| !p.is_empty()).map(str::to_string).collect()
 }
 
+/// Sequences as a user writes them in a file (`clmap phase --sequences`): one per line, pass
+/// names separated by spaces or commas, `#` starting a comment; blank lines are skipped and a
+/// sequence listed twice is kept once. Passes outside `pool` (the toolchain's detected
+/// passes) are refused with their line, since a random or bred sequence never holds them and
+/// a pass the probe did not accept may crash `opt` on every kernel.
+pub fn parse_sequence_list(text: &str, pool: &[String]) -> Result<Vec<Vec<String>>, String> {
+    let known: std::collections::HashSet<&str> = pool.iter().map(String::as_str).collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut sequences = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        let passes: Vec<String> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        if passes.is_empty() {
+            continue;
+        }
+        let unknown: Vec<&str> =
+            passes.iter().map(String::as_str).filter(|p| !known.contains(p)).collect();
+        if !unknown.is_empty() {
+            return Err(format!(
+                "line {}: {} not in this toolchain's pass pool ({} passes; `clmap phase` \
+                 lists it in the pass cache)",
+                number + 1,
+                unknown.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+                pool.len()
+            ));
+        }
+        if seen.insert(sequence_hash(&passes)) {
+            sequences.push(passes);
+        }
+    }
+    Ok(sequences)
+}
+
 /// A short, stable identity for a sequence: hex SHA-256 of its text, first 32 digits.
 pub fn sequence_hash(passes: &[String]) -> String {
     let digest = Sha256::digest(sequence_text(passes).as_bytes());
@@ -120,6 +157,17 @@ mod tests {
         let other: Vec<String> = vec!["licm".into(), "gvn".into(), "gvn".into()];
         assert_ne!(sequence_hash(&seq), sequence_hash(&other));
         assert!(parse_sequence_text("").is_empty());
+    }
+
+    #[test]
+    fn sequence_lists_read_lines_comments_and_both_separators() {
+        let text =
+            "# from the H100 campaign\nlicm gvn\n\nsroa,loop-reduce  # minimised\nlicm  gvn\n";
+        let list = parse_sequence_list(text, &pool()).unwrap();
+        assert_eq!(list, vec![vec!["licm", "gvn"], vec!["sroa", "loop-reduce"]]);
+        let error = parse_sequence_list("licm\ngvn no-such-pass", &pool()).unwrap_err();
+        assert!(error.starts_with("line 2: `no-such-pass` not in"), "{error}");
+        assert!(parse_sequence_list("# nothing\n", &pool()).unwrap().is_empty());
     }
 
     #[test]

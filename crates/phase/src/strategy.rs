@@ -6,10 +6,15 @@
 //!   of children of the fastest valid sequences found so far (tournament selection, one-point
 //!   crossover, then one to three mutations: replace, insert, delete or swap a pass).
 //!
+//! Sequences given by the user (`--sequences`, e.g. the best ones another GPU or another size
+//! found) are proposed first, in their order, and count in the budget; the strategy's own
+//! stream follows unchanged, and the evolutionary strategy breeds from them like from any
+//! evaluated sequence.
+//!
 //! Both are pure functions of the seed and of the evaluations so far. Since a resumed run reads
 //! those evaluations back from the database, it proposes exactly what the first run proposed.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -50,7 +55,8 @@ impl Strategy {
 pub struct Proposal {
     /// The passes.
     pub passes: Vec<String>,
-    /// `random:I` or `evolve:G:J` (generation, child), or `minimise`.
+    /// `given:I` (the user's I-th sequence), `random:I` or `evolve:G:J` (generation, child),
+    /// or `minimise`.
     pub origin: String,
 }
 
@@ -71,6 +77,8 @@ pub struct StrategyState {
     stride: u64,
     generation: u64,
     proposed: HashSet<String>,
+    /// The user's sequences not yet proposed, with their index.
+    given: VecDeque<(usize, Vec<String>)>,
 }
 
 impl StrategyState {
@@ -87,7 +95,14 @@ impl StrategyState {
             stride: 1,
             generation: 0,
             proposed: HashSet::new(),
+            given: VecDeque::new(),
         }
+    }
+
+    /// The same strategy proposing `sequences` first, in order.
+    pub fn with_given(mut self, sequences: &[Vec<String>]) -> StrategyState {
+        self.given = sequences.iter().cloned().enumerate().collect();
+        self
     }
 
     /// The same strategy proposing only the random sequences whose index is `index` modulo
@@ -107,6 +122,17 @@ impl StrategyState {
     ) -> Vec<Proposal> {
         if pool.is_empty() || wanted == 0 {
             return Vec::new();
+        }
+        if !self.given.is_empty() {
+            let take = wanted.min(self.given.len());
+            return self
+                .given
+                .drain(..take)
+                .map(|(index, passes)| {
+                    self.proposed.insert(sequence_hash(&passes));
+                    Proposal { passes, origin: format!("given:{index}") }
+                })
+                .collect();
         }
         let random_left = match self.strategy {
             Strategy::Random => wanted as u64,

@@ -144,6 +144,7 @@ fn a_whole_search_on_the_device() {
             reps: 2,
             evolve_after: 3,
             shard: None,
+            given: Vec::new(),
         },
         final_reps: 3,
         random_inputs: 2,

@@ -267,6 +267,7 @@ fn options(strategy: Strategy, budget: u64) -> SearchOptions {
         reps: 3,
         evolve_after: 6,
         shard: None,
+        given: Vec::new(),
     }
 }
 
@@ -598,6 +599,47 @@ fn shards_of_a_random_search_hold_together_what_one_search_holds() {
         .err()
         .expect("evolve cannot be split by sequences");
     assert!(refused.to_string().contains("shard"), "{refused}");
+}
+
+#[test]
+fn given_sequences_come_first_count_in_the_budget_and_the_stream_follows() {
+    let compiler = FakeCompiler::default();
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    // licm + gvn is the fastest code there is; a sequence that finds it is rare at random.
+    let given = vec![names(&["sroa", "licm", "gvn"]), names(&["dse"])];
+    let mut opts = options(Strategy::Random, 2);
+    opts.given = given.clone();
+    let only = explore(&store, &compiler, &mut FakeEvaluator::default(), &opts);
+    let origins: Vec<&str> = only.evaluations.iter().map(|e| e.origin.as_str()).collect();
+    assert_eq!(origins, ["given:0", "given:1"]);
+    assert_eq!(only.evaluations[0].passes, given[0]);
+    let best = only.evaluations.iter().filter_map(|e| e.time()).fold(f64::INFINITY, f64::min);
+    assert_eq!(Some(best), only.evaluations[0].time(), "the given licm+gvn is the fastest");
+
+    // A larger budget: the same two first (answered from the store), then the strategy's own
+    // stream from its start, exactly as a search without them proposes it.
+    opts.budget = 10;
+    let longer = explore(&store, &compiler, &mut FakeEvaluator::default(), &opts);
+    assert_eq!(longer.evaluations[..2], only.evaluations[..]);
+    assert_eq!(longer.counts.resumed, 2);
+    let plain_store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let plain = explore(
+        &plain_store,
+        &compiler,
+        &mut FakeEvaluator::default(),
+        &options(Strategy::Random, 8),
+    );
+    let passes =
+        |e: &[clmap_phase::Evaluation]| e.iter().map(|e| e.passes.clone()).collect::<Vec<_>>();
+    assert_eq!(passes(&longer.evaluations[2..]), passes(&plain.evaluations));
+
+    // They are not split into shards.
+    opts.shard = Some((0, 2));
+    let refused = Engine::new(&compiler, &mut FakeEvaluator::default(), &store, &NoProgress, 3)
+        .explore(&opts, &pool())
+        .err()
+        .expect("given sequences are not sharded");
+    assert!(refused.to_string().contains("--sequences"), "{refused}");
 }
 
 fn index_of_shard(index: u64) -> u64 {

@@ -85,6 +85,7 @@ fn a_few_sequences_of_a_corpus_kernel_compile_deduplicate_and_resume() {
         reps: 1,
         evolve_after: 3,
         shard: None,
+        given: Vec::new(),
     };
     let mut evaluator = SizeEvaluator;
     let pool = counting.pool();

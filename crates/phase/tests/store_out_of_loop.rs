@@ -104,6 +104,7 @@ fn a_short_search_moves_the_global_store_out_of_gemms_reduction_loop() {
         reps: 1,
         evolve_after: 8,
         shard: None,
+        given: Vec::new(),
     };
     let mut evaluator = LoopTrafficEvaluator::default();
     let exploration = {

@@ -67,6 +67,15 @@ pub struct Args {
     /// every answer there and only runs the final round (see bench/phase/slurm-campaign.sh).
     #[arg(long, value_parser = parse_shard)]
     pub shard: Option<(u64, u64)>,
+    /// Evaluate these sequences first, then the strategy's own (all counted in `--budget`):
+    /// a text file with one sequence per line (pass names separated by spaces or commas, `#`
+    /// comments), or an earlier `--json` report, whose minimised and best sequences are taken.
+    /// With `--budget` equal to their number nothing else is tried: the way to re-time the
+    /// sequences another GPU or a smaller size found, e.g.
+    /// `--sequences bench/results/phase_original/gemm_h100.json --budget 2`. Under `evolve`
+    /// they are parents like any evaluated sequence.
+    #[arg(long, conflicts_with_all = ["shard", "minimise_only", "strategies"])]
+    pub sequences: Vec<PathBuf>,
     /// Seed of every random choice; the same seed replays (and resumes) the same search.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -359,6 +368,9 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
     let worker = std::env::var_os(WORKER_STARTED).is_some();
     // A report given to --minimise-only is read before any device or toolchain work.
     let given_report = args.report.as_deref().map(read_report).transpose()?;
+    // So are the given sequences' files; their passes are checked once the pool is known.
+    let given_lists =
+        args.sequences.iter().map(|p| read_sequence_file(p)).collect::<Result<Vec<_>, _>>()?;
     let workload = workload_args::load(&args.workload)?;
     let small_path = args.small.clone().unwrap_or_else(|| args.workload.clone());
     let small = workload_args::load(&small_path)?;
@@ -431,6 +443,21 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
             other => CliError::BadInput(other.to_string()),
         })?;
 
+    let pool = compiler.pool();
+    let mut given: Vec<Vec<String>> = Vec::new();
+    for (path, text) in args.sequences.iter().zip(&given_lists) {
+        let list = clmap_phase::sequence::parse_sequence_list(text, &pool)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+        for passes in list {
+            if !given.contains(&passes) {
+                given.push(passes);
+            }
+        }
+    }
+    if !args.sequences.is_empty() && !args.json {
+        eprintln!("{} given sequences are evaluated first", given.len());
+    }
+
     let db_path = args.db.clone().unwrap_or_else(clmap_db::default_path);
     let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
     let device_id = db.device_id(&identity).map_err(|e| CliError::Environment(e.to_string()))?;
@@ -457,6 +484,7 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
             reps: args.reps,
             evolve_after: args.evolve_after,
             shard: args.shard,
+            given,
         },
         final_reps: args.final_reps,
         random_inputs: args.random_inputs,
@@ -533,6 +561,31 @@ fn read_report(path: &std::path::Path) -> Result<PhaseReport, CliError> {
             path.display()
         ))
     })
+}
+
+/// A `--sequences` file as one sequence per line: a text list as it is, or a `--json` report
+/// turned into its minimised sequence (when it has one) and its best.
+fn read_sequence_file(path: &std::path::Path) -> Result<String, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    if !text.trim_start().starts_with('{') {
+        return Ok(text);
+    }
+    let report = read_report(path)?;
+    let mut lines = Vec::new();
+    if let Some(minimised) = &report.minimised {
+        lines.push(minimised.passes.join(" "));
+    }
+    if let Some(best) = &report.best {
+        lines.push(best.passes.join(" "));
+    }
+    if lines.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "{}: the report has no chosen sequence (its search found none valid)",
+            path.display()
+        )));
+    }
+    Ok(lines.join("\n"))
 }
 
 /// The report stored for the context, for `--minimise-only` without `--report`.
