@@ -14,6 +14,9 @@
 # threads merge their results as they finish: "merge ms" is the part the launch waits for
 # after its last thread took no more work, "merging ms" the merging time of all threads.
 #
+# A last part measures the host's own ceiling: THREADS independent single-threaded runs at once
+# against one alone (see below).
+#
 # Usage: bench/sim_scaling.sh [N]      (default N = 512; THREADS=16 REPS=3)
 # CLMAP=path/to/clmap uses that binary instead of building one (a machine without Rust).
 set -euo pipefail
@@ -122,5 +125,36 @@ for kind in "${kinds[@]}"; do
       printf "%-10s %10.3f %10.1f %8.2f%% %11.1fx %11.1f %10.1f %11.1f %12.1f\n", kind, total1 / 1000, serial1, 100 * s,
         1 / (s + (1 - s) / threads), totaln, merge, merging, imbalance
     }'
+done
+
+# What the host itself gives: THREADS single-threaded plain runs started at once, each on its
+# own data, against one alone. No run shares anything with another, so their slowdown is the
+# host's (all-core clock, shared caches and memory bandwidth, a hypervisor's sharing of the
+# cores), and THREADS x t_alone / t_together is the speedup no multithreaded run of this
+# workload can beat on this host. The share of that ceiling each run reaches separates what the
+# simulator loses (merge, imbalance, serial parts) from what the host takes.
+echo
+echo "host ceiling: $threads independent single-thread plain runs at once (REPS=$reps rounds, medians)"
+for ((r = 0; r < reps; r++)); do
+  measure "$bin" $(command_of plain) --threads 1 >>"$tmp/alone"
+  start=$(date +%s.%N)
+  pids=()
+  for ((i = 0; i < threads; i++)); do
+    "$bin" $(command_of plain) --threads 1 >/dev/null 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >>"$tmp/together"
+done
+alone=$(median 2 "$tmp/alone")
+together=$(median 1 "$tmp/together")
+ceiling=$(awk -v n="$threads" -v a="$alone" -v t="$together" 'BEGIN { printf "%.1f", n * a / t }')
+printf "one alone %s s; %s at once %s s (all finished); ceiling %sx on %s threads\n" "$alone" "$threads" "$together" "$ceiling" "$threads"
+printf "%-10s %9s %17s\n" run speedup "share of ceiling"
+for kind in "${kinds[@]}"; do
+  wall1=$(median 2 "$tmp/$kind-1")
+  walln=$(median 2 "$tmp/$kind-$threads")
+  awk -v k="$kind" -v a="$wall1" -v b="$walln" -v c="$ceiling" 'BEGIN { printf "%-10s %8.1fx %16.0f%%\n", k, a / b, 100 * (a / b) / c }'
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
