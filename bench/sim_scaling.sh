@@ -135,22 +135,33 @@ done
 # simulator loses (merge, imbalance, serial parts) from what the host takes.
 echo
 echo "host ceiling: $threads independent single-thread plain runs at once (REPS=$reps rounds, medians)"
+# Each round times one run alone, then THREADS at once, each process timing itself (its own
+# start to its own end), so the ceiling compares like with like: per-process wall times.
+together() {
+  python3 - "$@" <<'PY'
+import subprocess, sys, threading, time
+count, command = int(sys.argv[1]), sys.argv[2:]
+walls = [0.0] * count
+def one(i):
+    start = time.monotonic()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    walls[i] = time.monotonic() - start
+threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
+for t in threads: t.start()
+for t in threads: t.join()
+walls.sort()
+print(f"{walls[count // 2]:.3f}")
+PY
+}
 for ((r = 0; r < reps; r++)); do
   measure "$bin" $(command_of plain) --threads 1 >>"$tmp/alone"
-  start=$(date +%s.%N)
-  pids=()
-  for ((i = 0; i < threads; i++)); do
-    "$bin" $(command_of plain) --threads 1 >/dev/null 2>&1 &
-    pids+=($!)
-  done
-  for pid in "${pids[@]}"; do wait "$pid"; done
-  end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >>"$tmp/together"
+  # shellcheck disable=SC2046
+  together "$threads" "$bin" $(command_of plain) --threads 1 >>"$tmp/together"
 done
 alone=$(median 2 "$tmp/alone")
 together=$(median 1 "$tmp/together")
 ceiling=$(awk -v n="$threads" -v a="$alone" -v t="$together" 'BEGIN { printf "%.1f", n * a / t }')
-printf "one alone %s s; %s at once %s s (all finished); ceiling %sx on %s threads\n" "$alone" "$threads" "$together" "$ceiling" "$threads"
+printf "one alone %s s; %s at once %s s each (median); ceiling %sx on %s threads\n" "$alone" "$threads" "$together" "$ceiling" "$threads"
 printf "%-10s %9s %17s\n" run speedup "share of ceiling"
 for kind in "${kinds[@]}"; do
   wall1=$(median 2 "$tmp/$kind-1")
