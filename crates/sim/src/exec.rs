@@ -739,7 +739,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         let Some(u) = self.uninit.as_deref_mut() else { return };
         let plan = self.plan;
         u.before(op, mask, &self.regs, &plan.buffers, &plan.program.sites);
-        self.report_undefined_uses();
+        if u.has_found() {
+            self.report_undefined_uses();
+        }
     }
 
     fn report_undefined_uses(&mut self) {
@@ -765,7 +767,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
     }
 
     fn op(&mut self, op: &'a Op, mask: &Mask) {
-        if self.uninit.is_some() {
+        if self.uninit.as_deref().is_some_and(|u| u.follows(op)) {
             self.follow_undefined(op, mask);
         }
         let lanes = self.lanes;

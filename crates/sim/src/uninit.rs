@@ -43,6 +43,9 @@ pub(crate) struct UninitValues {
     regs: Vec<bool>,
     /// Per slot: some lane may hold an undefined value.
     dirty: Vec<bool>,
+    /// Some slot may be dirty: false only while every entry of `dirty` is, so that
+    /// operations on registers alone need not be followed at all (see [`Self::follows`]).
+    any_dirty: bool,
     local: Vec<bool>,
     private: Vec<bool>,
     frame: u64,
@@ -90,6 +93,7 @@ impl UninitValues {
             lanes,
             regs: vec![false; slots * lanes],
             dirty: vec![false; slots],
+            any_dirty: false,
             local: vec![true; plan.local_size_bytes.min(MAX_LOCAL_SHADOW) as usize],
             private: if private_bytes <= MAX_PRIVATE_SHADOW {
                 vec![true; private_bytes as usize]
@@ -117,6 +121,7 @@ impl UninitValues {
     pub(crate) fn group_start(&mut self, program: &Program) {
         self.regs.fill(false);
         self.dirty.fill(false);
+        self.any_dirty = false;
         for &(slot, width) in &program.undefined_slots {
             for c in 0..width {
                 self.fill(slot + c, true);
@@ -134,6 +139,12 @@ impl UninitValues {
                 }
             }
         }
+    }
+
+    /// Whether a use was found since the last [`Self::take_found`].
+    #[inline]
+    pub(crate) fn has_found(&self) -> bool {
+        !self.found.is_empty()
     }
 
     /// The uses found since the last call.
@@ -168,6 +179,7 @@ impl UninitValues {
         if let Some(d) = self.dirty.get_mut(slot as usize) {
             *d = undefined;
         }
+        self.any_dirty |= undefined;
     }
 
     /// Marks `len` slots from `dst` defined in every lane (`mask: None`) or in the lanes of
@@ -202,6 +214,7 @@ impl UninitValues {
         }
         if let Some(d) = self.dirty.get_mut(slot as usize) {
             *d = dst.iter().any(|x| *x);
+            self.any_dirty |= *d;
         }
     }
 
@@ -284,8 +297,10 @@ impl UninitValues {
         slot: Slot,
         mask: &'m Mask,
     ) -> impl Iterator<Item = usize> + 'm {
+        // A clean slot (the common case) has no undefined lane: skip the walk over the mask.
         let flags = if self.is_dirty(slot, 1) { self.lane_flags(slot) } else { &[] };
-        mask.iter().filter(move |&l| flags.get(l).copied().unwrap_or(false))
+        let lanes = if flags.is_empty() { None } else { Some(mask.iter()) };
+        lanes.into_iter().flatten().filter(move |&l| flags.get(l).copied().unwrap_or(false))
     }
 
     /// The lanes to report of those found, each once with what was found first for it, in
@@ -403,6 +418,22 @@ impl UninitValues {
     }
 
     // ----- operations ---------------------------------------------------------------------
+
+    /// Whether [`Self::before`] has anything to do for `op`. An operation that reads and
+    /// writes registers only makes its result undefined only from an undefined operand, and
+    /// its result slot needs clearing only when dirty: while no slot is, it changes nothing.
+    #[inline]
+    pub(crate) fn follows(&self, op: &Op) -> bool {
+        self.any_dirty
+            || matches!(
+                op,
+                Op::Load { .. }
+                    | Op::Store { .. }
+                    | Op::MemCopy { .. }
+                    | Op::MemZero { .. }
+                    | Op::Builtin(_)
+            )
+    }
 
     /// Follows `op` over the lanes of `mask`, before the executor runs it (its operands are
     /// still in `regs`).
