@@ -2194,7 +2194,11 @@ fn call_width(call: &crate::program::BuiltinCall) -> u32 {
 /// limit)` place each address in the buffer. `signed` sign-extends (`int`), otherwise the word
 /// is zero-extended (`uint`, `float`). Returns whether an active lane was outside the buffer or
 /// misaligned: the caller then takes the general path for every lane, which also reports them.
-#[inline(always)]
+///
+/// Not inlined: inside the executor's large `op` its loop ran out of registers and reloaded
+/// its bounds from the stack on every lane, at a cost that moved by a sixth of a whole run
+/// with unrelated changes elsewhere in `op`.
+#[inline(never)]
 fn gather_words(
     regs: &mut [u64],
     (src, dst, lanes): (usize, usize, usize),
@@ -2211,27 +2215,44 @@ fn gather_words(
         (&high[..lanes], &mut low[dst..dst + lanes])
     };
     let words = storage.words();
+    let place = (offset, base, limit);
+    match (mask.is_full(), signed) {
+        (true, true) => {
+            gather_lanes(addresses, out, words, place, None, |w| w as i32 as i64 as u64)
+        }
+        (true, false) => gather_lanes(addresses, out, words, place, None, u64::from),
+        (false, true) => {
+            gather_lanes(addresses, out, words, place, Some(mask), |w| w as i32 as i64 as u64)
+        }
+        (false, false) => gather_lanes(addresses, out, words, place, Some(mask), u64::from),
+    }
+}
+
+/// The loop of [`gather_words`], one copy per extension and per full or partial mask.
+#[inline(always)]
+fn gather_lanes(
+    addresses: &[u64],
+    out: &mut [u64],
+    words: &[std::sync::atomic::AtomicU32],
+    (offset, base, limit): (u64, u64, u64),
+    mask: Option<&Mask>,
+    extend: impl Fn(u32) -> u64,
+) -> bool {
+    let active = mask.map(Mask::words);
     let mut missed = false;
-    let full = mask.is_full();
-    let active = mask.words();
-    let mut gather = |extend: fn(u32) -> u64| {
-        for (lane, (address, value)) in addresses.iter().zip(out.iter_mut()).enumerate() {
-            if !full && active.get(lane / 64).is_none_or(|w| w & (1 << (lane % 64)) == 0) {
+    for (lane, (address, value)) in addresses.iter().zip(out.iter_mut()).enumerate() {
+        if let Some(active) = active {
+            if active.get(lane / 64).is_none_or(|w| w & (1 << (lane % 64)) == 0) {
                 continue;
             }
-            let within = address.wrapping_add(offset).wrapping_sub(base);
-            match words.get((within >> 2) as usize) {
-                Some(word) if within <= limit && within & 3 == 0 => {
-                    *value = extend(word.load(std::sync::atomic::Ordering::Relaxed))
-                }
-                _ => missed = true,
-            }
         }
-    };
-    if signed {
-        gather(|w| w as i32 as i64 as u64);
-    } else {
-        gather(u64::from);
+        let within = address.wrapping_add(offset).wrapping_sub(base);
+        match words.get((within >> 2) as usize) {
+            Some(word) if within <= limit && within & 3 == 0 => {
+                *value = extend(word.load(std::sync::atomic::Ordering::Relaxed))
+            }
+            _ => missed = true,
+        }
     }
     missed
 }
