@@ -157,13 +157,14 @@ impl AccessBatch<'_> {
         let lanes = addresses.len();
         if self.mask.lanes() == lanes && self.mask.is_full() {
             let row = usize::try_from(self.group.local_size[0]).unwrap_or(0);
-            let (scanned, repeat) = if row > 0
-                && row < lanes
-                && lanes.is_multiple_of(row)
-                && addresses.get(row..) == addresses.get(..lanes - row)
+            let rows = row > 0 && row < lanes && lanes.is_multiple_of(row);
+            let (scanned, repeat) = if rows && addresses.get(row..) == addresses.get(..lanes - row)
             {
                 (&addresses[..row], (lanes / row) as u64)
             } else {
+                if rows && uniform_rows(addresses, row, out) {
+                    return;
+                }
                 (addresses, 1)
             };
             // Run by run: the inner scan is a tight comparison loop.
@@ -186,6 +187,28 @@ impl AccessBatch<'_> {
             }
         }
     }
+}
+
+/// When every row of `row` lanes accesses one address (in a 2-D group, an address that
+/// depends on the local y id only), pushes the runs [`AccessBatch::address_runs`] finds, a row
+/// or several equal neighbouring rows each, and returns true; otherwise leaves `out` empty.
+/// Testing a row is a branch-free pass the compiler vectorises, where finding the end of each
+/// run lane by lane mispredicts once per run.
+fn uniform_rows(addresses: &[u64], row: usize, out: &mut Vec<AddressRun>) -> bool {
+    let uniform = addresses.chunks_exact(row).all(|lanes| {
+        let first = lanes[0];
+        lanes.iter().fold(0, |differ, a| differ | (a ^ first)) == 0
+    });
+    if !uniform {
+        return false;
+    }
+    for (i, lanes) in addresses.chunks_exact(row).enumerate() {
+        match out.last_mut() {
+            Some(last) if last.address == lanes[0] => last.lanes += row as u64,
+            _ => out.push(AddressRun { address: lanes[0], first: i * row, lanes: row as u64 }),
+        }
+    }
+    true
 }
 
 /// The values of a lock-step store, as the registers hold them.
@@ -442,5 +465,86 @@ impl<O: Observer> Observer for Option<O> {
     }
     fn take_reports(&mut self) -> Vec<Report> {
         self.as_mut().map(|o| o.take_reports()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Maximal runs of equal neighbouring addresses over every lane, without the shortcuts.
+    fn lane_by_lane(addresses: &[u64]) -> Vec<AddressRun> {
+        let mut out: Vec<AddressRun> = Vec::new();
+        for (lane, &address) in addresses.iter().enumerate() {
+            match out.last_mut() {
+                Some(last) if last.address == address => last.lanes += 1,
+                _ => out.push(AddressRun { address, first: lane, lanes: 1 }),
+            }
+        }
+        out
+    }
+
+    fn runs_of(addresses: &[u64], local: [u64; 3]) -> Vec<AddressRun> {
+        let lanes = addresses.len();
+        let group = GroupInfo {
+            group_id: [0; 3],
+            group_index: 0,
+            local_size: local,
+            global_size: local,
+            global_offset: [0; 3],
+            num_groups: [1; 3],
+            lanes,
+            first_lane: 0,
+        };
+        let mask = Mask::all(lanes);
+        let batch = AccessBatch {
+            addresses,
+            size: 4,
+            space: AddressSpace::Global,
+            kind: AccessKind::Load,
+            mask: &mask,
+            span: Span::UNDEFINED,
+            time: 0,
+            object: None,
+            group: &group,
+            unchanged: None,
+            stored: None,
+            align: 4,
+            by_group: false,
+        };
+        let mut out = vec![AddressRun { address: 1, first: 9, lanes: 9 }];
+        batch.address_runs(&mut out);
+        out
+    }
+
+    #[test]
+    fn rows_of_one_address_give_the_runs_of_a_lane_by_lane_scan() {
+        // 8 x 4 lanes: one address per row (by local y), rows 1 and 2 alike, so they make
+        // one run.
+        let by_row: Vec<u64> = (0..32u64).map(|l| [40, 80, 80, 120][(l / 8) as usize]).collect();
+        let runs = runs_of(&by_row, [8, 4, 1]);
+        assert_eq!(runs, lane_by_lane(&by_row));
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[1], AddressRun { address: 80, first: 8, lanes: 16 });
+    }
+
+    #[test]
+    fn a_row_of_two_addresses_takes_the_lane_by_lane_scan() {
+        let mut mixed: Vec<u64> = (0..32u64).map(|l| 1000 + 4 * (l / 8)).collect();
+        mixed[13] = 7;
+        assert_eq!(runs_of(&mixed, [8, 4, 1]), lane_by_lane(&mixed));
+        let all_lanes: Vec<u64> = (0..32u64).map(|l| 4 * l).collect();
+        assert_eq!(runs_of(&all_lanes, [8, 4, 1]), lane_by_lane(&all_lanes));
+    }
+
+    #[test]
+    fn repeated_rows_are_scanned_once() {
+        // An address from the local x id only: the first row's runs stand for all four rows.
+        let by_column: Vec<u64> = (0..32u64).map(|l| (l % 8) / 2 * 4).collect();
+        let runs = runs_of(&by_column, [8, 4, 1]);
+        let expected: Vec<AddressRun> = (0..4u64)
+            .map(|i| AddressRun { address: 4 * i, first: 2 * i as usize, lanes: 8 })
+            .collect();
+        assert_eq!(runs, expected);
     }
 }
