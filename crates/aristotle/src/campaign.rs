@@ -15,6 +15,16 @@ use std::time::{Duration, Instant};
 /// The name of the variant every other variant is checked against and divided by.
 pub const REFERENCE_VARIANT: &str = "nolocal";
 
+/// The variant `variant` is checked against: [`REFERENCE_VARIANT`], or for a version of an
+/// interleaved pair the same pair with neither structure staged (which is its own reference,
+/// as `nolocal` is).
+pub fn reference_of(variant: &str) -> String {
+    match crate::compose_kernels::InterleavedVersion::parse(variant) {
+        Some(version) => version.reference().variant(),
+        None => REFERENCE_VARIANT.to_string(),
+    }
+}
+
 /// How one unit is checked and timed. Implementations never panic on a failing device: they
 /// report the failure as a [`UnitResult::Failed`] or an `Err` with a sentence.
 pub trait Measurer {
@@ -158,7 +168,8 @@ fn measure_unit(
     if let Some(reason) = measurer.skip_reason(key) {
         return Ok(UnitResult::Skipped { reason });
     }
-    if key.variant != REFERENCE_VARIANT {
+    let reference = reference_of(&key.variant);
+    if key.variant != reference {
         let check = match store::validation(db, device_id, key.map, &key.variant)? {
             Some(check) => check,
             None => match measurer.validate(key.map, &key.variant, key.dataset) {
@@ -174,7 +185,7 @@ fn measure_unit(
         if !check.equal {
             return Ok(UnitResult::Skipped {
                 reason: format!(
-                    "outputs differ from the {REFERENCE_VARIANT} variant on this device \
+                    "outputs differ from the {reference} variant on this device \
                      (dataset {}): {}",
                     check.dataset, check.detail
                 ),

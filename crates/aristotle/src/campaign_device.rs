@@ -2,7 +2,8 @@
 //! §6.2 prescribes (16 × 16 work-groups, the first repetition a discarded warm-up, caches flushed
 //! before every measured repetition).
 
-use crate::campaign::{Measurer, REFERENCE_VARIANT};
+use crate::campaign::{reference_of, Measurer, REFERENCE_VARIANT};
+use crate::compose_kernels::{generate_interleaved, InterleavedVersion};
 use crate::generate::{generate, BenchSpec, Microbenchmark, Variant};
 use crate::map::{map_by_id, MapId};
 use crate::store::{UnitKey, UnitResult, UnitSetup, Validation};
@@ -16,6 +17,11 @@ use std::collections::HashMap;
 pub type Rewrite<'d> =
     Box<dyn Fn(&Microbenchmark) -> Result<clmap_workload::Workload, String> + 'd>;
 
+/// Stages one named input of a generated kernel in `__local` memory (the stager's rewrite, which
+/// the CLI supplies): the versions of an interleaved pair stage `in1`, `in2` or both.
+pub type BufferStager<'d> =
+    Box<dyn Fn(&Microbenchmark, &str) -> Result<clmap_workload::Workload, String> + 'd>;
+
 /// Times generated microbenchmarks on one device.
 pub struct DeviceMeasurer<'d> {
     device: &'d Device,
@@ -23,13 +29,15 @@ pub struct DeviceMeasurer<'d> {
     /// Repetitions including the warm-up (the paper's 21).
     reps: u32,
     flush_cache: bool,
-    /// Outputs of the reference variant per (MAP, dataset): every local variant of a MAP is
-    /// compared with the same run, so it is built and run once.
-    reference_outputs: HashMap<(u16, usize), clmap_workload::BufferSet>,
+    /// Outputs of the reference variant per (MAP, reference variant, dataset): every local
+    /// variant of a MAP is compared with the same run, so it is built and run once.
+    reference_outputs: HashMap<(u16, String, usize), clmap_workload::BufferSet>,
     /// Variants built by rewriting the `nolocal` kernel, by name.
     rewrites: Vec<(String, Rewrite<'d>)>,
     /// What each rewrite gave per (MAP, variant, dataset), so a unit is rewritten once.
     rewritten: HashMap<(u16, String, usize), Result<Microbenchmark, String>>,
+    /// Stages a named input, for the staged versions of interleaved pairs.
+    buffer_stager: Option<BufferStager<'d>>,
 }
 
 impl<'d> DeviceMeasurer<'d> {
@@ -44,7 +52,41 @@ impl<'d> DeviceMeasurer<'d> {
             reference_outputs: HashMap::new(),
             rewrites: Vec::new(),
             rewritten: HashMap::new(),
+            buffer_stager: None,
         }
+    }
+
+    /// Stages inputs with `stager` for the versions of interleaved pairs (without one, their
+    /// staged versions are not generated).
+    pub fn with_buffer_stager(mut self, stager: BufferStager<'d>) -> Self {
+        self.buffer_stager = Some(stager);
+        self
+    }
+
+    /// An interleaved pair's version: the generated kernel of the unit's MAP and the partner,
+    /// with the inputs the version stages staged one after the other.
+    fn interleaved(
+        &self,
+        map: u16,
+        version: InterleavedVersion,
+        dataset: usize,
+    ) -> Result<Microbenchmark, String> {
+        let lookup =
+            |id: u16| map_by_id(MapId(id)).ok_or_else(|| format!("MAP-{id} is not a valid MAP"));
+        let (candidate, partner) = (lookup(map)?, lookup(version.partner)?);
+        let mut bench = generate_interleaved(&candidate, &partner, dataset, self.work_group)
+            .map_err(|e| e.to_string())?;
+        for input in version.staged_inputs() {
+            let stager = self
+                .buffer_stager
+                .as_ref()
+                .ok_or_else(|| format!("no stager to stage {input} of an interleaved pair"))?;
+            let workload = stager(&bench, input)?;
+            bench.source = workload.source.clone();
+            bench.workload = workload;
+            bench.workload.bytes_moved = Some(bench.bytes_moved);
+        }
+        Ok(bench)
     }
 
     /// Measures `variant` as `rewrite` makes it from the `nolocal` microbenchmark.
@@ -68,6 +110,15 @@ impl<'d> DeviceMeasurer<'d> {
     /// The unit's microbenchmark: generated, or rewritten from `nolocal` for a variant with a
     /// rewrite (its `local_cells` is 0: the rewrite has checked its own local memory).
     fn bench(&mut self, map: u16, variant: &str, dataset: usize) -> Result<Microbenchmark, String> {
+        if let Some(version) = InterleavedVersion::parse(variant) {
+            let key = (map, variant.to_string(), dataset);
+            if let Some(done) = self.rewritten.get(&key) {
+                return done.clone();
+            }
+            let result = self.interleaved(map, version, dataset);
+            self.rewritten.insert(key, result.clone());
+            return result;
+        }
         let Some(at) = self.rewrites.iter().position(|(name, _)| name == variant) else {
             return self.generated(map, variant, dataset);
         };
@@ -149,13 +200,15 @@ impl Measurer for DeviceMeasurer<'_> {
 
     fn validate(&mut self, map: u16, variant: &str, dataset: usize) -> Result<Validation, String> {
         let candidate = self.bench(map, variant, dataset)?;
-        let reference = self.bench(map, REFERENCE_VARIANT, dataset)?;
-        let expected = match self.reference_outputs.get(&(map, dataset)) {
+        let reference_variant = reference_of(variant);
+        let reference = self.bench(map, &reference_variant, dataset)?;
+        let reference_key = (map, reference_variant.clone(), dataset);
+        let expected = match self.reference_outputs.get(&reference_key) {
             Some(outputs) => outputs.clone(),
             None => {
                 let run = clmap_exec::run_on_device(self.device, &reference.workload, 0)
-                    .map_err(|e| format!("{REFERENCE_VARIANT}: {e}"))?;
-                self.reference_outputs.insert((map, dataset), run.buffers.clone());
+                    .map_err(|e| format!("{reference_variant}: {e}"))?;
+                self.reference_outputs.insert(reference_key, run.buffers.clone());
                 run.buffers
             }
         };

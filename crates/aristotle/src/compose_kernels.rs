@@ -116,3 +116,151 @@ pub fn generate_pair(
         composition: Some(Composition { second: *b, version }),
     })
 }
+
+/// How the variant name of an interleaved pair's unit begins.
+const INTERLEAVED_PREFIX: &str = "interleaved-";
+
+/// One version of an interleaved pair (seed 001 §8.1's composer, with both structures read in
+/// one loop): the kernel of [`generate_interleaved`] with the candidate structure first
+/// (`in1`) and its partner second (`in2`), each read from global memory or staged by the
+/// stager. Stored in the performance database as a unit of the candidate's MAP whose variant
+/// names the partner and the version (`interleaved-302-sg`: the candidate staged, MAP-302
+/// global), so that it collides neither with the candidate's single-MAP units (`nolocal`,
+/// `stage`, `max`, …) nor with the sequential composer's pairs, which have their own table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct InterleavedVersion {
+    /// The partner's MAP number.
+    pub partner: u16,
+    /// Whether the candidate (`[0]`) and the partner (`[1]`) are staged.
+    pub staged: [bool; 2],
+}
+
+impl InterleavedVersion {
+    /// The database variant name: `interleaved-302-gs`.
+    pub fn variant(&self) -> String {
+        let letter = |staged: bool| if staged { 's' } else { 'g' };
+        format!(
+            "{INTERLEAVED_PREFIX}{}-{}{}",
+            self.partner,
+            letter(self.staged[0]),
+            letter(self.staged[1])
+        )
+    }
+
+    /// The version a variant name stands for, or none for any other variant.
+    pub fn parse(variant: &str) -> Option<InterleavedVersion> {
+        let rest = variant.strip_prefix(INTERLEAVED_PREFIX)?;
+        let (partner, letters) = rest.split_once('-')?;
+        let partner: u16 = partner.parse().ok()?;
+        let staged = |c: char| match c {
+            's' => Some(true),
+            'g' => Some(false),
+            _ => None,
+        };
+        let mut chars = letters.chars();
+        let version = [staged(chars.next()?)?, staged(chars.next()?)?];
+        chars.next().is_none().then_some(InterleavedVersion { partner, staged: version })
+    }
+
+    /// The same pair with neither structure staged: what this version is validated against.
+    pub fn reference(&self) -> InterleavedVersion {
+        InterleavedVersion { partner: self.partner, staged: [false, false] }
+    }
+
+    /// The inputs this version stages (`in1`, `in2`), in that order.
+    pub fn staged_inputs(&self) -> Vec<&'static str> {
+        ["in1", "in2"].into_iter().zip(self.staged).filter(|(_, s)| *s).map(|(n, _)| n).collect()
+    }
+}
+
+/// The kernel's name: `interleaved302_205`.
+pub fn interleaved_kernel_name(candidate: &Map, partner: &Map) -> String {
+    format!("interleaved{}_{}", candidate.id().0, partner.id().0)
+}
+
+/// Generates the interleaved pair's kernel with neither structure staged: work-item
+/// `(gx, gy)` walks `k = 0 … N−1` once, multiplying `candidate`'s `k`-th element (input
+/// `in1`) by `partner`'s (`in2`) into one accumulator, as a matrix multiply does with its row
+/// and column operands, and writes it to `out`. Both MAPs must sweep a loop: Row or Column
+/// MAPs; any other is refused with the reason.
+pub fn generate_interleaved(
+    candidate: &Map,
+    partner: &Map,
+    dataset: usize,
+    work_group: [usize; 2],
+) -> Result<Microbenchmark, GenerateError> {
+    let spec_a = BenchSpec { map: *candidate, variant: Variant::NoLocal, dataset, work_group };
+    let spec_b = BenchSpec { map: *partner, variant: Variant::NoLocal, dataset, work_group };
+    check_spec(&spec_a)?;
+    check_spec(&spec_b)?;
+    let name = interleaved_kernel_name(candidate, partner);
+    let problem = Problem { dataset, work_group };
+    let module =
+        crate::generate::kernel::build_interleaved(&name, [*candidate, *partner], problem)?;
+    let source = clmap_lang::print::print_module(&module);
+    let inputs = [("in1", spec_a, INPUT_SEED), ("in2", spec_b, INPUT_SEED + 1)];
+    let mut workload = crate::generate::workload_for(&source, &name, &inputs, dataset, work_group);
+    let bytes_moved = crate::generate::bytes_moved(&spec_a) + crate::generate::bytes_moved(&spec_b);
+    workload.bytes_moved = Some(bytes_moved);
+    Ok(Microbenchmark {
+        spec: spec_a,
+        source,
+        kernel_name: name,
+        workload,
+        bytes_moved,
+        bytes_written: crate::generate::output_bytes(dataset),
+        local_cells: 0,
+        composition: None,
+    })
+}
+
+#[cfg(test)]
+mod interleaved_tests {
+    use super::*;
+    use crate::map::{map_by_id, MapId};
+
+    fn map(id: u16) -> Map {
+        map_by_id(MapId(id)).expect("valid MAP")
+    }
+
+    #[test]
+    fn interleaved_variant_names_round_trip_and_reject_others() {
+        let version = InterleavedVersion { partner: 205, staged: [true, false] };
+        assert_eq!(version.variant(), "interleaved-205-sg");
+        assert_eq!(InterleavedVersion::parse("interleaved-205-sg"), Some(version));
+        assert_eq!(version.reference().variant(), "interleaved-205-gg");
+        assert_eq!(version.staged_inputs(), ["in1"]);
+        for other in [
+            "nolocal",
+            "stage",
+            "max",
+            "interleaved-205",
+            "interleaved-x-gg",
+            "interleaved-205-gx",
+            "interleaved-205-ggg",
+        ] {
+            assert_eq!(InterleavedVersion::parse(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_interleaved_kernel_multiplies_both_reads_in_one_loop() {
+        let bench = generate_interleaved(&map(302), &map(205), 32, [16, 16]).expect("generates");
+        assert_eq!(bench.kernel_name, "interleaved302_205");
+        let loops = bench.source.matches("for (").count();
+        assert_eq!(loops, 1, "{}", bench.source);
+        assert!(
+            bench.source.contains("in1[k * 32 + col1] * in2[row2 * 32 + k]"),
+            "{}",
+            bench.source
+        );
+        assert_eq!(bench.workload.buffers.len(), 3);
+    }
+
+    #[test]
+    fn maps_that_sweep_no_loop_are_refused_with_the_reason() {
+        let error = generate_interleaved(&map(302), &map(108), 32, [16, 16])
+            .expect_err("a Single MAP sweeps nothing");
+        assert!(error.to_string().contains("only Row and Column MAPs"), "{error}");
+    }
+}

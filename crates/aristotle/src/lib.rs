@@ -8,7 +8,9 @@ pub mod generate;
 pub mod map;
 pub mod validate;
 
-pub use compose_kernels::{generate_pair, ComposeVersion};
+pub use compose_kernels::{
+    generate_interleaved, generate_pair, ComposeVersion, InterleavedVersion,
+};
 pub use generate::{
     generate, parse_work_group, BenchSpec, GenerateError, Microbenchmark, Variant, WorkGroupError,
 };

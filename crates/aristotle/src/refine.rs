@@ -71,6 +71,9 @@ pub fn max_dataset(max_alloc_bytes: u64, global_mem_bytes: u64) -> usize {
 /// What the refinement may do.
 #[derive(Clone, Debug)]
 pub struct RefineSettings {
+    /// The variant b comes from: `nolocal`, or for an interleaved pair the version with the
+    /// candidate in global memory ([`crate::compose_kernels::InterleavedVersion`]).
+    pub reference_variant: String,
     /// The variant B comes from.
     pub local_variant: String,
     /// Table 5's δ, the narrowest tie.
@@ -215,7 +218,20 @@ pub fn record_of(
     work_group: [usize; 2],
     local_variant: &str,
 ) -> Option<MapRecord> {
-    let b = measured(unit(units, map, NO_LOCAL_VARIANT, dataset, work_group))?;
+    record_between(units, map, dataset, work_group, NO_LOCAL_VARIANT, local_variant)
+}
+
+/// The record whose b is `reference_variant` and B `local_variant` (both measured), of one
+/// MAP, dataset and work-group: an interleaved pair's versions as well as b and B.
+pub fn record_between(
+    units: &[StoredUnit],
+    map: u16,
+    dataset: usize,
+    work_group: [usize; 2],
+    reference_variant: &str,
+    local_variant: &str,
+) -> Option<MapRecord> {
+    let b = measured(unit(units, map, reference_variant, dataset, work_group))?;
     let big_b = measured(unit(units, map, local_variant, dataset, work_group))?;
     Some(MapRecord {
         map,
@@ -263,8 +279,9 @@ enum Step {
 
 fn next_step(units: &[StoredUnit], q: Question, settings: &RefineSettings) -> Step {
     let variant = settings.local_variant.as_str();
+    let reference = settings.reference_variant.as_str();
     // Nothing to refine until the question's own b and B are measured.
-    if record_of(units, q.map, q.dataset, q.work_group, variant).is_none() {
+    if record_between(units, q.map, q.dataset, q.work_group, reference, variant).is_none() {
         return Step::Done;
     }
     // A multiple of 0 scales nothing, so the launch's cost is not needed.
@@ -302,7 +319,8 @@ fn next_step(units: &[StoredUnit], q: Question, settings: &RefineSettings) -> St
 }
 
 fn pool_or_done(units: &[StoredUnit], q: Question, d: usize, settings: &RefineSettings) -> Step {
-    let Some(record) = record_of(units, q.map, d, q.work_group, &settings.local_variant) else {
+    let (reference, variant) = (&settings.reference_variant, &settings.local_variant);
+    let Some(record) = record_between(units, q.map, d, q.work_group, reference, variant) else {
         return Step::Done;
     };
     let margin = similarity_margin(&record, settings.delta, Similarity::DeltaOrNoise);
@@ -379,11 +397,8 @@ fn pool(
     measurer: &mut dyn Measurer,
     settings: &RefineSettings,
 ) -> Result<Refinement, CampaignError> {
-    let keys = [NO_LOCAL_VARIANT, settings.local_variant.as_str()].map(|v| UnitKey {
-        map: q.map,
-        variant: v.to_string(),
-        dataset: d,
-    });
+    let keys = [settings.reference_variant.as_str(), settings.local_variant.as_str()]
+        .map(|v| UnitKey { map: q.map, variant: v.to_string(), dataset: d });
     let count = |db: &Database, key: &UnitKey| -> Result<usize, CampaignError> {
         Ok(store::units(db, device_id)?
             .iter()

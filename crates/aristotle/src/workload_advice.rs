@@ -11,11 +11,12 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::detect::{Detection, Outcome};
+use crate::compose_kernels::InterleavedVersion;
+use crate::detect::{shared_sweep, Detection, Outcome};
 use crate::generate::geometry::WarpReuse;
 use crate::generate::{generate, geometry, BenchSpec, Variant};
 use crate::map::{IMapKind, Map};
-use crate::query::{MapRecord, MapTable, NO_LOCAL_VARIANT};
+use crate::query::{Impact, MapRecord, MapTable, NO_LOCAL_VARIANT, STAGED_VARIANT};
 use crate::refine;
 use crate::rules::{self, Rule};
 use crate::store::{StoredUnit, UnitKey};
@@ -43,6 +44,37 @@ pub struct StagingQuestion {
     /// How the work-group's reuse of each element splits between and within warps, once the
     /// device's SIMD width is known ([`split_by_warps`]).
     pub reuse: Option<WarpReuse>,
+    /// The other buffer read in the same loop, when both follow sweep MAPs (Row or Column):
+    /// the interleaved pair's record decides this buffer instead of its single-MAP record.
+    pub partner: Option<InterleavedPartner>,
+    /// Why a buffer read in a loop shared with other buffers has no partner (said in the
+    /// advice; its single-MAP record decides).
+    pub unpaired: Option<String>,
+}
+
+/// The buffer a question's buffer is read beside, one element of each per iteration of a
+/// shared loop ([`crate::detect::shared_sweep`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterleavedPartner {
+    pub buffer: String,
+    pub map: Map,
+    /// Whether the kernel as written stages the partner: the pair's versions keep it so.
+    pub staged_now: bool,
+    /// The shared loop's counter, as the source names it.
+    pub sweep: String,
+}
+
+impl StagingQuestion {
+    /// The two versions of its interleaved pair whose ratio decides this buffer: the
+    /// candidate in global memory and staged, the partner as the kernel has it.
+    pub fn interleaved_versions(&self) -> Option<[InterleavedVersion; 2]> {
+        let partner = self.partner.as_ref()?;
+        let version = |staged: bool| InterleavedVersion {
+            partner: partner.map.id().0,
+            staged: [staged, partner.staged_now],
+        };
+        Some([version(false), version(true)])
+    }
 }
 
 /// A buffer the detector gave no MAP, with its reason.
@@ -117,6 +149,7 @@ fn stager_cells(map: &Map, work_group: [usize; 2], dataset: usize) -> usize {
 /// local-memory need.
 pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
     let mut out = Questions::default();
+    let mut asked_from: Vec<&Detection> = Vec::new();
     for d in detections {
         let (map, staged) = match &d.outcome {
             Outcome::Map { map, staged, .. } => (*map, *staged),
@@ -178,9 +211,72 @@ pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
             local_bytes,
             not_staged,
             reuse: None,
+            partner: None,
+            unpaired: None,
         });
+        asked_from.push(d);
     }
+    pair_sweeps(&mut out.asked, &asked_from, sizing);
     out
+}
+
+fn is_sweep(map: &Map) -> bool {
+    matches!(map.imap, IMapKind::Row | IMapKind::Column) && map.radius == 0
+}
+
+/// Gives each question whose buffer is read in a loop with exactly one other detected buffer,
+/// both following sweep MAPs, that buffer as its partner; says why the others have none.
+/// Kernels with one detected buffer, and buffers that share no loop, are left as they are.
+fn pair_sweeps(asked: &mut [StagingQuestion], from: &[&Detection], sizing: TileSizing) {
+    let mut partners = Vec::with_capacity(asked.len());
+    for (k, q) in asked.iter().enumerate() {
+        let sharing: Vec<(usize, String)> = (0..asked.len())
+            .filter(|&j| j != k)
+            .filter_map(|j| shared_sweep(from[k], from[j]).map(|s| (j, s.name.clone())))
+            .collect();
+        let names = |list: &[(usize, String)]| {
+            list.iter().map(|(j, _)| format!("`{}`", asked[*j].buffer)).collect::<Vec<_>>()
+        };
+        let verdict = match sharing.as_slice() {
+            [] => None,
+            _ if !is_sweep(&q.map) => Some(Err(format!(
+                "it is read in a loop with {}, but {} sweeps no loop (only Row and Column MAPs \
+                 make an interleaved pair)",
+                names(&sharing).join(", "),
+                q.map.name()
+            ))),
+            [(j, sweep)] if is_sweep(&asked[*j].map) => match sizing {
+                TileSizing::Stager => Some(Ok(InterleavedPartner {
+                    buffer: asked[*j].buffer.clone(),
+                    map: asked[*j].map,
+                    staged_now: asked[*j].staged_now,
+                    sweep: sweep.clone(),
+                })),
+                TileSizing::Generated(variant) => Some(Err(format!(
+                    "it is read in the loop over `{sweep}` with `{}`, but interleaved pairs \
+                     are staged by the stager only, not in the `{variant}` variant",
+                    asked[*j].buffer
+                ))),
+            },
+            [(j, _)] => Some(Err(format!(
+                "it is read in a loop with `{}`, whose {} sweeps no loop",
+                asked[*j].buffer,
+                asked[*j].map.name()
+            ))),
+            several => Some(Err(format!(
+                "it is read in a loop with {}: no pair of two stands for that loop",
+                names(several).join(" and ")
+            ))),
+        };
+        partners.push(verdict);
+    }
+    for (q, verdict) in asked.iter_mut().zip(partners) {
+        match verdict {
+            Some(Ok(partner)) => q.partner = Some(partner),
+            Some(Err(why)) => q.unpaired = Some(why),
+            None => {}
+        }
+    }
 }
 
 /// Splits every question's reuse between and within the warps of `simd` work-items (the
@@ -213,10 +309,18 @@ pub struct NeededUnit {
     pub work_group: [usize; 2],
 }
 
-/// The units (b and B of each question's MAP at its dataset) the rules need, each once.
+/// The units the rules need, each once: b and B of each question's MAP at its dataset, and for
+/// a buffer with an interleaved partner the two versions of the pair that decide it.
 pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<NeededUnit> {
     let mut units = BTreeSet::new();
     for q in questions.iter().filter(|q| q.not_staged.is_none()) {
+        let pair = q.interleaved_versions().filter(|_| local_variant == STAGED_VARIANT);
+        for version in pair.into_iter().flatten() {
+            units.insert(NeededUnit {
+                key: UnitKey { map: q.map.id().0, variant: version.variant(), dataset: q.dataset },
+                work_group: q.work_group,
+            });
+        }
         for variant in [NO_LOCAL_VARIANT, local_variant] {
             units.insert(NeededUnit {
                 key: UnitKey {
@@ -395,6 +499,9 @@ pub struct BufferAdvice {
     /// SIMD width is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reuse: Option<WarpReuse>,
+    /// Set when the interleaved pair's record decided (rule `interleaved`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interleaved: Option<InterleavedDecision>,
 }
 
 /// The advice for a workload: every kernel's buffers, then the undetected ones.
@@ -468,11 +575,23 @@ pub fn advise(
             delta,
             rules::Similarity::DeltaOrNoise,
         );
-        local_bytes_used.push((kernel.to_string(), composed.local_bytes_used));
+        let mut used = composed.local_bytes_used;
         for ((q, choice), decider) in asked.iter().zip(&composed.choices).zip(&deciders) {
             let scaled = decider.as_ref().and_then(|d| d.scaled.clone());
-            buffers.push(buffer_advice(table, q, choice, provenance, scaled));
+            let mut advice = buffer_advice(table, q, choice, provenance, scaled);
+            let before = advice.advice;
+            interleave(&mut advice, q, provenance, delta);
+            let bytes = q.local_bytes;
+            match (before, advice.advice) {
+                (Some(Placement::Global), Some(Placement::Local)) => used += bytes,
+                (Some(Placement::Local), Some(Placement::Global)) => {
+                    used = used.saturating_sub(bytes)
+                }
+                _ => {}
+            }
+            buffers.push(advice);
         }
+        local_bytes_used.push((kernel.to_string(), used));
         for q in questions.asked.iter().filter(|q| q.kernel == kernel) {
             let Some(why) = &q.not_staged else { continue };
             buffers.push(BufferAdvice {
@@ -496,6 +615,7 @@ pub fn advise(
                 measurements: Vec::new(),
                 scaled: None,
                 reuse: q.reuse,
+                interleaved: None,
             });
         }
     }
@@ -517,6 +637,7 @@ pub fn advise(
             measurements: Vec::new(),
             scaled: None,
             reuse: None,
+            interleaved: None,
         });
     }
     WorkloadAdvice { buffers, local_bytes_used, local_capacity, delta }
@@ -627,7 +748,128 @@ fn buffer_advice(
         measurements,
         scaled,
         reuse: q.reuse,
+        interleaved: None,
     }
+}
+
+/// Decides a buffer with an interleaved partner by the pair's record, where the database has
+/// it: the pair's kernel with the buffer staged against the same kernel with it in global
+/// memory, the partner as the kernel has it both times. The ratio is judged as a single MAP's
+/// is (δ or the runs' spread, pooled samples by their means), and a tie keeps the buffer as
+/// the kernel has it. Without the record the single-MAP decision stands, and says why.
+fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Provenance, delta: f64) {
+    if let Some(why) = &q.unpaired {
+        advice.reasoning.push_str(&format!("; {why}"));
+    }
+    let (Some(partner), Some([reference, staged])) = (&q.partner, q.interleaved_versions()) else {
+        return;
+    };
+    let map = q.map.id().0;
+    let (reference, staged) = (reference.variant(), staged.variant());
+    let units = &provenance.units;
+    let partner_place = if partner.staged_now { "staged" } else { "in global memory" };
+    let what = format!(
+        "read in the loop over `{}` with `{}` ({}, {partner_place} as the kernel has it)",
+        partner.sweep,
+        partner.buffer,
+        partner.map.name()
+    );
+    let Some(record) =
+        refine::record_between(units, map, q.dataset, q.work_group, &reference, &staged)
+    else {
+        let status: Vec<String> = [&reference, &staged]
+            .into_iter()
+            .filter_map(|v| {
+                let key = UnitKey { map, variant: v.clone(), dataset: q.dataset };
+                provenance
+                    .unit(&key, Some(q.work_group))
+                    .filter(|u| u.status != "measured")
+                    .map(|u| format!("{v} was {}: {}", u.status, u.reason))
+            })
+            .collect();
+        let why = if status.is_empty() { "not measured".to_string() } else { status.join("; ") };
+        advice.reasoning.push_str(&format!(
+            "; {what}, but the interleaved pair has no record ({why}), so the single-MAP \
+             record decided"
+        ));
+        return;
+    };
+    let margin = rules::similarity_margin(&record, delta, rules::Similarity::DeltaOrNoise);
+    let impact = Impact::of(record.mbr, margin);
+    let use_local = match impact {
+        Impact::Gain => true,
+        Impact::Loss => false,
+        Impact::Similar => q.staged_now,
+    };
+    let single = format!(
+        "the single-MAP record alone gave rule {} ({})",
+        advice.rule.as_deref().unwrap_or("-"),
+        match advice.advice {
+            Some(Placement::Local) => "local",
+            _ => "global",
+        }
+    );
+    let verdict = match impact {
+        Impact::Gain => "staging it gains",
+        Impact::Loss => "staging it loses",
+        Impact::Similar => "a tie, which keeps the kernel as written",
+    };
+    advice.reasoning = format!(
+        "{what}: the interleaved pair {} × {} at N = {} on {}x{} (one loop multiplying both) \
+         measured B/b = {:.3} staging it (a tie within ±{:.1} %): {verdict}; {single}",
+        q.map.name(),
+        partner.map.name(),
+        q.dataset,
+        q.work_group[0],
+        q.work_group[1],
+        record.mbr,
+        100.0 * margin
+    );
+    advice.advice = Some(if use_local { Placement::Local } else { Placement::Global });
+    advice.mbr = Some(record.mbr);
+    advice.expected_gain = Some(match (use_local, q.staged_now) {
+        (true, false) => record.mbr,
+        (false, true) => 1.0 / record.mbr,
+        _ => 1.0,
+    });
+    advice.rule = Some(INTERLEAVED_RULE.to_string());
+    advice.scaled = None;
+    advice.measurements =
+        [(&reference, record.b_mean, record.b_std), (&staged, record.big_b_mean, record.big_b_std)]
+            .into_iter()
+            .map(|(variant, mean, std)| {
+                let key = UnitKey { map, variant: variant.clone(), dataset: q.dataset };
+                Measurement {
+                    map,
+                    variant: variant.clone(),
+                    dataset: q.dataset,
+                    work_group: Some(q.work_group),
+                    bandwidth_gbs: mean,
+                    std_gbs: std,
+                    samples: provenance.unit(&key, Some(q.work_group)).map(|u| u.samples),
+                    source: provenance.source(&key, Some(q.work_group)).to_string(),
+                }
+            })
+            .collect();
+    advice.interleaved = Some(InterleavedDecision {
+        with: partner.buffer.clone(),
+        maps: [q.map.name(), partner.map.name()],
+        sweep: partner.sweep.clone(),
+        compared: [reference, staged],
+    });
+}
+
+/// What decided a buffer by its interleaved pair, for the JSON report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InterleavedDecision {
+    /// The partner buffer.
+    pub with: String,
+    /// The buffer's MAP and the partner's.
+    pub maps: [String; 2],
+    /// The shared loop's counter.
+    pub sweep: String,
+    /// The pair's versions compared: b (the buffer in global memory), then B (staged).
+    pub compared: [String; 2],
 }
 
 fn record_measurements(
@@ -667,6 +909,9 @@ const NOT_STAGED: &str = "the stager does not tile it";
 /// How the reasoning of a buffer whose reuse is all within one warp begins.
 const BROADCAST: &str = "every reuse is a broadcast within one warp";
 
+/// The rule of a buffer decided by its interleaved pair's record.
+pub const INTERLEAVED_RULE: &str = "interleaved";
+
 /// The rule of a buffer kept global because its reuse is all within one warp.
 pub const BROADCAST_RULE: &str = "warp";
 
@@ -705,6 +950,8 @@ mod tests {
             local_bytes: 100,
             not_staged: None,
             reuse: None,
+            partner: None,
+            unpaired: None,
         }
     }
 

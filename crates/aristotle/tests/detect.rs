@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clmap_aristotle::detect::{detect, Check, Detection, Outcome};
+use clmap_aristotle::detect::{detect, shared_sweep, Check, Detection, Outcome};
 use clmap_aristotle::generate::{generate, BenchSpec, Variant};
 use clmap_aristotle::map::valid_maps;
 use clmap_exec::PreparedWorkload;
@@ -83,6 +83,78 @@ fn naive_matrix_multiply_reads_a_by_rows_and_b_by_columns() {
     let d = detect_kernel("mm", source, &toml);
     assert_map(&d, "A", "MAP-205", 0);
     assert_map(&d, "B", "MAP-302", 0);
+}
+
+fn detection<'a>(detections: &'a [Detection], buffer: &str) -> &'a Detection {
+    detections
+        .iter()
+        .find(|d| d.buffer == buffer)
+        .unwrap_or_else(|| panic!("no detection for {buffer}: {detections:?}"))
+}
+
+#[test]
+fn a_multiply_s_operands_are_swept_along_the_same_loop() {
+    // A's row and B's column advance together with `k`; C is read in the loop too, but at
+    // one element, so it is swept along no loop.
+    let source = "__kernel void k(__global const float *A, __global const float *B, __global float *C, int N) {
+    int row = get_global_id(1);
+    int col = get_global_id(0);
+    for (int k = 0; k < N; k++)
+        C[row * N + col] += A[row * N + k] * B[k * N + col];
+}";
+    let toml = format!(
+        "{SQUARE_32}{}{}{}{}",
+        buffer("A", 1024),
+        buffer("B", 1024),
+        output(1024).replace("\"out\"", "\"C\""),
+        int("N", 32)
+    );
+    let d = detect_kernel("mm_shared", source, &toml);
+    let (a, b, c) = (detection(&d, "A"), detection(&d, "B"), detection(&d, "C"));
+    let shared = shared_sweep(a, b).expect("A and B share the loop over k");
+    assert_eq!(shared.name, "k");
+    assert_eq!(shared_sweep(b, a).map(|s| &s.name), Some(&shared.name));
+    assert!(c.sweeps.is_empty(), "{:?}", c.sweeps);
+    assert_eq!(shared_sweep(a, c), None);
+    assert_eq!(shared_sweep(a, a), None, "a buffer is not its own partner");
+}
+
+#[test]
+fn buffers_walked_in_separate_loops_share_no_sweep() {
+    // Two rows summed one after the other: each has its loop, neither sees the other's.
+    let source = "__kernel void k(__global const float *A, __global const float *B, __global float *out, int N) {
+    int row = get_global_id(1);
+    int col = get_global_id(0);
+    float acc = 0.0f;
+    for (int i = 0; i < N; i++)
+        acc += A[row * N + i];
+    for (int j = 0; j < N; j++)
+        acc += B[j * N + col];
+    out[row * N + col] = acc;
+}";
+    let toml = format!(
+        "{SQUARE_32}{}{}{}{}",
+        buffer("A", 1024),
+        buffer("B", 1024),
+        output(1024),
+        int("N", 32)
+    );
+    let d = detect_kernel("two_loops", source, &toml);
+    let (a, b) = (detection(&d, "A"), detection(&d, "B"));
+    assert_map(&d, "A", "MAP-205", 0);
+    assert_map(&d, "B", "MAP-302", 0);
+    assert_eq!(a.sweeps.len(), 1);
+    assert_eq!(b.sweeps.len(), 1);
+    assert_eq!(shared_sweep(a, b), None);
+}
+
+#[test]
+fn a_staged_operand_shares_the_outer_step_with_the_global_one() {
+    // mm_float4_tiled stages A per step and reads B in an inner loop of the same step.
+    let prepared = PreparedWorkload::load(&corpus("mm_float4_tiled.toml")).expect("loads");
+    let d = detect_prepared(&prepared);
+    let shared = shared_sweep(detection(&d, "B"), detection(&d, "A")).expect("a shared loop");
+    assert_eq!(shared.name, "step");
 }
 
 #[test]

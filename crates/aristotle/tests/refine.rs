@@ -108,6 +108,7 @@ fn fresh() -> (Database, i64) {
 
 fn settings(multiple: f64) -> RefineSettings {
     RefineSettings {
+        reference_variant: query::NO_LOCAL_VARIANT.into(),
         local_variant: query::STAGED_VARIANT.into(),
         delta: query::DEFAULT_DELTA,
         launch_multiple: multiple,
@@ -142,6 +143,8 @@ fn advice(db: &Database, dev: i64, q: Question, multiple: f64) -> workload_advic
             local_bytes: 1024,
             not_staged: None,
             reuse: None,
+            partner: None,
+            unpaired: None,
         }],
         undetected: Vec::new(),
     };

@@ -232,3 +232,40 @@ fn pointers_passed_on_or_offset_are_refused_at_the_use() {
     );
     assert!(r.contains("passed to helper `read_clamped`"), "{r}");
 }
+
+#[test]
+fn an_interleaved_pair_computes_the_same_staged_one_way_both_or_not_at_all() {
+    use clmap_aristotle::map::{map_by_id, MapId};
+    // The advisor's interleaved pair of a multiply's column operand (MAP-302, `in1`) and row
+    // operand (MAP-205, `in2`): its staged versions are this kernel with the stager's tiles.
+    let map = |id| map_by_id(MapId(id)).expect("valid MAP");
+    let bench = clmap_aristotle::generate_interleaved(&map(302), &map(205), 64, [16, 16])
+        .expect("generates");
+    let kernel = bench.kernel_name.as_str();
+    let global = PreparedWorkload::new(bench.workload.clone()).expect("the pair loads");
+    let limits = StageLimits::default();
+    let staged = |from: &PreparedWorkload, buffer: &str| -> StagedVariant {
+        stage_buffer(from, kernel, buffer, &limits)
+            .unwrap_or_else(|r| panic!("{buffer}: {}", describe_refusal(&r, from.sources())))
+    };
+    let first = staged(&global, "in1");
+    let second = staged(&global, "in2");
+    let both = staged(&first.prepared, "in2");
+    assert!(both.local_bytes > first.local_bytes, "{} {}", both.local_bytes, first.local_bytes);
+    assert_eq!(both.source.matches("__local").count(), 2, "{}", both.source);
+    let out = |prepared: &PreparedWorkload| -> Vec<u8> {
+        let run = clmap_sim::run_workload(
+            prepared.module(),
+            prepared.workload(),
+            &clmap_sim::SimOptions::default(),
+        )
+        .expect("runs on the simulator");
+        run.buffer("out").expect("an output").to_vec()
+    };
+    let expected = out(&global);
+    assert!(expected.iter().any(|&byte| byte != 0), "the pair computes something");
+    // The same products summed in the same order: equal to the bit.
+    for (name, version) in [("in1", &first), ("in2", &second), ("both", &both)] {
+        assert!(out(&version.prepared) == expected, "staging {name} changed the output");
+    }
+}

@@ -19,7 +19,7 @@ pub mod trace;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use clmap_lang::ir::{Function, Handle, Module, TypeInner};
+use clmap_lang::ir::{Function, Handle, LocalVariable, Module, TypeInner};
 use clmap_lang::{SourceMap, Span};
 use clmap_sim::SimOptions;
 use clmap_workload::{StepArg, Workload};
@@ -42,6 +42,30 @@ pub struct Detection {
     pub outcome: Outcome,
     /// The buffer's size and the launch's shape, which advice sizes its measurements by.
     pub extent: BufferExtent,
+    /// The counted loops whose counter the index of some read of the buffer follows, outermost
+    /// first: the loops the buffer is swept along. Two buffers sharing one are read in the same
+    /// loop, step by step ([`shared_sweep`]), which a MAP of either alone does not say.
+    pub sweeps: Vec<SweepLoop>,
+}
+
+/// A counted loop of a kernel that a buffer's reads walk along.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepLoop {
+    /// The loop's counter (a variable of the kernel: two detections of one kernel name the
+    /// same loop when they name the same counter).
+    pub counter: Handle<LocalVariable>,
+    /// The counter's name in the source, for reports.
+    pub name: String,
+}
+
+/// The loop two buffers of one kernel are both swept along (the innermost one when several),
+/// or none: reads of `a` and `b` then interleave, one step of each per iteration, as a
+/// multiply's row and column operands do.
+pub fn shared_sweep<'d>(a: &'d Detection, b: &Detection) -> Option<&'d SweepLoop> {
+    if a.kernel != b.kernel || a.buffer == b.buffer {
+        return None;
+    }
+    a.sweeps.iter().rev().find(|s| b.sweeps.iter().any(|t| t.counter == s.counter))
 }
 
 /// How large a detected buffer is and how the launch that reads it is shaped.
@@ -153,9 +177,28 @@ fn detect_launch(module: &Module, workload: &Workload, launch_index: usize) -> V
             let buffer_len = extent.elements as i64;
             let (span, outcome) =
                 detect_buffer(&reads, &facts, &groups, trace.as_ref(), param, buffer_len);
-            Detection { kernel: f.name.clone(), buffer, span, outcome, extent }
+            let sweeps = sweeps_of(f, &reads);
+            Detection { kernel: f.name.clone(), buffer, span, outcome, extent, sweeps }
         })
         .collect()
+}
+
+/// The counted loops whose counter some read's index follows, outermost first (the order of
+/// the loops around the reads, each once).
+fn sweeps_of(f: &Function, reads: &[GlobalRead]) -> Vec<SweepLoop> {
+    let mut sweeps: Vec<SweepLoop> = Vec::new();
+    for read in reads {
+        let Ok(index) = &read.index else { continue };
+        for counted in &read.loops {
+            let followed = index.terms.contains_key(&IndexAtom::Loop(counted.counter));
+            if followed && !sweeps.iter().any(|s| s.counter == counted.counter) {
+                let name =
+                    f.locals.get(counted.counter).map_or_else(String::new, |v| v.name.clone());
+                sweeps.push(SweepLoop { counter: counted.counter, name });
+            }
+        }
+    }
+    sweeps
 }
 
 fn detect_buffer(

@@ -347,6 +347,75 @@ pub(crate) fn build_parts(
     finish_module(module)
 }
 
+/// Builds the interleaved kernel of two sweep MAPs (Row or Column, no halo): one loop over
+/// `k = 0 … N−1` reads both structures' `k`-th element and multiplies them into one
+/// accumulator, `acc += in1[…k…] * in2[…k…]`, as a matrix multiply reads its row and column
+/// operands, then `out[gy·N + gx] = acc`. Neither input is staged; the staged versions are
+/// this kernel with an input staged by the stager (the rewrite `clmap tune` times).
+pub(crate) fn build_interleaved(
+    name: &str,
+    maps: [Map; 2],
+    problem: Problem,
+) -> Result<clmap_lang::ir::Module, GenerateError> {
+    for map in &maps {
+        if !matches!(map.imap, IMapKind::Row | IMapKind::Column) || map.radius != 0 {
+            return Err(GenerateError::Unsupported {
+                map: map.name(),
+                variant: Variant::NoLocal,
+                reason: "only Row and Column MAPs sweep a loop an interleaved pair can share"
+                    .to_string(),
+            });
+        }
+    }
+    let mut module = ModuleBuilder::new();
+    let float = module.scalar(Scalar::Float);
+    let input = module.pointer(float, AddressSpace::Global, true);
+    let output = module.pointer(float, AddressSpace::Global, false);
+    let mut b = module.kernel(name);
+    for param in ["in1", "in2"] {
+        b.param(param, input);
+    }
+    let output_param = b.param("out", output);
+    let gx = b.declare_id("gx", WorkItemFunction::GlobalId, 0);
+    let gy = b.declare_id("gy", WorkItemFunction::GlobalId, 1);
+    let ids = Ids { gx, gy, lx: gx, ly: gy };
+    let n = problem.dataset;
+    // Each structure's fixed coordinate: the row a Row MAP walks along, the column a Column
+    // MAP walks down.
+    let fixed: Vec<(Handle<LocalVariable>, usize, bool)> = maps
+        .iter()
+        .enumerate()
+        .map(|(k, map)| {
+            let (_, width) = geometry::input_shape(map, n);
+            let is_row = map.imap == IMapKind::Row;
+            let form =
+                if is_row { map.emap.row_coefficients() } else { map.emap.col_coefficients() };
+            let name = if is_row { format!("row{}", k + 1) } else { format!("col{}", k + 1) };
+            let line = b.declare_lin(&name, &Lin::of_form(form, ids.gy, ids.gx));
+            (line, width, is_row)
+        })
+        .collect();
+    let zero = b.float(0.0);
+    let acc = b.declare("acc", zero);
+    b.count("k", 0, n as i64, 1, |b, k| {
+        let mut values = Vec::new();
+        for (param, &(line, width, is_row)) in fixed.iter().enumerate() {
+            let index = if is_row {
+                b.flat(&Lin::var(line), width, &Lin::var(k))
+            } else {
+                b.flat(&Lin::var(k), width, &Lin::var(line))
+            };
+            values.push(b.load_buffer(param as u32, index));
+        }
+        let product = b.mul(values[0], values[1]);
+        b.accumulate(acc, product);
+    });
+    let total = b.var_value(acc);
+    store_output(&mut b, output_param, problem, &ids, total);
+    b.finish();
+    finish_module(module)
+}
+
 /// `out[gy·N + gx] = value`.
 fn store_output(
     b: &mut FunctionBuilder<'_>,

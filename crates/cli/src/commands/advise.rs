@@ -23,6 +23,13 @@ const MAX_REPS: i64 = 100_000;
 /// in order of ω = D/ΣD × mbr while the device's local memory has room (5.3). Each buffer's
 /// answer names the rule, the expected gain and the measurements it used.
 ///
+/// A buffer read in the same loop as one other detected buffer, both following Row or Column
+/// MAPs (a multiply's row and column operands, `acc += A[i*n+k] * B[k*n+j]`), is judged by
+/// their interleaved pair instead (rule `interleaved`): one generated kernel whose single loop
+/// multiplies both, timed with the buffer in global memory and staged by the stager, the
+/// other as the kernel has it. What staging saves there depends on the other stream, which a
+/// single MAP's microbenchmark does not have.
+///
 /// Without a workload, give the MAP of each data structure (`--maps 205,302`) and its dataset
 /// side (`--sizes 1024`, one for all or one per MAP).
 #[derive(clap::Args, Debug)]
@@ -59,7 +66,8 @@ pub struct Args {
     #[arg(long, default_value_t = query::DEFAULT_DELTA)]
     pub delta: f64,
     /// Measure nothing: when the database lacks a measurement, say which and the `clmap bench
-    /// maps` command that takes it, and stop.
+    /// maps` command that takes it, and stop. (An interleaved pair the database lacks is not
+    /// required: its buffer is judged by its single-MAP record, and the advice says so.)
     #[arg(long, requires = "workload")]
     pub no_measure: bool,
     /// Measure nothing and answer anyway: a buffer whose MAP the database lacks at the

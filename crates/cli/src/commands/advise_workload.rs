@@ -56,11 +56,16 @@ pub(crate) fn advice(
     }
     let needed = workload_advice::needed_units(&questions.asked, local_variant);
     // With --nearest nothing is measured: the rules take the nearest records there are.
-    let missing = match (&known, historical || args.nearest) {
+    let mut missing = match (&known, historical || args.nearest) {
         (_, true) => Vec::new(),
         (Some(device), false) => pending(&db, device.id, &needed)?,
         (None, false) => needed.clone(),
     };
+    if args.no_measure {
+        // An interleaved pair the database lacks leaves its buffer to the single-MAP record
+        // (the advice says so): only those records are required.
+        missing.retain(|u| clmap_aristotle::InterleavedVersion::parse(&u.key.variant).is_none());
+    }
     let mut measured_now = BTreeSet::new();
     let device = if missing.is_empty() {
         match known {
@@ -79,9 +84,25 @@ pub(crate) fn advice(
             &db_path.display().to_string(),
         )));
     } else {
-        let (device, fresh) = measure(&mut db, args, known, &needed)?;
-        measured_now = fresh;
-        device
+        let is_pair = |u: &NeededUnit| clmap_aristotle::InterleavedVersion::parse(&u.key.variant);
+        let only_pairs = missing.iter().all(|u| is_pair(u).is_some());
+        match (measure(&mut db, args, known.clone(), &needed), known) {
+            (Ok((device, fresh)), _) => {
+                measured_now = fresh;
+                device
+            }
+            // Interleaved pairs refine the advice; without the OpenCL device the single-MAP
+            // records there are still decide.
+            (Err(e), Some(device)) if only_pairs => {
+                eprintln!(
+                    "advisor: {} interleaved pair version(s) are not in the database and cannot \
+                     be measured ({e}); their buffers are judged by their single-MAP records",
+                    missing.len()
+                );
+                device
+            }
+            (Err(e), _) => return Err(e),
+        }
     };
     if !(historical || args.no_measure || args.nearest) {
         let refined = refine_questions(&mut db, args, &device, &questions, local_variant)?;
@@ -133,19 +154,23 @@ fn refine_questions(
     questions: &Questions,
     local_variant: &str,
 ) -> Result<BTreeSet<NeededUnit>, CliError> {
-    let mut asked: Vec<refine::Question> = questions
-        .asked
-        .iter()
-        .filter(|q| q.not_staged.is_none())
-        .map(|q| refine::Question {
-            map: q.map.id().0,
-            dataset: q.dataset,
-            work_group: q.work_group,
-        })
-        .collect();
+    // Each question with the variants of its b and B: the single MAP's, and an interleaved
+    // pair's two versions where the buffer has a partner (never scaled: the pair is measured
+    // at the kernel's own dataset only).
+    let mut asked: Vec<(refine::Question, String, String)> = Vec::new();
+    for q in questions.asked.iter().filter(|q| q.not_staged.is_none()) {
+        let question =
+            refine::Question { map: q.map.id().0, dataset: q.dataset, work_group: q.work_group };
+        asked.push((question, query::NO_LOCAL_VARIANT.to_string(), local_variant.to_string()));
+        let pair = q.interleaved_versions().filter(|_| local_variant == query::STAGED_VARIANT);
+        if let Some([reference, staged]) = pair {
+            asked.push((question, reference.variant(), staged.variant()));
+        }
+    }
     asked.sort_unstable();
     asked.dedup();
     let mut settings = refine::RefineSettings {
+        reference_variant: query::NO_LOCAL_VARIANT.to_string(),
         local_variant: local_variant.to_string(),
         delta: args.delta,
         // A multiple of 0 scales nothing: no record is under it.
@@ -159,9 +184,20 @@ fn refine_questions(
         pool_time: Duration::from_secs_f64(args.pool_seconds.clamp(0.0, 3600.0)),
         deadline: None,
     };
+    let settings_for = |reference: &str, local: &str, settings: &refine::RefineSettings| {
+        let pair = reference != query::NO_LOCAL_VARIANT;
+        refine::RefineSettings {
+            reference_variant: reference.to_string(),
+            local_variant: local.to_string(),
+            launch_multiple: if pair { 0.0 } else { settings.launch_multiple },
+            ..settings.clone()
+        }
+    };
     let units = store::units(db, device.id).map_err(db_error)?;
-    let waiting: Vec<refine::Question> =
-        asked.into_iter().filter(|q| refine::pending(&units, *q, &settings)).collect();
+    let waiting: Vec<(refine::Question, String, String)> = asked
+        .into_iter()
+        .filter(|(q, b, big_b)| refine::pending(&units, *q, &settings_for(b, big_b, &settings)))
+        .collect();
     if waiting.is_empty() {
         return Ok(BTreeSet::new());
     }
@@ -191,12 +227,14 @@ fn refine_questions(
     settings.deadline = (args.refine_seconds > 0.0)
         .then(|| Instant::now() + Duration::from_secs_f64(args.refine_seconds.min(86_400.0)));
     let mut measured = BTreeSet::new();
-    for q in waiting {
+    for (q, reference, local) in waiting {
+        let settings = settings_for(&reference, &local, &settings);
         let mut measurer = DeviceMeasurer::new(&opencl, q.work_group, args.reps, !args.no_flush)
             .with_rewrite(
                 query::STAGED_VARIANT,
                 crate::commands::bench::staged_microbenchmark(info.local_mem_bytes),
-            );
+            )
+            .with_buffer_stager(crate::commands::bench::buffer_stager(info.local_mem_bytes));
         let [x, y] = q.work_group;
         let mut report = |r: &refine::Refinement| {
             let line = match r {
@@ -212,7 +250,7 @@ fn refine_questions(
                     format!("launch cost: MAP-{} on one work-group (N = {dataset})", q.map)
                 }
                 refine::Refinement::Scaled { from, to, .. } => {
-                    for variant in [query::NO_LOCAL_VARIANT, local_variant] {
+                    for variant in [reference.as_str(), local.as_str()] {
                         measured.insert(NeededUnit {
                             key: store::UnitKey {
                                 map: q.map,
@@ -225,7 +263,8 @@ fn refine_questions(
                     format!("launch-bound at N = {from}: MAP-{} measured at N = {to}", q.map)
                 }
                 refine::Refinement::Pooled { dataset, before, after, .. } => format!(
-                    "tie at N = {dataset}: MAP-{} measured again, samples {}+{} → {}+{}",
+                    "tie at N = {dataset}: MAP-{} {reference} and {local} measured again, \
+                     samples {}+{} → {}+{}",
                     q.map, before[0], before[1], after[0], after[1]
                 ),
             };
@@ -363,11 +402,13 @@ fn measure(
     for shape in shapes {
         let units: Vec<UnitKey> =
             missing.iter().filter(|u| u.work_group == shape).map(|u| u.key.clone()).collect();
+        let local_mem = device.info().local_mem_bytes;
         let mut measurer = DeviceMeasurer::new(&device, shape, args.reps, !args.no_flush)
             .with_rewrite(
                 query::STAGED_VARIANT,
-                crate::commands::bench::staged_microbenchmark(device.info().local_mem_bytes),
-            );
+                crate::commands::bench::staged_microbenchmark(local_mem),
+            )
+            .with_buffer_stager(crate::commands::bench::buffer_stager(local_mem));
         let bar = CampaignProgress::new(units.len(), &device.info().name);
         let summary = campaign::run(db, device_id, &units, &mut measurer, None, &mut |p| {
             bar.update(p);
@@ -489,8 +530,16 @@ fn print_buffer(b: &BufferAdvice) {
         b.rule.as_deref().unwrap_or("-")
     );
     println!("    {}", b.reasoning);
-    for m in &b.measurements {
-        let name = if m.variant == query::NO_LOCAL_VARIANT { "b" } else { "B" };
+    if let Some(pair) = &b.interleaved {
+        println!(
+            "    decided by the interleaved pair {} × {} (loop `{}` with `{}`): {} against {}",
+            pair.maps[0], pair.maps[1], pair.sweep, pair.with, pair.compared[1], pair.compared[0]
+        );
+    }
+    for (k, m) in b.measurements.iter().enumerate() {
+        // b first, then B (the single MAP's `nolocal` and local variant, or the pair's
+        // versions with the buffer in global memory and staged).
+        let name = if k == 0 { "b" } else { "B" };
         let samples = m.samples.map(|n| format!(", {n} samples")).unwrap_or_default();
         let shape = m.work_group.map(|[x, y]| format!(" on {x}x{y}")).unwrap_or_default();
         println!(

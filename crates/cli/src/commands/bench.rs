@@ -449,15 +449,24 @@ fn run_compose(args: ComposeArgs) -> Result<Status, CliError> {
 pub(crate) fn staged_microbenchmark<'d>(
     local_mem_bytes: u64,
 ) -> clmap_aristotle::campaign_device::Rewrite<'d> {
-    Box::new(move |bench: &clmap_aristotle::Microbenchmark| {
+    let stage = buffer_stager(local_mem_bytes);
+    Box::new(move |bench: &clmap_aristotle::Microbenchmark| stage(bench, "in"))
+}
+
+/// Stages the named input of a generated kernel as [`staged_microbenchmark`] stages `in`: the
+/// staged versions of the advisor's interleaved pairs (`in1`, `in2`, or one after the other).
+pub(crate) fn buffer_stager<'d>(
+    local_mem_bytes: u64,
+) -> clmap_aristotle::campaign_device::BufferStager<'d> {
+    Box::new(move |bench: &clmap_aristotle::Microbenchmark, buffer: &str| {
         let prepared = clmap_exec::PreparedWorkload::new(bench.workload.clone())
-            .map_err(|e| format!("the nolocal kernel does not load: {e}"))?;
+            .map_err(|e| format!("the kernel whose `{buffer}` is staged does not load: {e}"))?;
         let limits = clmap_stage::StageLimits { max_local_bytes: local_mem_bytes, seeds: 1 };
-        clmap_stage::stage_buffer(&prepared, &bench.kernel_name, "in", &limits)
+        clmap_stage::stage_buffer(&prepared, &bench.kernel_name, buffer, &limits)
             .map(|staged| staged.workload)
             .map_err(|refusal| {
                 format!(
-                    "the stager refuses it: {}",
+                    "the stager refuses `{buffer}`: {}",
                     clmap_stage::describe_refusal(&refusal, &prepared.compiled().sources)
                 )
             })
