@@ -244,6 +244,15 @@ mod interleaved_tests {
     }
 
     #[test]
+    fn a_version_is_checked_against_its_pair_with_nothing_staged() {
+        use crate::campaign::{reference_of, REFERENCE_VARIANT};
+        assert_eq!(reference_of("interleaved-205-ss"), "interleaved-205-gg");
+        assert_eq!(reference_of("interleaved-205-gg"), "interleaved-205-gg");
+        assert_eq!(reference_of("stage"), REFERENCE_VARIANT);
+        assert_eq!(reference_of("max"), REFERENCE_VARIANT);
+    }
+
+    #[test]
     fn the_interleaved_kernel_multiplies_both_reads_in_one_loop() {
         let bench = generate_interleaved(&map(302), &map(205), 32, [16, 16]).expect("generates");
         assert_eq!(bench.kernel_name, "interleaved302_205");

@@ -62,6 +62,10 @@ pub struct InterleavedPartner {
     pub staged_now: bool,
     /// The shared loop's counter, as the source names it.
     pub sweep: String,
+    /// Dataset side N of the pair's kernel: the larger of the two buffers' sides, so that one
+    /// size stands for the loop both are read in and neither operand is shrunk below its own
+    /// (a 40 × 48 and a 48 × 64 operand of one multiply are both asked about at N = 64).
+    pub dataset: usize,
 }
 
 impl StagingQuestion {
@@ -251,6 +255,7 @@ fn pair_sweeps(asked: &mut [StagingQuestion], from: &[&Detection], sizing: TileS
                     map: asked[*j].map,
                     staged_now: asked[*j].staged_now,
                     sweep: sweep.clone(),
+                    dataset: q.dataset.max(asked[*j].dataset),
                 })),
                 TileSizing::Generated(variant) => Some(Err(format!(
                     "it is read in the loop over `{sweep}` with `{}`, but interleaved pairs \
@@ -315,9 +320,10 @@ pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<N
     let mut units = BTreeSet::new();
     for q in questions.iter().filter(|q| q.not_staged.is_none()) {
         let pair = q.interleaved_versions().filter(|_| local_variant == STAGED_VARIANT);
+        let dataset = q.partner.as_ref().map_or(q.dataset, |p| p.dataset);
         for version in pair.into_iter().flatten() {
             units.insert(NeededUnit {
-                key: UnitKey { map: q.map.id().0, variant: version.variant(), dataset: q.dataset },
+                key: UnitKey { map: q.map.id().0, variant: version.variant(), dataset },
                 work_group: q.work_group,
             });
         }
@@ -775,12 +781,12 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
         partner.map.name()
     );
     let Some(record) =
-        refine::record_between(units, map, q.dataset, q.work_group, &reference, &staged)
+        refine::record_between(units, map, partner.dataset, q.work_group, &reference, &staged)
     else {
         let status: Vec<String> = [&reference, &staged]
             .into_iter()
             .filter_map(|v| {
-                let key = UnitKey { map, variant: v.clone(), dataset: q.dataset };
+                let key = UnitKey { map, variant: v.clone(), dataset: partner.dataset };
                 provenance
                     .unit(&key, Some(q.work_group))
                     .filter(|u| u.status != "measured")
@@ -819,7 +825,7 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
          measured B/b = {:.3} staging it (a tie within ±{:.1} %): {verdict}; {single}",
         q.map.name(),
         partner.map.name(),
-        q.dataset,
+        partner.dataset,
         q.work_group[0],
         q.work_group[1],
         record.mbr,
@@ -838,11 +844,11 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
         [(&reference, record.b_mean, record.b_std), (&staged, record.big_b_mean, record.big_b_std)]
             .into_iter()
             .map(|(variant, mean, std)| {
-                let key = UnitKey { map, variant: variant.clone(), dataset: q.dataset };
+                let key = UnitKey { map, variant: variant.clone(), dataset: partner.dataset };
                 Measurement {
                     map,
                     variant: variant.clone(),
-                    dataset: q.dataset,
+                    dataset: partner.dataset,
                     work_group: Some(q.work_group),
                     bandwidth_gbs: mean,
                     std_gbs: std,
@@ -952,6 +958,76 @@ mod tests {
             reuse: None,
             partner: None,
             unpaired: None,
+        }
+    }
+
+    fn detection(buffer: &str, map: u16, elements: u64, counters: &[usize]) -> Detection {
+        use crate::detect::{BufferExtent, Check, SweepLoop};
+        use clmap_lang::ir::Handle;
+        Detection {
+            kernel: "gemm".into(),
+            buffer: buffer.into(),
+            span: clmap_lang::Span::UNDEFINED,
+            outcome: Outcome::Map {
+                map: map_by_id(MapId(map)).expect("valid MAP"),
+                staged: false,
+                check: Check::Agree { groups: 1 },
+            },
+            extent: BufferExtent { elements, element_bytes: 4, work_group: [32, 8, 1] },
+            sweeps: counters
+                .iter()
+                .map(|&k| SweepLoop { counter: Handle::from_index(k), name: format!("k{k}") })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn operands_of_one_loop_are_partners_at_the_larger_side() {
+        // gemm's a (40 × 48) and b (48 × 64) share loop k; c shares none.
+        let found = [
+            detection("a", 205, 40 * 48, &[0]),
+            detection("b", 302, 48 * 64, &[0]),
+            detection("c", 108, 40 * 64, &[]),
+        ];
+        let q = questions(&found, TileSizing::Stager).asked;
+        assert_eq!((q[0].dataset, q[1].dataset), (32, 64));
+        let a = q[0].partner.as_ref().expect("a has a partner");
+        assert_eq!((a.buffer.as_str(), a.map.id().0, a.dataset), ("b", 302, 64));
+        assert_eq!(q[1].partner.as_ref().map(|p| p.buffer.as_str()), Some("a"));
+        assert_eq!(q[2].partner, None);
+        assert_eq!(q[2].unpaired, None);
+        let units = needed_units(&q[..1], STAGED_VARIANT);
+        let keys: Vec<String> = units
+            .iter()
+            .map(|u| format!("{} {} {}", u.key.map, u.key.variant, u.key.dataset))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "205 interleaved-302-gg 64",
+                "205 interleaved-302-sg 64",
+                "205 nolocal 32",
+                "205 stage 32"
+            ]
+        );
+        // With a generated variant as B the pair is not used, and the advice says why.
+        let q = questions(&found, TileSizing::Generated(Variant::LocalMax)).asked;
+        assert_eq!(q[0].partner, None);
+        assert!(q[0].unpaired.as_deref().is_some_and(|w| w.contains("stager only")), "{q:?}");
+    }
+
+    #[test]
+    fn a_loop_shared_by_three_operands_pairs_none_of_them() {
+        let found = [
+            detection("a", 205, 64 * 64, &[0]),
+            detection("b", 302, 64 * 64, &[0]),
+            detection("d", 302, 64 * 64, &[1, 0]),
+        ];
+        let q = questions(&found, TileSizing::Stager).asked;
+        for question in &q {
+            assert_eq!(question.partner, None, "{question:?}");
+            let why = question.unpaired.as_deref().expect("a reason");
+            assert!(why.contains("no pair of two stands for that loop"), "{why}");
         }
     }
 

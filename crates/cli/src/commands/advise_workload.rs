@@ -163,7 +163,8 @@ fn refine_questions(
             refine::Question { map: q.map.id().0, dataset: q.dataset, work_group: q.work_group };
         asked.push((question, query::NO_LOCAL_VARIANT.to_string(), local_variant.to_string()));
         let pair = q.interleaved_versions().filter(|_| local_variant == query::STAGED_VARIANT);
-        if let Some([reference, staged]) = pair {
+        if let (Some([reference, staged]), Some(partner)) = (pair, &q.partner) {
+            let question = refine::Question { dataset: partner.dataset, ..question };
             asked.push((question, reference.variant(), staged.variant()));
         }
     }
