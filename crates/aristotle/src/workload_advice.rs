@@ -79,6 +79,18 @@ impl StagingQuestion {
         };
         Some([version(false), version(true)])
     }
+
+    /// The versions that say whether changing both buffers beats changing this one alone:
+    /// this buffer changed with the partner as the kernel has it, then both changed (for an
+    /// unstaged pair, `sg` and `ss`, the composer's third version).
+    pub fn joint_versions(&self) -> Option<[InterleavedVersion; 2]> {
+        let partner = self.partner.as_ref()?;
+        let version = |partner_staged: bool| InterleavedVersion {
+            partner: partner.map.id().0,
+            staged: [!self.staged_now, partner_staged],
+        };
+        Some([version(partner.staged_now), version(!partner.staged_now)])
+    }
 }
 
 /// A buffer the detector gave no MAP, with its reason.
@@ -321,7 +333,8 @@ pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<N
     for q in questions.iter().filter(|q| q.not_staged.is_none()) {
         let pair = q.interleaved_versions().filter(|_| local_variant == STAGED_VARIANT);
         let dataset = q.partner.as_ref().map_or(q.dataset, |p| p.dataset);
-        for version in pair.into_iter().flatten() {
+        let joint = q.joint_versions().filter(|_| local_variant == STAGED_VARIANT);
+        for version in pair.into_iter().flatten().chain(joint.into_iter().flatten()) {
             units.insert(NeededUnit {
                 key: UnitKey { map: q.map.id().0, variant: version.variant(), dataset },
                 work_group: q.work_group,
@@ -597,6 +610,13 @@ pub fn advise(
             }
             buffers.push(advice);
         }
+        let first = buffers.len() - asked.len();
+        for (bytes, change) in resolve_pairs(&mut buffers[first..], &asked, provenance, delta) {
+            match change {
+                Placement::Local => used += bytes,
+                Placement::Global => used = used.saturating_sub(bytes),
+            }
+        }
         local_bytes_used.push((kernel.to_string(), used));
         for q in questions.asked.iter().filter(|q| q.kernel == kernel) {
             let Some(why) = &q.not_staged else { continue };
@@ -865,6 +885,75 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
     });
 }
 
+/// Each buffer's pair measured it changing with its partner as the kernel has it. Where both
+/// buffers of a pair are advised to change, that assumption fails for one of them: both
+/// changes are followed only where the pair's kernel with both changed beats it with the
+/// larger expected gain's change alone (by the tie rule); otherwise only that change is, and
+/// the other buffer is kept as written. Returns the local bytes of each placement reverted
+/// and the placement it went back to.
+fn resolve_pairs(
+    advised: &mut [BufferAdvice],
+    asked: &[&StagingQuestion],
+    provenance: &Provenance,
+    delta: f64,
+) -> Vec<(u64, Placement)> {
+    let changes = |a: &BufferAdvice, q: &StagingQuestion| {
+        a.interleaved.is_some() && (a.advice == Some(Placement::Local)) != q.staged_now
+    };
+    let mut reverted = Vec::new();
+    for i in 0..asked.len() {
+        let Some(partner) = &asked[i].partner else { continue };
+        let Some(j) = asked.iter().position(|q| q.buffer == partner.buffer) else { continue };
+        if j <= i || !changes(&advised[i], asked[i]) || !changes(&advised[j], asked[j]) {
+            continue;
+        }
+        let gain = |a: &BufferAdvice| a.expected_gain.unwrap_or(1.0);
+        let (lead, other) = if gain(&advised[j]) > gain(&advised[i]) { (j, i) } else { (i, j) };
+        let q = asked[lead];
+        let joint = q.partner.as_ref().zip(q.joint_versions()).and_then(|(p, [alone, both])| {
+            let record = refine::record_between(
+                &provenance.units,
+                q.map.id().0,
+                p.dataset,
+                q.work_group,
+                &alone.variant(),
+                &both.variant(),
+            )?;
+            let margin = rules::similarity_margin(&record, delta, rules::Similarity::DeltaOrNoise);
+            Some((record.mbr, Impact::of(record.mbr, margin)))
+        });
+        let (lead_name, other_name) = (asked[lead].buffer.clone(), asked[other].buffer.clone());
+        if let Some((mbr, Impact::Gain)) = joint {
+            for (k, name) in [(lead, &other_name), (other, &lead_name)] {
+                advised[k].reasoning.push_str(&format!(
+                    "; `{name}` is advised to change too, and the pair with both changed \
+                     measured B/b = {mbr:.3} against `{lead_name}`'s change alone: both are \
+                     followed"
+                ));
+            }
+            continue;
+        }
+        let measured = match joint {
+            Some((mbr, _)) => format!("did not beat it (B/b = {mbr:.3})"),
+            None => "was not measured".to_string(),
+        };
+        let kept = if asked[other].staged_now { Placement::Local } else { Placement::Global };
+        let changed_to = advised[other].advice;
+        advised[other].advice = Some(kept);
+        advised[other].expected_gain = Some(1.0);
+        advised[other].reasoning.push_str(&format!(
+            "; but `{lead_name}` is advised to change too (expected ×{:.2}, the larger gain), \
+             and the pair with both changed {measured} against `{lead_name}`'s change alone: \
+             only that change is followed, and this buffer is kept as the kernel has it",
+            gain(&advised[lead])
+        ));
+        if changed_to != Some(kept) {
+            reverted.push((asked[other].local_bytes, kept));
+        }
+    }
+    reverted
+}
+
 /// What decided a buffer by its interleaved pair, for the JSON report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct InterleavedDecision {
@@ -1006,6 +1095,7 @@ mod tests {
             [
                 "205 interleaved-302-gg 64",
                 "205 interleaved-302-sg 64",
+                "205 interleaved-302-ss 64",
                 "205 nolocal 32",
                 "205 stage 32"
             ]

@@ -201,3 +201,40 @@ fn buffers_walked_in_separate_loops_keep_their_single_map_rules() {
         assert_eq!(variants, ["nolocal", "stage"], "{e:#}");
     }
 }
+
+/// Both operands gain in their pairs (A ×1.4, B ×1.2, each beside the other in global
+/// memory); `ss` is A's pair with both staged, against A staged alone (`sg`, 14 GB/s).
+fn both_gain(ss: f64) -> Vec<(u16, &'static str, f64)> {
+    let mut records = RECORDS.to_vec();
+    records[5] = (302, "interleaved-205-sg", 12.0);
+    records.extend([
+        (205, "interleaved-302-gg", 10.0),
+        (205, "interleaved-302-sg", 14.0),
+        (205, "interleaved-302-ss", ss),
+    ]);
+    records
+}
+
+#[test]
+fn when_both_operands_gain_both_are_staged_only_if_the_pair_staged_twice_beats_one() {
+    let dir = Scratch::new("advise-interleaved-both");
+    let w = workload(&dir, MATMUL, "mm");
+    // Staging B as well slows A's staged pair down: only A, the larger gain, is staged.
+    let list = advise(&w, &database(&dir, &both_gain(13.0)), true).json();
+    let (a, b) = (entry(&list, "A"), entry(&list, "B"));
+    assert_eq!(placed(&a), ("local", "interleaved"), "{a:#}");
+    assert_eq!(placed(&b), ("global", "interleaved"), "{b:#}");
+    assert_eq!(b["expected_gain"].as_f64(), Some(1.0), "{b:#}");
+    let why = b["reasoning"].as_str().expect("reasoning");
+    assert!(why.contains("`A` is advised to change too (expected ×1.40, the larger gain)"), "{why}");
+    assert!(why.contains("did not beat it (B/b = 0.929)"), "{why}");
+    // Staging both beats A alone: both are staged.
+    let dir = Scratch::new("advise-interleaved-both-gain");
+    let list = advise(&w, &database(&dir, &both_gain(20.0)), true).json();
+    for buffer in ["A", "B"] {
+        let e = entry(&list, buffer);
+        assert_eq!(placed(&e), ("local", "interleaved"), "{e:#}");
+        let why = e["reasoning"].as_str().expect("reasoning");
+        assert!(why.contains("both are followed"), "{why}");
+    }
+}
