@@ -822,10 +822,27 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
     };
     let margin = rules::similarity_margin(&record, delta, rules::Similarity::DeltaOrNoise);
     let impact = Impact::of(record.mbr, margin);
+    let measured = format!(
+        "the interleaved pair {} × {} at N = {} on {}x{} (one loop multiplying both) measured \
+         B/b = {:.3} staging it (a tie within ±{:.1} %)",
+        q.map.name(),
+        partner.map.name(),
+        partner.dataset,
+        q.work_group[0],
+        q.work_group[1],
+        record.mbr,
+        100.0 * margin
+    );
     let use_local = match impact {
         Impact::Gain => true,
         Impact::Loss => false,
-        Impact::Similar => q.staged_now,
+        // A tie is no evidence either way: the single-MAP record, which may have some, decides.
+        Impact::Similar => {
+            advice.reasoning.push_str(&format!(
+                "; {what}: {measured}, no evidence either way, so the single-MAP record decided"
+            ));
+            return;
+        }
     };
     let single = format!(
         "the single-MAP record alone gave rule {} ({})",
@@ -835,22 +852,8 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
             _ => "global",
         }
     );
-    let verdict = match impact {
-        Impact::Gain => "staging it gains",
-        Impact::Loss => "staging it loses",
-        Impact::Similar => "a tie, which keeps the kernel as written",
-    };
-    advice.reasoning = format!(
-        "{what}: the interleaved pair {} × {} at N = {} on {}x{} (one loop multiplying both) \
-         measured B/b = {:.3} staging it (a tie within ±{:.1} %): {verdict}; {single}",
-        q.map.name(),
-        partner.map.name(),
-        partner.dataset,
-        q.work_group[0],
-        q.work_group[1],
-        record.mbr,
-        100.0 * margin
-    );
+    let verdict = if use_local { "staging it gains" } else { "staging it loses" };
+    advice.reasoning = format!("{what}: {measured}: {verdict}; {single}");
     advice.advice = Some(if use_local { Placement::Local } else { Placement::Global });
     advice.mbr = Some(record.mbr);
     advice.expected_gain = Some(match (use_local, q.staged_now) {

@@ -170,15 +170,19 @@ fn the_interleaved_record_stages_a_multiply_s_column_operand_the_single_map_keep
 }
 
 #[test]
-fn a_tied_interleaved_record_keeps_the_kernel_as_written() {
+fn a_tied_interleaved_record_leaves_the_decision_to_the_single_map_record() {
     let dir = Scratch::new("advise-interleaved-tie");
     let mut records = RECORDS.to_vec();
+    // MAP-302 alone gains ×2; its pair beside A is a tie.
+    records[3] = (302, "stage", 20.0);
     records[5] = (302, "interleaved-205-sg", 10.2);
     let db = database(&dir, &records);
     let list = advise(&workload(&dir, MATMUL, "mm"), &db, true).json();
     let b = entry(&list, "B");
-    assert_eq!(placed(&b), ("global", "interleaved"), "{b:#}");
-    assert!(b["reasoning"].as_str().expect("why").contains("a tie"), "{b:#}");
+    assert_eq!(placed(&b), ("local", "5.2"), "{b:#}");
+    assert!(b.get("interleaved").is_none(), "{b:#}");
+    let why = b["reasoning"].as_str().expect("why");
+    assert!(why.contains("B/b = 1.020 staging it (a tie within ±5.0 %), no evidence"), "{why}");
 }
 
 #[test]
@@ -226,7 +230,10 @@ fn when_both_operands_gain_both_are_staged_only_if_the_pair_staged_twice_beats_o
     assert_eq!(placed(&b), ("global", "interleaved"), "{b:#}");
     assert_eq!(b["expected_gain"].as_f64(), Some(1.0), "{b:#}");
     let why = b["reasoning"].as_str().expect("reasoning");
-    assert!(why.contains("`A` is advised to change too (expected ×1.40, the larger gain)"), "{why}");
+    assert!(
+        why.contains("`A` is advised to change too (expected ×1.40, the larger gain)"),
+        "{why}"
+    );
     assert!(why.contains("did not beat it (B/b = 0.929)"), "{why}");
     // Staging both beats A alone: both are staged.
     let dir = Scratch::new("advise-interleaved-both-gain");
