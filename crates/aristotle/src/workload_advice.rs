@@ -255,6 +255,9 @@ fn pair_sweeps(asked: &mut [StagingQuestion], from: &[&Detection], sizing: TileS
         };
         let verdict = match sharing.as_slice() {
             [] => None,
+            // Whether a tile the kernel has pays is the single-MAP record's question (Grover's
+            // removal against the kernel as written); the pair judges staging a global buffer.
+            _ if q.staged_now => None,
             _ if !is_sweep(&q.map) => Some(Err(format!(
                 "it is read in a loop with {}, but {} sweeps no loop (only Row and Column MAPs \
                  make an interleaved pair)",
@@ -595,10 +598,12 @@ pub fn advise(
             rules::Similarity::DeltaOrNoise,
         );
         let mut used = composed.local_bytes_used;
+        let mut singles = Vec::with_capacity(asked.len());
         for ((q, choice), decider) in asked.iter().zip(&composed.choices).zip(&deciders) {
             let scaled = decider.as_ref().and_then(|d| d.scaled.clone());
             let mut advice = buffer_advice(table, q, choice, provenance, scaled);
             let before = advice.advice;
+            singles.push(advice.clone());
             interleave(&mut advice, q, provenance, delta);
             let bytes = q.local_bytes;
             match (before, advice.advice) {
@@ -611,7 +616,8 @@ pub fn advise(
             buffers.push(advice);
         }
         let first = buffers.len() - asked.len();
-        for (bytes, change) in resolve_pairs(&mut buffers[first..], &asked, provenance, delta) {
+        let resolved = resolve_pairs(&mut buffers[first..], &singles, &asked, provenance, delta);
+        for (bytes, change) in resolved {
             match change {
                 Placement::Local => used += bytes,
                 Placement::Global => used = used.saturating_sub(bytes),
@@ -824,7 +830,7 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
     let impact = Impact::of(record.mbr, margin);
     let measured = format!(
         "the interleaved pair {} × {} at N = {} on {}x{} (one loop multiplying both) measured \
-         B/b = {:.3} staging it (a tie within ±{:.1} %)",
+         B/b = {:.3} staging it (±{:.1} % counts as a tie)",
         q.map.name(),
         partner.map.name(),
         partner.dataset,
@@ -896,14 +902,40 @@ fn interleave(advice: &mut BufferAdvice, q: &StagingQuestion, provenance: &Prove
 /// and the placement it went back to.
 fn resolve_pairs(
     advised: &mut [BufferAdvice],
+    singles: &[BufferAdvice],
     asked: &[&StagingQuestion],
     provenance: &Provenance,
     delta: f64,
 ) -> Vec<(u64, Placement)> {
-    let changes = |a: &BufferAdvice, q: &StagingQuestion| {
-        a.interleaved.is_some() && (a.advice == Some(Placement::Local)) != q.staged_now
+    let moves = |a: &BufferAdvice, q: &StagingQuestion| {
+        (a.advice == Some(Placement::Local)) != q.staged_now
     };
+    let changes = |a: &BufferAdvice, q: &StagingQuestion| a.interleaved.is_some() && moves(a, q);
     let mut reverted = Vec::new();
+    // A pair measured with the partner as the kernel has it says nothing once the partner's
+    // own record moves it (a tile removed): the buffer's single-MAP record decides then.
+    for i in 0..asked.len() {
+        let Some(partner) = &asked[i].partner else { continue };
+        let Some(j) = asked.iter().position(|q| q.buffer == partner.buffer) else { continue };
+        if advised[i].interleaved.is_none() || advised[j].interleaved.is_some() {
+            continue;
+        }
+        if !moves(&advised[j], asked[j]) {
+            continue;
+        }
+        let mut single = singles[i].clone();
+        single.reasoning.push_str(&format!(
+            "; its interleaved pair was measured with `{}` as the kernel has it, which its own \
+             record changes, so the single-MAP record decided",
+            partner.buffer
+        ));
+        if let (Some(from), Some(to)) = (advised[i].advice, single.advice) {
+            if from != to {
+                reverted.push((asked[i].local_bytes, to));
+            }
+        }
+        advised[i] = single;
+    }
     for i in 0..asked.len() {
         let Some(partner) = &asked[i].partner else { continue };
         let Some(j) = asked.iter().position(|q| q.buffer == partner.buffer) else { continue };
@@ -1107,6 +1139,75 @@ mod tests {
         let q = questions(&found, TileSizing::Generated(Variant::LocalMax)).asked;
         assert_eq!(q[0].partner, None);
         assert!(q[0].unpaired.as_deref().is_some_and(|w| w.contains("stager only")), "{q:?}");
+    }
+
+    fn unit(map: u16, variant: &str, gbs: f64) -> StoredUnit {
+        StoredUnit {
+            key: UnitKey { map, variant: variant.into(), dataset: 64 },
+            work_group: [32, 8],
+            status: "measured".into(),
+            reason: String::new(),
+            samples: 20,
+            bandwidth_mean: gbs,
+            bandwidth_std: 0.0,
+            median_ns: 1e6 / gbs,
+        }
+    }
+
+    fn record(map: u16, big_b: f64) -> MapRecord {
+        MapRecord {
+            work_group: Some([32, 8]),
+            samples: Some([20, 20]),
+            ..MapRecord::with_ratio(map, 64, big_b)
+        }
+    }
+
+    #[test]
+    fn a_staged_operand_is_judged_alone_and_its_partner_s_pair_only_while_it_stays() {
+        // A tiled multiply: `a` staged now, `b` read from global memory in the same loop.
+        let mut found = [detection("a", 205, 64 * 64, &[0]), detection("b", 302, 64 * 64, &[0])];
+        if let Outcome::Map { staged, .. } = &mut found[0].outcome {
+            *staged = true;
+        }
+        let asked = questions(&found, TileSizing::Stager);
+        assert_eq!(asked.asked[0].partner, None, "a staged buffer keeps its single record");
+        let partner = asked.asked[1].partner.as_ref().expect("b is paired with a");
+        assert!(partner.staged_now);
+        let versions = asked.asked[1].interleaved_versions().map(|v| v.map(|v| v.variant()));
+        assert_eq!(versions, Some(["interleaved-205-gs".into(), "interleaved-205-ss".into()]));
+        // b's pair beside the staged `a` gains ×2; b alone loses.
+        let units =
+            vec![unit(302, "interleaved-205-gs", 10.0), unit(302, "interleaved-205-ss", 20.0)];
+        let provenance = Provenance { units, ..Provenance::default() };
+        let table = |a_staged: f64| MapTable {
+            device: "d".into(),
+            local_variant: STAGED_VARIANT.into(),
+            records: vec![record(205, a_staged), record(302, 0.5)],
+        };
+        let placed = |advice: &WorkloadAdvice| -> Vec<(Option<Placement>, Option<String>)> {
+            advice.buffers.iter().map(|b| (b.advice, b.rule.clone())).collect()
+        };
+        // `a`'s tile pays (×2), so it stays, and b's pair decides: stage b.
+        let kept = advise(&table(2.0), &asked, None, 0.05, &provenance);
+        assert_eq!(
+            placed(&kept),
+            [
+                (Some(Placement::Local), Some("5.2".into())),
+                (Some(Placement::Local), Some(INTERLEAVED_RULE.into()))
+            ]
+        );
+        // `a`'s tile loses (×0.5) and is removed: b's pair assumed it, so b's own record
+        // decides, and keeps it global.
+        let removed = advise(&table(0.5), &asked, None, 0.05, &provenance);
+        assert_eq!(
+            placed(&removed),
+            [
+                (Some(Placement::Global), Some("5.1".into())),
+                (Some(Placement::Global), Some("5.1".into()))
+            ]
+        );
+        assert!(removed.buffers[1].reasoning.contains("which its own record changes"));
+        assert_eq!(removed.local_bytes_used[0].1, 0);
     }
 
     #[test]

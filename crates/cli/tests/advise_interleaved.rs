@@ -182,7 +182,7 @@ fn a_tied_interleaved_record_leaves_the_decision_to_the_single_map_record() {
     assert_eq!(placed(&b), ("local", "5.2"), "{b:#}");
     assert!(b.get("interleaved").is_none(), "{b:#}");
     let why = b["reasoning"].as_str().expect("why");
-    assert!(why.contains("B/b = 1.020 staging it (a tie within ±5.0 %), no evidence"), "{why}");
+    assert!(why.contains("B/b = 1.020 staging it (±5.0 % counts as a tie), no evidence"), "{why}");
 }
 
 #[test]
