@@ -330,7 +330,8 @@ pub struct NeededUnit {
 }
 
 /// The units the rules need, each once: b and B of each question's MAP at its dataset, and for
-/// a buffer with an interleaved partner the two versions of the pair that decide it.
+/// a buffer with an interleaved partner the two versions of the pair that decide it and the
+/// version with both buffers changed ([`StagingQuestion::joint_versions`]).
 pub fn needed_units(questions: &[StagingQuestion], local_variant: &str) -> Vec<NeededUnit> {
     let mut units = BTreeSet::new();
     for q in questions.iter().filter(|q| q.not_staged.is_none()) {
