@@ -28,6 +28,7 @@
 #                 `none` (default all); MAP_VARIANTS (default nolocal)
 #   WORKLOADS     corpus workload names to run instead of the list below (space-separated)
 #   FLUSH=1       flush the caches between timed runs
+#   INTERLEAVED=1 ask the advisor with interleaved pairs (`clmap tune --interleaved`)
 # OUT_DIR/accuracy.db is the run's performance database, made afresh on every run so that no
 # variant is answered from measurements taken with other settings.
 set -euo pipefail
@@ -76,14 +77,15 @@ fi
 
 cat >"$out/meta.json" <<EOF
 {"device": "$device", "reps": $reps, "seeds": $seeds, "limit_s": $limit, "total_s": $total,
- "map_size": $map_size, "maps": "$maps", "map_variants": "$map_variants", "flush": ${FLUSH:-0},
+ "map_size": $map_size, "maps": "$maps", "map_variants": "$map_variants", "flush": ${FLUSH:-0}, "interleaved": ${INTERLEAVED:-0},
  "clmap_version": "$("$clmap" --version 2>/dev/null | sed 's/^clmap //' | tr -d '"\\' || echo unknown)",
  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
  "started": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
 EOF
 
-flush=()
-if [ "${FLUSH:-0}" = 1 ]; then flush=(--flush); fi
+tune_extra=()
+if [ "${FLUSH:-0}" = 1 ]; then tune_extra=(--flush); fi
+if [ "${INTERLEAVED:-0}" = 1 ]; then tune_extra+=(--interleaved); fi
 start=$SECONDS
 n=0
 for w in "${workloads[@]}"; do
@@ -100,7 +102,7 @@ for w in "${workloads[@]}"; do
   # --budget stops starting variants after LIMIT s; the hard stop catches a slow advisor
   # campaign or a long simulation inside one variant.
   timeout -k 5 $((limit + 15)) "$clmap" tune "$w" --device "$device" --work-groups none \
-    --reps "$reps" --seeds "$seeds" --budget "${limit}s" --db "$db" "${flush[@]}" --json \
+    --reps "$reps" --seeds "$seeds" --budget "${limit}s" --db "$db" "${tune_extra[@]}" --json \
     >"$base.json" 2>"$base.err" || rc=$?
   echo "$rc" >"$base.rc"
   echo "exit $rc, $((SECONDS - start)) s" >&2

@@ -162,8 +162,21 @@ fn stager_cells(map: &Map, work_group: [usize; 2], dataset: usize) -> usize {
 }
 
 /// Turns detections into questions for the database; `sizing` sizes each buffer's
-/// local-memory need.
+/// local-memory need. Buffers read in one loop with another get that partner
+/// ([`pair_sweeps`]), so that their interleaved pair can decide them; see
+/// [`questions_single`] for the questions without partners.
 pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
+    questions_paired(detections, sizing, true)
+}
+
+/// The questions with no interleaved partner: every buffer decided by its single-MAP record,
+/// the advisor's default (the pairs did not predict the measured winner more often on the
+/// devices measured, docs/advise.md).
+pub fn questions_single(detections: &[Detection], sizing: TileSizing) -> Questions {
+    questions_paired(detections, sizing, false)
+}
+
+fn questions_paired(detections: &[Detection], sizing: TileSizing, pair: bool) -> Questions {
     let mut out = Questions::default();
     let mut asked_from: Vec<&Detection> = Vec::new();
     for d in detections {
@@ -232,7 +245,9 @@ pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
         });
         asked_from.push(d);
     }
-    pair_sweeps(&mut out.asked, &asked_from, sizing);
+    if pair {
+        pair_sweeps(&mut out.asked, &asked_from, sizing);
+    }
     out
 }
 

@@ -81,6 +81,15 @@ fn database(dir: &Scratch, units: &[(u16, &str, f64)]) -> PathBuf {
 }
 
 fn advise(workload: &Path, db: &Path, json: bool) -> clmap_testkit::ClmapRun {
+    advise_with(workload, db, json, true)
+}
+
+fn advise_with(
+    workload: &Path,
+    db: &Path,
+    json: bool,
+    interleaved: bool,
+) -> clmap_testkit::ClmapRun {
     let mut args = vec![
         "advise",
         workload.to_str().expect("UTF-8"),
@@ -90,6 +99,9 @@ fn advise(workload: &Path, db: &Path, json: bool) -> clmap_testkit::ClmapRun {
         db.to_str().expect("UTF-8"),
         "--no-measure",
     ];
+    if interleaved {
+        args.push("--interleaved");
+    }
     if json {
         args.push("--json");
     }
@@ -167,6 +179,21 @@ fn the_interleaved_record_stages_a_multiply_s_column_operand_the_single_map_keep
         text.contains("decided by the interleaved pair MAP-302 × MAP-205 (loop `k` with `A`)"),
         "{text}"
     );
+}
+
+#[test]
+fn without_interleaved_the_single_map_records_decide_as_before() {
+    let dir = Scratch::new("advise-interleaved-off");
+    let db = database(&dir, &RECORDS);
+    let w = workload(&dir, MATMUL, "mm");
+    let list = advise_with(&w, &db, true, false).json();
+    for buffer in ["A", "B"] {
+        let e = entry(&list, buffer);
+        assert_eq!(placed(&e), ("global", "5.1"), "{e:#}");
+        assert!(e.get("interleaved").is_none(), "{e:#}");
+        let why = e["reasoning"].as_str().expect("reasoning");
+        assert!(!why.contains("interleaved"), "{why}");
+    }
 }
 
 #[test]

@@ -91,6 +91,13 @@ pub struct Args {
     /// measured winner more often on the H100 (docs/advise.md); 4 was the earlier default.
     #[arg(long, default_value_t = clmap_aristotle::refine::DEFAULT_LAUNCH_MULTIPLE, requires = "workload")]
     pub launch_multiple: f64,
+    /// Judge a buffer read in one loop with another (both Row or Column MAPs, e.g. a
+    /// multiply's two operands) by their interleaved pair: a generated kernel whose single loop
+    /// multiplies both, timed with the buffer in global memory and staged (rule
+    /// `interleaved`). Off by default: on the H100 and on PoCL it predicted the measured winner
+    /// no more often than the single-MAP records (docs/advise.md, "Buffers read in one loop").
+    #[arg(long, requires = "workload")]
+    pub interleaved: bool,
     /// Seconds a tie (a ratio within its runs' spread) may spend being measured again before
     /// the pooled samples decide; 0 measures no tie again.
     #[arg(long, default_value_t = 10.0, requires = "workload")]

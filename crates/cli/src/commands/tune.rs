@@ -74,6 +74,10 @@ pub struct Args {
     /// simulator).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
     pub reps: Option<u32>,
+    /// Ask the advisor with `clmap advise --interleaved` (interleaved pairs decide buffers read
+    /// in one loop with another), so its prediction can be judged with them.
+    #[arg(long)]
+    pub interleaved: bool,
     /// Flush the caches between runs.
     #[arg(long)]
     pub flush: bool,
@@ -284,6 +288,7 @@ fn advisor_answer(
         reps: args.reps.unwrap_or(21),
         no_flush: false,
         launch_multiple: clmap_aristotle::refine::DEFAULT_LAUNCH_MULTIPLE,
+        interleaved: args.interleaved,
         pool_seconds: 10.0,
         refine_seconds: 30.0,
         // The device's own warp width, from its OpenCL description.
