@@ -123,6 +123,7 @@ impl Segment {
     }
 
     /// Every address counted, with its counts.
+    #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = (u64, &AccessCounts)> + '_ {
         self.pages.iter().enumerate().flat_map(move |(p, page)| {
             page.iter().flat_map(move |page| {
@@ -133,6 +134,11 @@ impl Segment {
             })
         })
     }
+}
+
+/// A scoped thread's result, its panic passed on.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 impl AddressCounts {
@@ -170,8 +176,107 @@ impl AddressCounts {
     }
 
     /// Every address counted, with its counts, in no particular order.
+    #[cfg(test)]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &AccessCounts)> + '_ {
         self.segments.iter().flat_map(Segment::iter).chain(self.far.iter().map(|(k, c)| (*k, c)))
+    }
+
+    /// Every address counted, in ascending key order, as `(key, value(counts))`, with
+    /// `tally` folded over the same addresses into one `S` per share of the work; built on up
+    /// to `threads` threads.
+    ///
+    /// Segments are taken in number order and their pages in offset order, so the page keys
+    /// come out sorted without a sort: each thread counts, then writes, the cells of a run of
+    /// consecutive pages into its own part of the list. Keys beyond the pages (rare) are
+    /// appended and the whole list sorted; keys are distinct, so the result is the same.
+    pub(crate) fn sorted_on<S, V, T>(
+        &self,
+        threads: usize,
+        value: V,
+        tally: T,
+    ) -> (Vec<(u64, u64)>, Vec<S>)
+    where
+        S: Default + Send,
+        V: Fn(&AccessCounts) -> u64 + Sync,
+        T: Fn(&mut S, &AccessCounts) + Sync,
+    {
+        let mut order: Vec<&Segment> = self.segments.iter().collect();
+        order.sort_unstable_by_key(|segment| segment.number);
+        // (segment, page number, page) of every allocated page, in key order.
+        let pages: Vec<(&Segment, usize, &[AccessCounts])> =
+            order
+                .iter()
+                .flat_map(|segment| {
+                    segment.pages.iter().enumerate().filter_map(move |(p, page)| {
+                        page.as_deref().map(|page| (*segment, p, page))
+                    })
+                })
+                .collect();
+        let threads = threads.clamp(1, pages.len().max(1));
+        let share = pages.len().div_ceil(threads).max(1);
+        let shares: Vec<&[(&Segment, usize, &[AccessCounts])]> = pages.chunks(share).collect();
+        let cells_in = |share: &[(&Segment, usize, &[AccessCounts])]| -> usize {
+            share.iter().map(|(_, _, page)| page.iter().filter(|c| !is_zero(c)).count()).sum()
+        };
+        let fill = |share: &[(&Segment, usize, &[AccessCounts])], out: &mut [(u64, u64)]| -> S {
+            let mut tallied = S::default();
+            let mut slots = out.iter_mut();
+            for (segment, p, page) in share {
+                for (i, c) in page.iter().enumerate().filter(|(_, c)| !is_zero(c)) {
+                    let offset = (((p << PAGE_BITS) + i) as u64) << segment.shift;
+                    tally(&mut tallied, c);
+                    if let Some(slot) = slots.next() {
+                        *slot = (segment.key(offset), value(c));
+                    }
+                }
+            }
+            tallied
+        };
+        let far_cells = self.far.len();
+        let (mut list, mut tallies) = if shares.len() <= 1 {
+            let total = shares.first().map_or(0, |share| cells_in(share));
+            let mut list = vec![(0u64, 0u64); total + far_cells];
+            let tallied = shares.first().map_or_else(S::default, |share| fill(share, &mut list));
+            (list, vec![tallied])
+        } else {
+            let sizes: Vec<usize> = std::thread::scope(|scope| {
+                let handles: Vec<_> =
+                    shares[1..].iter().map(|share| scope.spawn(move || cells_in(share))).collect();
+                let first = cells_in(shares[0]);
+                std::iter::once(first).chain(handles.into_iter().map(join)).collect()
+            });
+            let total: usize = sizes.iter().sum();
+            // Zeroed memory comes from the system untouched: the threads fault it in.
+            let mut list = vec![(0u64, 0u64); total + far_cells];
+            let mut parts = Vec::with_capacity(sizes.len());
+            let mut rest: &mut [(u64, u64)] = &mut list;
+            for size in &sizes {
+                let (part, tail) = rest.split_at_mut(*size);
+                parts.push(part);
+                rest = tail;
+            }
+            let tallies = std::thread::scope(|scope| {
+                let fill = &fill;
+                let mut parts = parts.into_iter().zip(shares.iter());
+                let (first_part, first_share) = parts.next().expect("two shares or more");
+                let handles: Vec<_> =
+                    parts.map(|(part, share)| scope.spawn(move || fill(share, part))).collect();
+                let first = fill(first_share, first_part);
+                std::iter::once(first).chain(handles.into_iter().map(join)).collect::<Vec<S>>()
+            });
+            (list, tallies)
+        };
+        if far_cells > 0 {
+            let paged = list.len() - far_cells;
+            let mut far_tally = S::default();
+            for (slot, (key, c)) in list[paged..].iter_mut().zip(self.far.iter()) {
+                tally(&mut far_tally, c);
+                *slot = (*key, value(c));
+            }
+            tallies.push(far_tally);
+            list.sort_unstable();
+        }
+        (list, tallies)
     }
 
     /// Absorbs another thread's counts: page by page where both threads counted a segment at
@@ -338,5 +443,32 @@ mod tests {
                 assert_eq!(spent.len(), both, "split {split}, into a: {into_a}");
             }
         }
+    }
+
+    #[test]
+    fn sorted_list_is_that_of_every_key_on_any_number_of_threads() {
+        let mut t = AddressCounts::default();
+        // Segments made out of key order, one with byte cells, one with a key beyond its
+        // pages (which the list must still put in order), over many pages.
+        let (a, b, c) = (9u64 << 40, 2u64 << 40, (1u64 << 63) | (3 << 32));
+        for i in 0..5000u64 {
+            t.add(a + 4 * i, AccessKind::Load, 1 + i % 3);
+            t.add(b + 8 * i, AccessKind::Store, 2);
+        }
+        t.add(c + 1, AccessKind::Atomic, 4);
+        t.add(c + 100, AccessKind::Load, 1);
+        t.add(b + (1 << 31), AccessKind::Load, 7);
+        let expected: Vec<(u64, u64)> = sorted(&t)
+            .into_iter()
+            .map(|(k, loads, stores, atomics)| (k, loads + stores + atomics))
+            .collect();
+        for threads in [1, 2, 3, 7] {
+            let (list, tallies) =
+                t.sorted_on(threads, |c| c.loads + c.stores + c.atomics, |n: &mut u64, _| *n += 1);
+            assert_eq!(list, expected, "{threads} threads");
+            assert_eq!(tallies.iter().sum::<u64>(), expected.len() as u64, "{threads} threads");
+        }
+        let (empty, _) = AddressCounts::default().sorted_on(2, |_| 1, |_: &mut u64, _| ());
+        assert!(empty.is_empty());
     }
 }

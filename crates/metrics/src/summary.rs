@@ -74,6 +74,15 @@ pub struct MemoryMetrics {
     pub parallel_spatial_locality: Vec<f64>,
 }
 
+/// Reads and writes of a share of the addresses (integers: shares add up exactly).
+#[derive(Default)]
+struct ReadWriteTally {
+    unique_reads: u64,
+    unique_writes: u64,
+    total_reads: u64,
+    total_writes: u64,
+}
+
 fn ratio(a: f64, b: f64) -> f64 {
     if b == 0.0 {
         0.0
@@ -139,21 +148,27 @@ pub(crate) fn summarise(
     };
 
     // Memory.
-    let mut by_address: Vec<(u64, u64)> = Vec::new();
-    let (mut unique_reads, mut unique_writes, mut total_reads, mut total_writes) = (0, 0, 0, 0);
-    for (key, c) in o.addresses.iter() {
-        let reads = c.loads + c.atomics;
-        let writes = c.stores + c.atomics;
-        unique_reads += u64::from(reads > 0);
-        unique_writes += u64::from(writes > 0);
-        total_reads += reads;
-        total_writes += writes;
+    // The list is built in key order on the launch's threads (page order is key order).
+    let (by_address, tallies) = o.addresses.sorted_on(
+        threads,
         // An atomic is one access; AIWC sees a load and a store.
-        let accesses = c.loads + c.stores + if compat { 2 * c.atomics } else { c.atomics };
-        by_address.push((key, accesses));
+        |c| c.loads + c.stores + if compat { 2 * c.atomics } else { c.atomics },
+        |t: &mut ReadWriteTally, c| {
+            let reads = c.loads + c.atomics;
+            let writes = c.stores + c.atomics;
+            t.unique_reads += u64::from(reads > 0);
+            t.unique_writes += u64::from(writes > 0);
+            t.total_reads += reads;
+            t.total_writes += writes;
+        },
+    );
+    let (mut unique_reads, mut unique_writes, mut total_reads, mut total_writes) = (0, 0, 0, 0);
+    for t in &tallies {
+        unique_reads += t.unique_reads;
+        unique_writes += t.unique_writes;
+        total_reads += t.total_reads;
+        total_writes += t.total_writes;
     }
-    // Every key comes once, in runs already sorted (page by page): a run-merging sort.
-    by_address.sort();
     let accesses: u64 = by_address.iter().map(|(_, n)| n).sum();
     let curve = curve_of_sorted_counts_on(&by_address, Denominator::Total, threads);
     let round = |x: f64| if compat { f64::from(x as f32) } else { x };
