@@ -98,14 +98,27 @@ pub fn generate_pair(
     ];
     let name = pair_kernel_name(a, b, version);
     let module = build_parts(&name, &parts, problem)?;
-    let source = clmap_lang::print::print_module(&module);
-    let inputs = [("in1", spec_a, INPUT_SEED), ("in2", spec_b, INPUT_SEED + 1)];
-    let workload = crate::generate::workload_for(&source, &name, &inputs, dataset, work_group);
-    let bytes_moved = crate::generate::bytes_moved(&spec_a) + crate::generate::bytes_moved(&spec_b);
     let local_cells = crate::generate::local_cells(&spec_a) + crate::generate::local_cells(&spec_b);
-    let mut workload = workload;
+    let composition = Some(Composition { second: *b, version });
+    Ok(two_input_benchmark(name, &module, [spec_a, spec_b], local_cells, composition))
+}
+
+/// The microbenchmark of a generated kernel reading two structures: inputs `in1` and `in2`
+/// (random, different seeds, shaped by their specs), output `out`, and the bytes both move.
+fn two_input_benchmark(
+    name: String,
+    module: &clmap_lang::ir::Module,
+    [spec_a, spec_b]: [BenchSpec; 2],
+    local_cells: usize,
+    composition: Option<Composition>,
+) -> Microbenchmark {
+    let (dataset, work_group) = (spec_a.dataset, spec_a.work_group);
+    let source = clmap_lang::print::print_module(module);
+    let inputs = [("in1", spec_a, INPUT_SEED), ("in2", spec_b, INPUT_SEED + 1)];
+    let mut workload = crate::generate::workload_for(&source, &name, &inputs, dataset, work_group);
+    let bytes_moved = crate::generate::bytes_moved(&spec_a) + crate::generate::bytes_moved(&spec_b);
     workload.bytes_moved = Some(bytes_moved);
-    Ok(Microbenchmark {
+    Microbenchmark {
         spec: spec_a,
         source,
         kernel_name: name,
@@ -113,8 +126,8 @@ pub fn generate_pair(
         bytes_moved,
         bytes_written: crate::generate::output_bytes(dataset),
         local_cells,
-        composition: Some(Composition { second: *b, version }),
-    })
+        composition,
+    }
 }
 
 /// How the variant name of an interleaved pair's unit begins.
@@ -197,21 +210,7 @@ pub fn generate_interleaved(
     let problem = Problem { dataset, work_group };
     let module =
         crate::generate::kernel::build_interleaved(&name, [*candidate, *partner], problem)?;
-    let source = clmap_lang::print::print_module(&module);
-    let inputs = [("in1", spec_a, INPUT_SEED), ("in2", spec_b, INPUT_SEED + 1)];
-    let mut workload = crate::generate::workload_for(&source, &name, &inputs, dataset, work_group);
-    let bytes_moved = crate::generate::bytes_moved(&spec_a) + crate::generate::bytes_moved(&spec_b);
-    workload.bytes_moved = Some(bytes_moved);
-    Ok(Microbenchmark {
-        spec: spec_a,
-        source,
-        kernel_name: name,
-        workload,
-        bytes_moved,
-        bytes_written: crate::generate::output_bytes(dataset),
-        local_cells: 0,
-        composition: None,
-    })
+    Ok(two_input_benchmark(name, &module, [spec_a, spec_b], 0, None))
 }
 
 #[cfg(test)]
