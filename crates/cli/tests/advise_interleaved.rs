@@ -3,10 +3,11 @@
 //! against a database where the pair says "stage B" and MAP-302 alone says "keep it global";
 //! and a kernel whose two buffers are walked in separate loops keeps the single-MAP rules.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use clmap_aristotle::store::{self, UnitKey, UnitResult, UnitSetup};
-use clmap_db::{Database, DeviceIdentity};
 use clmap_testkit::{clmap, Scratch};
 
 const DEVICE: &str = "pair test gpu";
@@ -58,18 +59,8 @@ fn workload(dir: &Scratch, source: &str, kernel: &str) -> PathBuf {
 /// A database with, at N = 64 on 16×16 work-groups, each `(map, variant, GB/s)` measured.
 fn database(dir: &Scratch, units: &[(u16, &str, f64)]) -> PathBuf {
     let path = dir.join("pairs.db");
-    let mut db = Database::open(&path).expect("database");
-    store::ensure_schema(&db).expect("schema");
-    let device = db
-        .device_id(&DeviceIdentity {
-            kind: "gpu".into(),
-            platform: "test platform".into(),
-            name: DEVICE.into(),
-            vendor: "nobody".into(),
-            driver: "1".into(),
-            details: serde_json::json!({ "local_mem_bytes": 49152 }),
-        })
-        .expect("device");
+    let (mut db, device) =
+        common::test_gpu_database(&path, DEVICE, serde_json::json!({ "local_mem_bytes": 49152 }));
     let setup = UnitSetup { work_group: WORK_GROUP, warmup: 1, flush_cache: true };
     for &(map, variant, gbs) in units {
         let ns = (BYTES as f64 / gbs).round() as u64;

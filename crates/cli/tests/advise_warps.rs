@@ -3,10 +3,11 @@
 //! vector every work-item walks) against a database whose every MAP gains from staging, so
 //! that only the split can keep a buffer in global memory.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use clmap_aristotle::store::{self, UnitKey, UnitResult, UnitSetup};
-use clmap_db::{Database, DeviceIdentity};
 use clmap_testkit::{clmap, Scratch};
 
 const DEVICE: &str = "warp test gpu";
@@ -81,18 +82,7 @@ fn database(
     units: &[(u16, usize, [usize; 2])],
 ) -> PathBuf {
     let path = dir.join("warps.db");
-    let mut db = Database::open(&path).expect("database");
-    store::ensure_schema(&db).expect("schema");
-    let device = db
-        .device_id(&DeviceIdentity {
-            kind: "gpu".into(),
-            platform: "test platform".into(),
-            name: DEVICE.into(),
-            vendor: "nobody".into(),
-            driver: "1".into(),
-            details,
-        })
-        .expect("device");
+    let (mut db, device) = common::test_gpu_database(&path, DEVICE, details);
     for &(map, dataset, work_group) in units {
         let setup = UnitSetup { work_group, warmup: 1, flush_cache: true };
         for (variant, gbs) in [("nolocal", 10.0), ("stage", 20.0)] {

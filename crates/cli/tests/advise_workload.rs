@@ -2,10 +2,12 @@
 //! test writes itself (so each rule's outcome is known), the JSON shape, the refusal to measure
 //! with `--no-measure`, and a small campaign on a CPU OpenCL device when there is one.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use clmap_aristotle::store::{self, UnitKey, UnitResult, UnitSetup};
-use clmap_db::{Database, DeviceIdentity};
+use clmap_db::Database;
 use clmap_testkit::{clmap, Scratch};
 
 const DEVICE: &str = "advise test gpu";
@@ -28,18 +30,8 @@ type Record = (u16, usize, f64, f64, [usize; 2], f64);
 /// [`database`] with each record's work-group and spread.
 fn database_on(dir: &Scratch, records: &[Record]) -> PathBuf {
     let path = dir.join("advise.db");
-    let mut db = Database::open(&path).expect("database");
-    store::ensure_schema(&db).expect("schema");
-    let device = db
-        .device_id(&DeviceIdentity {
-            kind: "gpu".into(),
-            platform: "test platform".into(),
-            name: DEVICE.into(),
-            vendor: "nobody".into(),
-            driver: "1".into(),
-            details: serde_json::json!({ "local_mem_bytes": 49152 }),
-        })
-        .expect("device");
+    let (mut db, device) =
+        common::test_gpu_database(&path, DEVICE, serde_json::json!({ "local_mem_bytes": 49152 }));
     for &(map, dataset, b, big_b, work_group, spread) in records {
         let setup = UnitSetup { work_group, warmup: 1, flush_cache: true };
         for (variant, gbs) in [("nolocal", b), ("stage", big_b), ("max", big_b)] {
