@@ -18,9 +18,10 @@ pub struct Rational {
     den: i128,
 }
 
-fn gcd(mut a: i128, mut b: i128) -> i128 {
-    a = a.abs();
-    b = b.abs();
+/// The greatest common divisor of `|a|` and `|b|`, unsigned: `|i128::MIN|` is 2¹²⁷, which
+/// no `i128` holds, and a product of coefficients may be exactly `i128::MIN`.
+fn gcd(a: i128, b: i128) -> u128 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     while b != 0 {
         let t = a % b;
         a = b;
@@ -38,7 +39,11 @@ impl Rational {
         if den == 0 {
             return None;
         }
-        let g = gcd(num, den).max(1);
+        if num == 0 {
+            return Some(Rational::ZERO);
+        }
+        // A divisor of 2¹²⁷ means both are `i128::MIN`: refused as an overflow.
+        let g = i128::try_from(gcd(num, den).max(1)).ok()?;
         let (mut num, mut den) = (num / g, den / g);
         if den < 0 {
             num = num.checked_neg()?;
@@ -576,6 +581,19 @@ mod tests {
         assert_eq!(Rational::new(2, -4), Rational::new(-1, 2));
         assert_eq!(Rational::new(1, 0), None);
         assert!(Rational::new(6, 3).unwrap().is_integer());
+    }
+
+    #[test]
+    fn rationals_at_the_edge_of_i128_normalise_or_refuse_without_overflowing() {
+        // A product of coefficients can be exactly i128::MIN, whose magnitude no i128 holds.
+        let min = i128::MIN;
+        assert_eq!(Rational::new(min, 2), Some(Rational::int(min / 2)));
+        assert_eq!(Rational::new(min, 1), Some(Rational::int(min)));
+        assert_eq!(Rational::new(min, -1), None, "-i128::MIN overflows");
+        assert_eq!(Rational::new(min, min), None, "their divisor is 2^127");
+        assert_eq!(Rational::new(0, min), Some(Rational::ZERO));
+        assert_eq!(Rational::new(3, min), None, "the denominator cannot be made positive");
+        assert_eq!(Rational::int(min).checked_mul(Rational::int(1)), Some(Rational::int(min)));
     }
 
     #[test]
