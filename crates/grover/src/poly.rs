@@ -30,6 +30,11 @@ fn gcd(a: i128, b: i128) -> u128 {
     a
 }
 
+/// `|c|`, or `c` itself where `|numerator|` does not fit (`i128::MIN`).
+fn magnitude(c: Rational) -> Rational {
+    c.numerator().checked_abs().and_then(|n| Rational::new(n, c.denominator())).unwrap_or(c)
+}
+
 impl Rational {
     pub const ZERO: Rational = Rational { num: 0, den: 1 };
     pub const ONE: Rational = Rational { num: 1, den: 1 };
@@ -379,12 +384,8 @@ impl Poly {
             .map(|m| m.0.iter().filter(|(a, _)| a.is_size_like()).count() as u32)
             .max()
             .unwrap_or(0);
-        let lead = self
-            .terms
-            .iter()
-            .next_back()
-            .map(|(_, c)| Rational::new(c.numerator().abs(), c.denominator()).unwrap_or(*c))
-            .unwrap_or(Rational::ZERO);
+        let lead =
+            self.terms.iter().next_back().map(|(_, c)| magnitude(*c)).unwrap_or(Rational::ZERO);
         (degree, size_like, lead)
     }
 
@@ -516,7 +517,7 @@ impl Poly {
         terms.sort_by(|a, b| b.0.degree().cmp(&a.0.degree()).then(a.0.cmp(b.0)));
         for (i, (m, c)) in terms.into_iter().enumerate() {
             let negative = c.numerator() < 0;
-            let magnitude = Rational::new(c.numerator().abs(), c.denominator()).unwrap_or(*c);
+            let magnitude = magnitude(*c);
             if i == 0 {
                 if negative {
                     out.push('-');

@@ -307,22 +307,21 @@ fn candidate_widths(reads: &[GlobalRead]) -> Vec<i64> {
     for index in &forms {
         for (atom, c) in &index.terms {
             if matches!(atom, IndexAtom::LocalId(_) | IndexAtom::Loop(_)) {
-                widths.extend([c.abs(), c.abs() - 1]);
+                widths.extend([c.saturating_abs(), c.saturating_abs() - 1]);
             }
         }
     }
-    let nearest = forms
-        .iter()
-        .enumerate()
-        .flat_map(|(k, a)| {
-            forms
-                .iter()
-                .skip(k + 1)
-                .filter(|b| b.terms == a.terms)
-                .map(|b| (a.constant - b.constant).abs())
-        })
-        .filter(|gap| *gap > 0)
-        .min();
+    let nearest =
+        forms
+            .iter()
+            .enumerate()
+            .flat_map(|(k, a)| {
+                forms.iter().skip(k + 1).filter(|b| b.terms == a.terms).map(|b| {
+                    a.constant.checked_sub(b.constant).map_or(i64::MAX, i64::saturating_abs)
+                })
+            })
+            .filter(|gap| *gap > 0)
+            .min();
     if let Some(gap) = nearest {
         widths.extend([gap, gap - 1]);
     }
