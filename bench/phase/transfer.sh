@@ -40,15 +40,21 @@ print(len(seen))
 PY
 }
 
+# The report whose sequences an item of KERNELS takes: NAME=STEM's, else NAME_h100's or NAME's.
+report_of() {
+    local item=$1 k=${1%%=*}
+    if [ "$item" != "$k" ]; then
+        echo "$REPORTS/${item#*=}.json"
+    elif [ -s "$REPORTS/${k}_h100.json" ]; then
+        echo "$REPORTS/${k}_h100.json"
+    else
+        echo "$REPORTS/$k.json"
+    fi
+}
+
 for item in $KERNELS; do
     k=${item%%=*}
-    if [ "$item" != "$k" ]; then
-        report=$REPORTS/${item#*=}.json
-    elif [ -s "$REPORTS/${k}_h100.json" ]; then
-        report=$REPORTS/${k}_h100.json
-    else
-        report=$REPORTS/$k.json
-    fi
+    report=$(report_of "$item")
     if [ ! -s "$report" ]; then
         echo "$k: no report $report, skipped"
         continue
@@ -77,10 +83,7 @@ echo "the same sequences where they were found (vs NVIDIA from source):"
 for item in $KERNELS; do
     k=${item%%=*}
     [ -s "$OUT/$k.json" ] || continue
-    if [ "$item" != "$k" ]; then report=$REPORTS/${item#*=}.json
-    elif [ -s "$REPORTS/${k}_h100.json" ]; then report=$REPORTS/${k}_h100.json
-    else report=$REPORTS/$k.json; fi
-    python3 - "$k" "$report" "$OUT/$k.json" <<'PY'
+    python3 - "$k" "$(report_of "$item")" "$OUT/$k.json" <<'PY'
 import json, sys
 kernel, there, here = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 def speedup(report):

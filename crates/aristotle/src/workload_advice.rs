@@ -162,21 +162,11 @@ fn stager_cells(map: &Map, work_group: [usize; 2], dataset: usize) -> usize {
 }
 
 /// Turns detections into questions for the database; `sizing` sizes each buffer's
-/// local-memory need. Buffers read in one loop with another get that partner
-/// ([`pair_sweeps`]), so that their interleaved pair can decide them; see
-/// [`questions_single`] for the questions without partners.
-pub fn questions(detections: &[Detection], sizing: TileSizing) -> Questions {
-    questions_paired(detections, sizing, true)
-}
-
-/// The questions with no interleaved partner: every buffer decided by its single-MAP record,
-/// the advisor's default (the pairs did not predict the measured winner more often on the
-/// devices measured, docs/advise.md).
-pub fn questions_single(detections: &[Detection], sizing: TileSizing) -> Questions {
-    questions_paired(detections, sizing, false)
-}
-
-fn questions_paired(detections: &[Detection], sizing: TileSizing, pair: bool) -> Questions {
+/// local-memory need. With `interleaved`, a buffer read in one loop with another gets that
+/// partner ([`pair_sweeps`]), so that their interleaved pair can decide it (`clmap advise
+/// --interleaved`); without, every buffer is decided by its single-MAP record, the advisor's
+/// default (the pairs did not predict the measured winner more often, docs/advise.md).
+pub fn questions(detections: &[Detection], sizing: TileSizing, interleaved: bool) -> Questions {
     let mut out = Questions::default();
     let mut asked_from: Vec<&Detection> = Vec::new();
     for d in detections {
@@ -245,7 +235,7 @@ fn questions_paired(detections: &[Detection], sizing: TileSizing, pair: bool) ->
         });
         asked_from.push(d);
     }
-    if pair {
+    if interleaved {
         pair_sweeps(&mut out.asked, &asked_from, sizing);
     }
     out
@@ -1129,7 +1119,7 @@ mod tests {
             detection("b", 302, 48 * 64, &[0]),
             detection("c", 108, 40 * 64, &[]),
         ];
-        let q = questions(&found, TileSizing::Stager).asked;
+        let q = questions(&found, TileSizing::Stager, true).asked;
         assert_eq!((q[0].dataset, q[1].dataset), (32, 64));
         let a = q[0].partner.as_ref().expect("a has a partner");
         assert_eq!((a.buffer.as_str(), a.map.id().0, a.dataset), ("b", 302, 64));
@@ -1152,7 +1142,7 @@ mod tests {
             ]
         );
         // With a generated variant as B the pair is not used, and the advice says why.
-        let q = questions(&found, TileSizing::Generated(Variant::LocalMax)).asked;
+        let q = questions(&found, TileSizing::Generated(Variant::LocalMax), true).asked;
         assert_eq!(q[0].partner, None);
         assert!(q[0].unpaired.as_deref().is_some_and(|w| w.contains("stager only")), "{q:?}");
     }
@@ -1185,7 +1175,7 @@ mod tests {
         if let Outcome::Map { staged, .. } = &mut found[0].outcome {
             *staged = true;
         }
-        let asked = questions(&found, TileSizing::Stager);
+        let asked = questions(&found, TileSizing::Stager, true);
         assert_eq!(asked.asked[0].partner, None, "a staged buffer keeps its single record");
         let partner = asked.asked[1].partner.as_ref().expect("b is paired with a");
         assert!(partner.staged_now);
@@ -1233,7 +1223,7 @@ mod tests {
             detection("b", 302, 64 * 64, &[0]),
             detection("d", 302, 64 * 64, &[1, 0]),
         ];
-        let q = questions(&found, TileSizing::Stager).asked;
+        let q = questions(&found, TileSizing::Stager, true).asked;
         for question in &q {
             assert_eq!(question.partner, None, "{question:?}");
             let why = question.unpaired.as_deref().expect("a reason");

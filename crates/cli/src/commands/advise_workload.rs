@@ -44,11 +44,7 @@ pub(crate) fn advice(
     let (local_variant, sizing) = local_variant(args)?;
     let local_variant = local_variant.as_str();
     let detections = detect(prepared.module(), prepared.workload(), prepared.sources());
-    let mut questions = if args.interleaved {
-        workload_advice::questions(&detections, sizing)
-    } else {
-        workload_advice::questions_single(&detections, sizing)
-    };
+    let mut questions = workload_advice::questions(&detections, sizing, args.interleaved);
     let mut db = args.db.open()?;
     let db_path = args.db.file.clone().unwrap_or_else(clmap_db::default_path);
     let known = known_device(&db, &args.device)?;
