@@ -141,6 +141,18 @@ fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
     handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// `f` of every item in order: the first on this thread, each other on a scoped thread of its
+/// own (one item starts no thread).
+fn on_threads<I: Send, R: Send>(items: Vec<I>, f: impl Fn(I) -> R + Sync) -> Vec<R> {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else { return Vec::new() };
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> = items.map(|item| scope.spawn(move || f(item))).collect();
+        std::iter::once(f(first)).chain(handles.into_iter().map(join)).collect()
+    })
+}
+
 impl AddressCounts {
     /// Adds `n` accesses of `kind` to the address `key`.
     #[inline]
@@ -233,39 +245,17 @@ impl AddressCounts {
             tallied
         };
         let far_cells = self.far.len();
-        let (mut list, mut tallies) = if shares.len() <= 1 {
-            let total = shares.first().map_or(0, |share| cells_in(share));
-            let mut list = vec![(0u64, 0u64); total + far_cells];
-            let tallied = shares.first().map_or_else(S::default, |share| fill(share, &mut list));
-            (list, vec![tallied])
-        } else {
-            let sizes: Vec<usize> = std::thread::scope(|scope| {
-                let handles: Vec<_> =
-                    shares[1..].iter().map(|share| scope.spawn(move || cells_in(share))).collect();
-                let first = cells_in(shares[0]);
-                std::iter::once(first).chain(handles.into_iter().map(join)).collect()
-            });
-            let total: usize = sizes.iter().sum();
-            // Zeroed memory comes from the system untouched: the threads fault it in.
-            let mut list = vec![(0u64, 0u64); total + far_cells];
-            let mut parts = Vec::with_capacity(sizes.len());
-            let mut rest: &mut [(u64, u64)] = &mut list;
-            for size in &sizes {
-                let (part, tail) = rest.split_at_mut(*size);
-                parts.push(part);
-                rest = tail;
-            }
-            let tallies = std::thread::scope(|scope| {
-                let fill = &fill;
-                let mut parts = parts.into_iter().zip(shares.iter());
-                let (first_part, first_share) = parts.next().expect("two shares or more");
-                let handles: Vec<_> =
-                    parts.map(|(part, share)| scope.spawn(move || fill(share, part))).collect();
-                let first = fill(first_share, first_part);
-                std::iter::once(first).chain(handles.into_iter().map(join)).collect::<Vec<S>>()
-            });
-            (list, tallies)
-        };
+        let sizes = on_threads(shares.clone(), cells_in);
+        // Zeroed memory comes from the system untouched: the threads fault it in.
+        let mut list = vec![(0u64, 0u64); sizes.iter().sum::<usize>() + far_cells];
+        let mut parts = Vec::with_capacity(sizes.len());
+        let mut rest: &mut [(u64, u64)] = &mut list;
+        for (size, share) in sizes.iter().zip(&shares) {
+            let (part, tail) = rest.split_at_mut(*size);
+            parts.push((part, *share));
+            rest = tail;
+        }
+        let mut tallies = on_threads(parts, |(part, share)| fill(share, part));
         if far_cells > 0 {
             let paged = list.len() - far_cells;
             let mut far_tally = S::default();
