@@ -12,6 +12,8 @@
 //!    [`compile_many`] and [`compile_baseline`] run opt → llvm-link libclc → opt
 //!    (always-inline, globaldce) → llc, each stage a child process with a time limit, so a
 //!    crashing or hanging pass is a [`CompileError`] naming the stage, never a crash of ours.
+//!    [`passes_with_effect`] runs a sequence one pass at a time to find the passes that change
+//!    nothing where they stand, which the minimiser drops in one step.
 //! 5. [`Ptx`] carries the text (NUL-terminated for `clCreateProgramWithBinary`) and a hash of
 //!    its code, so sequences giving the same code share results.
 //! 6. [`PtxSummary`] and [`ptxas_resources`] explain what a sequence changed.
@@ -19,6 +21,7 @@
 //! Children inherit the environment: carried LLVM binaries may need `LD_LIBRARY_PATH`.
 
 mod detect;
+mod effect;
 mod error;
 mod pipeline;
 mod pool;
@@ -33,6 +36,7 @@ mod toolchain;
 pub use detect::{
     detect_pass_pool, detect_pass_pool_with, transformation_candidates, PoolDetection,
 };
+pub use effect::passes_with_effect;
 pub use error::{CompileError, FailureKind, LlvmError, Stage, INSTALL_HINT};
 pub use pipeline::{
     compile, compile_baseline, compile_many, compile_pipeline, effective_jobs, front_end, Bitcode,

@@ -259,19 +259,19 @@ pub fn effective_jobs(jobs: usize) -> usize {
     }
 }
 
-fn temp_dir() -> Result<tempfile::TempDir, CompileError> {
+pub(crate) fn temp_dir() -> Result<tempfile::TempDir, CompileError> {
     tempfile::Builder::new()
         .prefix("clmap-llvm-")
         .tempdir()
         .map_err(|e| CompileError::setup(format!("cannot create a temporary directory: {e}")))
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {
     std::fs::write(path, bytes)
         .map_err(|e| CompileError::setup(format!("cannot write {}: {e}", path.display())))
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, CompileError> {
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, CompileError> {
     std::fs::read(path)
         .map_err(|e| CompileError::setup(format!("cannot read {}: {e}", path.display())))
 }

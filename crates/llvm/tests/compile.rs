@@ -3,8 +3,8 @@
 mod common;
 
 use clmap_llvm::{
-    compile, compile_baseline, compile_many, front_end, FailureKind, InstructionKind, OptLevel,
-    PassLevel, PassPool, PassSequence, PoolPass, PtxSummary, Stage,
+    compile, compile_baseline, compile_many, front_end, passes_with_effect, FailureKind,
+    InstructionKind, OptLevel, PassLevel, PassPool, PassSequence, PoolPass, PtxSummary, Stage,
 };
 
 fn small_pool() -> PassPool {
@@ -106,4 +106,34 @@ fn bad_source_and_bad_pipeline_are_errors_with_their_stage() {
     let err = compile(&tc, &bc, &small_pool(), &seq(&["no-such-pass"])).expect_err("unknown");
     assert_eq!(err.stage, Stage::Optimise);
     assert!(err.detail.contains("no-such-pass"), "{}", err.detail);
+}
+
+#[test]
+fn passes_that_change_nothing_are_found_one_by_one() {
+    let Some(tc) = common::toolchain() else { return };
+    let bc = front_end(&tc, common::GEMM, "", &[]).expect("front end");
+    let pool = small_pool();
+    let sequence = seq(&["sroa", "no-op-function", "sroa", "instcombine", "loop-rotate", "licm"]);
+    let effects = passes_with_effect(&tc, &bc, &pool, &sequence).expect("each pass runs alone");
+    assert_eq!(effects.len(), sequence.len());
+    // The unoptimised front-end output keeps every variable in memory: sroa promotes them, and
+    // a second sroa has nothing left to do; the no-op pass never changes anything.
+    assert_eq!(&effects[..4], &[true, false, false, true], "{effects:?}");
+    // Dropping what changed nothing gives the same PTX as the whole sequence.
+    let kept = PassSequence(
+        sequence.0.iter().zip(&effects).filter(|(_, e)| **e).map(|(p, _)| p.clone()).collect(),
+    );
+    assert!(kept.len() < sequence.len());
+    let whole = compile(&tc, &bc, &pool, &sequence).expect("whole sequence compiles");
+    let shorter = compile(&tc, &bc, &pool, &kept).expect("kept passes compile");
+    assert_eq!(whole.hash, shorter.hash);
+}
+
+#[test]
+fn a_pass_opt_refuses_is_an_error_not_a_guess() {
+    let Some(tc) = common::toolchain() else { return };
+    let bc = front_end(&tc, common::GEMM, "", &[]).expect("front end");
+    let err = passes_with_effect(&tc, &bc, &small_pool(), &seq(&["sroa", "no-such-pass"]))
+        .expect_err("opt refuses an unknown pass");
+    assert_eq!(err.stage, Stage::Optimise);
 }

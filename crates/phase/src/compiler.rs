@@ -114,6 +114,14 @@ pub trait SequenceCompiler: Sync {
         self.describe()
     }
 
+    /// Per pass of `passes`, whether it changes the code where it stands in the sequence
+    /// (passes run one at a time from the kernel's unoptimised code); `None` when the
+    /// implementation cannot tell or a pass fails alone. The minimiser drops the passes marked
+    /// `false` in one step and keeps the result only when it compiles to the same PTX.
+    fn passes_with_effect(&self, _passes: &[String]) -> Option<Vec<bool>> {
+        None
+    }
+
     /// A readable summary of what differs between two PTX texts (instruction mix, loops,
     /// registers), for explanations; `None` when the implementation cannot tell.
     fn explain_difference(&self, _from: &CompiledPtx, _to: &CompiledPtx) -> Option<String> {

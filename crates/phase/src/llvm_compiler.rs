@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clmap_llvm::{
-    compile_baseline, compile_many, detect_pass_pool, front_end, ptxas_resources, Bitcode,
-    CompileError, FailureKind, OptLevel, PassPool, PassSequence, Ptx, PtxSummary, Toolchain,
-    ToolchainConfig,
+    compile_baseline, compile_many, detect_pass_pool, front_end, passes_with_effect,
+    ptxas_resources, Bitcode, CompileError, FailureKind, OptLevel, PassPool, PassSequence, Ptx,
+    PtxSummary, Toolchain, ToolchainConfig,
 };
 use clmap_workload::Workload;
 
@@ -111,6 +111,16 @@ impl SequenceCompiler for LlvmCompiler {
 
     fn identity(&self) -> String {
         format!("LLVM {} {}", self.toolchain.version(), self.sm)
+    }
+
+    fn passes_with_effect(&self, passes: &[String]) -> Option<Vec<bool>> {
+        passes_with_effect(
+            &self.toolchain,
+            &self.bitcode,
+            &self.pool,
+            &PassSequence(passes.to_vec()),
+        )
+        .ok()
     }
 
     fn explain_difference(&self, from: &CompiledPtx, to: &CompiledPtx) -> Option<String> {

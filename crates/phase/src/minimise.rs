@@ -4,9 +4,15 @@
 //! Two stages keep the device out of most of the work:
 //! 1. *Same code.* A pass whose removal leaves the PTX byte-for-byte the same (by hash) cannot
 //!    change the time, so it goes without a measurement: this stage only compiles, and never
-//!    validates or times anything. Chunks of passes are tried first, halving the chunk size as
-//!    in delta debugging, with every chunk of a round compiled in one parallel batch; most of a
-//!    256-pass random sequence disappears this way.
+//!    validates or times anything. The passes that change nothing where they stand are tried
+//!    first, all together: the compiler finds them by running the sequence one pass at a time
+//!    (one `opt` run per pass, far cheaper than one compilation per pass). Running passes one
+//!    by one is close to, but not exactly, running them as one pipeline (cached analyses differ),
+//!    so their removal is confirmed by compiling and, where the code changed, split in halves
+//!    as in delta debugging. Then chunks of any passes are tried, halving the chunk size, with
+//!    every chunk of a round compiled in one parallel batch; of the removals that each keep the
+//!    code, the longest run that still keeps it together is taken (those runs are one batch too).
+//!    Most of a 256-pass random sequence disappears this way.
 //! 2. *Same speed.* Each remaining pass is removed in turn (the removals compiled together in
 //!    one parallel batch). A removal that leaves the code the same goes at once; one that
 //!    changes it is validated on the small inputs and timed, and
@@ -16,7 +22,8 @@
 //!    screening): such a removal is rejected after one run instead of `reps + 1`. Every
 //!    comparison is against the original best time, so small losses cannot accumulate.
 //!
-//! Every answer goes to the store, and both stages depend only on the stored answers, so a
+//! Every answer goes to the store, and both stages depend only on the stored answers (and on
+//! the one-pass-at-a-time runs, which the same toolchain repeats exactly), so a
 //! minimisation stopped by its deadline replays in a later run up to where it stopped without
 //! compiling, validating or timing anything again, and goes on from there.
 
@@ -29,6 +36,9 @@ use crate::compiler::CompileFailureKind;
 use crate::search::{Counts, Engine, SearchError, SCREEN_FLOOR_NS};
 use crate::strategy::Proposal;
 
+/// Rounds of dropping the passes without effect (each round after the first only finds the
+/// passes whose work a dropped pass's absence undid).
+const MAX_NO_EFFECT_ROUNDS: usize = 4;
 /// Rounds per chunk size in the same-code stage (each round removes at least one chunk).
 const MAX_ROUNDS_PER_LEVEL: usize = 16;
 /// The same-speed stage measures at most this many single removals (those that leave the
@@ -106,51 +116,40 @@ pub fn minimise(
     let mut current_ns = median_ns;
     let original_len = passes.len();
 
-    // Stage 1: remove chunks that do not change the code.
-    let mut chunk = (current.len() / 2).max(1);
-    loop {
-        for _ in 0..MAX_ROUNDS_PER_LEVEL {
-            if current.len() <= 1 || out_of_time() {
-                break;
-            }
-            let starts: Vec<usize> = (0..current.len()).step_by(chunk).collect();
-            let candidates: Vec<Proposal> = starts
-                .iter()
-                .map(|&start| Proposal {
-                    passes: without(&current, start, chunk),
-                    origin: "minimise".into(),
-                })
-                .collect();
-            let outcomes = engine.compile_only(&candidates, &mut counts)?;
-            let removable: Vec<usize> = starts
-                .iter()
-                .zip(&outcomes)
-                .filter(|(_, outcome)| outcome.as_deref() == Ok(current_hash.as_str()))
-                .map(|(&start, _)| start)
-                .collect();
-            let Some(&first) = removable.first() else { break };
-            if removable.len() > 1 {
-                // Removals interact; try them all at once and fall back to one.
-                let combined = without_all(&current, &removable, chunk);
-                let check = engine.compile_only(
-                    &[Proposal { passes: combined.clone(), origin: "minimise".into() }],
-                    &mut counts,
-                )?;
-                if check
-                    .first()
-                    .is_some_and(|outcome| outcome.as_deref() == Ok(current_hash.as_str()))
-                {
-                    current = combined;
-                    continue;
-                }
-            }
-            current = without(&current, first, chunk);
-        }
-        if chunk == 1 || out_of_time() {
+    // Stage 1: remove the passes that change nothing where they stand, then chunks of any
+    // passes that do not change the code.
+    for _ in 0..MAX_NO_EFFECT_ROUNDS {
+        if current.len() <= 1 || out_of_time() {
             break;
         }
-        chunk = (chunk / 2).max(1);
+        let Some(effects) = engine.compiler.passes_with_effect(&current) else { break };
+        let without_effect: Vec<bool> = effects.iter().map(|changes| !changes).collect();
+        let count = without_effect.iter().filter(|&&e| e).count();
+        let before = current.len();
+        drop_same_code_chunks(
+            engine,
+            &mut current,
+            without_effect,
+            count,
+            &current_hash,
+            &mut counts,
+            &out_of_time,
+        )?;
+        if current.len() == before {
+            break;
+        }
     }
+    let everything = vec![true; current.len()];
+    let half = current.len() / 2;
+    drop_same_code_chunks(
+        engine,
+        &mut current,
+        everything,
+        half,
+        &current_hash,
+        &mut counts,
+        &out_of_time,
+    )?;
     let removed_same_code = original_len - current.len();
 
     // Stage 2: remove passes whose absence does not slow the kernel.
@@ -217,20 +216,97 @@ pub fn minimise(
     })
 }
 
+/// Delta debugging over the passes marked `eligible` (in step with `current`): chunks of
+/// `first_chunk` eligible passes (consecutive among the eligible ones), then halves of that,
+/// down to single passes, are removed where the PTX stays `hash`. The removals of one round are
+/// compiled in one parallel batch; as removals interact, the round keeps the longest run of its
+/// good removals that still gives the same code together (those runs compiled in one batch
+/// too), or at least the first.
+fn drop_same_code_chunks(
+    engine: &mut Engine<'_>,
+    current: &mut Vec<String>,
+    mut eligible: Vec<bool>,
+    first_chunk: usize,
+    hash: &str,
+    counts: &mut Counts,
+    out_of_time: &dyn Fn() -> bool,
+) -> Result<(), SearchError> {
+    let same_code = |outcome: &Result<String, CompileFailureKind>| outcome.as_deref() == Ok(hash);
+    let mut chunk = first_chunk.max(1);
+    loop {
+        for _ in 0..MAX_ROUNDS_PER_LEVEL {
+            if current.len() <= 1 || out_of_time() {
+                break;
+            }
+            let positions: Vec<usize> = (0..current.len()).filter(|&i| eligible[i]).collect();
+            let groups: Vec<&[usize]> =
+                positions.chunks(chunk).filter(|g| g.len() < current.len()).collect();
+            let candidates: Vec<Proposal> =
+                groups.iter().map(|group| proposal(without_positions(current, group))).collect();
+            let outcomes = engine.compile_only(&candidates, counts)?;
+            let removable: Vec<&[usize]> = groups
+                .iter()
+                .zip(&outcomes)
+                .filter(|(_, outcome)| same_code(outcome))
+                .map(|(group, _)| *group)
+                .collect();
+            if removable.is_empty() {
+                break;
+            }
+            // Runs of 2, 4, … and all of the good removals, each removed together.
+            let mut lengths: Vec<usize> = std::iter::successors(Some(2usize), |n| n.checked_mul(2))
+                .take_while(|&n| n < removable.len())
+                .chain((removable.len() > 1).then_some(removable.len()))
+                .collect();
+            lengths
+                .retain(|&n| removable[..n].iter().map(|g| g.len()).sum::<usize>() < current.len());
+            let together: Vec<Vec<usize>> =
+                lengths.iter().map(|&n| removable[..n].concat()).collect();
+            let checks: Vec<Proposal> =
+                together.iter().map(|drop| proposal(without_positions(current, drop))).collect();
+            let outcomes = engine.compile_only(&checks, counts)?;
+            let dropped = together
+                .iter()
+                .zip(&outcomes)
+                .filter(|(_, outcome)| same_code(outcome))
+                .map(|(drop, _)| drop.clone())
+                .max_by_key(Vec::len)
+                .unwrap_or_else(|| removable[0].to_vec());
+            *current = without_positions(current, &dropped);
+            eligible = eligible
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !dropped.contains(i))
+                .map(|(_, &e)| e)
+                .collect();
+        }
+        if chunk == 1 || out_of_time() {
+            break;
+        }
+        chunk = (chunk / 2).max(1);
+    }
+    Ok(())
+}
+
+fn proposal(passes: Vec<String>) -> Proposal {
+    Proposal { passes, origin: "minimise".into() }
+}
+
+/// `passes` without the passes at `positions`.
+fn without_positions(passes: &[String], positions: &[usize]) -> Vec<String> {
+    passes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !positions.contains(i))
+        .map(|(_, p)| p.clone())
+        .collect()
+}
+
 fn without(passes: &[String], start: usize, len: usize) -> Vec<String> {
     passes
         .iter()
         .enumerate()
         .filter(|(i, _)| *i < start || *i >= start.saturating_add(len))
-        .map(|(_, p)| p.clone())
-        .collect()
-}
-
-fn without_all(passes: &[String], starts: &[usize], len: usize) -> Vec<String> {
-    passes
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !starts.iter().any(|&s| *i >= s && *i < s.saturating_add(len)))
         .map(|(_, p)| p.clone())
         .collect()
 }
@@ -248,6 +324,6 @@ mod tests {
         let seq = names(&["a", "b", "c", "d", "e"]);
         assert_eq!(without(&seq, 1, 2), names(&["a", "d", "e"]));
         assert_eq!(without(&seq, 4, 2), names(&["a", "b", "c", "d"]));
-        assert_eq!(without_all(&seq, &[0, 3], 2), names(&["c"]));
+        assert_eq!(without_positions(&seq, &[0, 3, 4]), names(&["b", "c"]));
     }
 }

@@ -59,6 +59,21 @@ struct FakeCompiler {
     compiled: AtomicUsize,
     /// How long each batch takes (so that a deadline can fall in the middle of work).
     delay: Duration,
+    /// What [`SequenceCompiler::passes_with_effect`] answers.
+    effects: Effects,
+}
+
+/// How the fake compiler answers which passes change the code.
+#[derive(Default, Clone, Copy, PartialEq)]
+enum Effects {
+    /// It cannot tell (the trait's default).
+    #[default]
+    Unknown,
+    /// The first occurrence of each effective pass changes the code, nothing else does.
+    Honest,
+    /// As `Honest`, but it also calls `gvn` ineffective, as running passes one at a time
+    /// instead of as one pipeline can in rare cases.
+    MissesGvn,
 }
 
 impl FakeCompiler {
@@ -102,6 +117,21 @@ impl SequenceCompiler for FakeCompiler {
     }
     fn describe(&self) -> String {
         "fake llvm".into()
+    }
+    fn passes_with_effect(&self, passes: &[String]) -> Option<Vec<bool>> {
+        if self.effects == Effects::Unknown {
+            return None;
+        }
+        let mut seen = Vec::new();
+        let effects = passes
+            .iter()
+            .map(|pass| {
+                let first = EFFECTIVE.contains(&pass.as_str()) && !seen.contains(pass);
+                seen.push(pass.clone());
+                first && !(self.effects == Effects::MissesGvn && pass == "gvn")
+            })
+            .collect();
+        Some(effects)
     }
     fn explain_difference(&self, from: &CompiledPtx, to: &CompiledPtx) -> Option<String> {
         Some(format!("{} -> {}", from.hash.len(), to.hash.len()))
@@ -907,6 +937,44 @@ fn a_removal_slower_than_the_best_is_rejected_after_one_run() {
     assert_eq!(minimised.removed_same_speed, 1);
     assert_eq!(evaluator.screened_timings.load(Ordering::SeqCst), 0);
     assert_eq!(store.ptx(&text_hash("gvn")).unwrap().expect("stored").samples.len(), 3);
+}
+
+#[test]
+fn passes_without_effect_go_in_one_step_and_a_wrong_answer_costs_only_a_check() {
+    let filler = ["instcombine", "sroa", "dse", "sink", "licm", "gvn"];
+    let mut passes = names(&["sroa", "licm", "dse", "gvn"]);
+    passes.extend((0..120).map(|i| filler[i % filler.len()].to_string()));
+    let chosen = text_hash("licm+gvn");
+    let minimised_with = |effects: Effects| {
+        let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+        let compiler = FakeCompiler { effects, ..FakeCompiler::default() };
+        let mut evaluator = FakeEvaluator { scale: 100_000, ..FakeEvaluator::default() };
+        let mut engine = Engine::new(&compiler, &mut evaluator, &store, &NoProgress, 3);
+        let minimised =
+            minimise(&mut engine, &passes, &chosen, 63e6, 0.02, None).expect("minimises");
+        drop(engine);
+        (minimised, compiler.compiled.load(Ordering::SeqCst))
+    };
+    let (by_chunks, chunk_compilations) = minimised_with(Effects::Unknown);
+    let (by_effect, effect_compilations) = minimised_with(Effects::Honest);
+    assert_eq!(by_effect.passes, ["licm", "gvn"]);
+    assert_eq!(by_effect.passes, by_chunks.passes);
+    assert_eq!(by_effect.removed_same_code, passes.len() - 2);
+    assert!(by_effect.complete);
+    // One compilation confirms the 122 removals; the two single removals of the same-speed
+    // stage are the other two.
+    assert!(
+        effect_compilations * 4 < chunk_compilations,
+        "{effect_compilations} against {chunk_compilations}"
+    );
+    assert_eq!(effect_compilations, 3);
+
+    // An answer that would drop a pass the code needs fails its check compilation; halving
+    // the passes it named keeps the right ones, still far cheaper than chunks of everything.
+    let (misled, misled_compilations) = minimised_with(Effects::MissesGvn);
+    assert_eq!(misled.passes, by_chunks.passes);
+    assert!(misled_compilations > effect_compilations);
+    assert!(misled_compilations * 2 < chunk_compilations, "{misled_compilations}");
 }
 
 /// Sequences considered that were not answered by the database.
