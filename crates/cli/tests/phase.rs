@@ -233,3 +233,71 @@ fn given_sequences_are_read_before_any_device_or_toolchain_work() {
     let out = clmap(&["phase", "tests/corpus/pb_gemm.toml", "--sequences", "x", "--shard", "0/2"]);
     assert_eq!(out.status.code(), Some(1), "usage error: {}", text(&out.stderr));
 }
+
+/// The same-code stage of a GPU campaign's report on this machine, without any device: the
+/// stored MVT report of the H100 campaign, its minimisation dropped, so that it starts again
+/// from the 52-pass chosen sequence. The toolchain is the one the campaign carried (LLVM 16
+/// and libclc of this distribution), so the sequence compiles here to the report's PTX.
+#[test]
+fn the_same_code_stage_of_a_gpu_report_runs_without_a_device() {
+    let scratch = Scratch::new("phase-same-code");
+    let stored =
+        std::fs::read_to_string(root().join("bench/results/phase_corpus_1000/mvt_h100.json"))
+            .expect("a stored report");
+    let mut report: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    report["minimised"] = serde_json::Value::Null;
+    let chosen_hash = report["best"]["ptx_hash"].as_str().expect("a chosen PTX").to_string();
+    let chosen_len = report["best"]["passes"].as_array().expect("passes").len();
+    let given = scratch.join("mvt.json");
+    std::fs::write(&given, report.to_string()).unwrap();
+    let db = scratch.join("cpu.db");
+    let (given_arg, db_arg) = (given.display().to_string(), db.display().to_string());
+    let args = [
+        "phase",
+        "bench/phase/mvt.toml",
+        "--small",
+        "tests/corpus/pb_mvt.toml",
+        "--minimise-only",
+        "--report",
+        &given_arg,
+        "--same-code-only",
+        "--db",
+        &db_arg,
+        "--json",
+        "--time",
+        "60s",
+    ];
+    let out = clmap_command().current_dir(root()).args(args).output().expect("clmap runs");
+    let err = text(&out.stderr);
+    match out.status.code() {
+        Some(0) => {}
+        Some(3) if std::env::var("CLMAP_REQUIRE_CLANG").as_deref() != Ok("1") => {
+            eprintln!("skipped: no toolchain ({err})");
+            return;
+        }
+        other => panic!("exit {other:?}: {err}"),
+    }
+    let shortened: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let minimised = &shortened["minimised"];
+    let passes = minimised["passes"].as_array().expect("a minimised sequence").len();
+    assert!(passes < chosen_len / 2, "{passes} of {chosen_len} passes left: {minimised}");
+    assert_eq!(minimised["ptx_hash"], chosen_hash.as_str(), "the same code");
+    assert_eq!(minimised["complete"], false, "the timed stage is left for the GPU");
+    assert_eq!(minimised["removed_same_code"], chosen_len - passes);
+    assert_eq!(minimised["counts"]["timed"], 0);
+    assert_eq!(shortened["device"], report["device"], "still the GPU's report");
+    assert!(err.contains("-> ") && err.contains("same PTX"), "{err}");
+
+    // Another toolchain's code (here: a hash no compiler gives) is refused, naming both.
+    report["best"]["ptx_hash"] = "00000000deadbeef".into();
+    std::fs::write(&given, report.to_string()).unwrap();
+    let out = clmap_command().current_dir(root()).args(args).output().expect("clmap runs");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("00000000deadbeef") && err.contains("compiles here to PTX"), "{err}");
+
+    // It needs the report: there is no device to find a stored one by.
+    let out = clmap(&["phase", "bench/phase/mvt.toml", "--minimise-only", "--same-code-only"]);
+    assert_eq!(out.status.code(), Some(1), "usage error: {}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--report"), "{}", text(&out.stderr));
+}

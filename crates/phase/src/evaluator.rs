@@ -106,6 +106,41 @@ pub trait Evaluator {
     }
 }
 
+/// The evaluator of work that only compiles (minimisation's same-code stage on a machine
+/// without the GPU): every call is an error, so a bug that reached the device here would say
+/// so instead of measuring something else.
+pub struct NoDevice;
+
+impl NoDevice {
+    fn refuse<T>(&self) -> Result<T, EvaluatorError> {
+        Err(EvaluatorError(
+            "no device was opened: this step only compiles and never runs a kernel".to_string(),
+        ))
+    }
+}
+
+impl Evaluator for NoDevice {
+    fn describe(&self) -> String {
+        "no device (compiling only)".to_string()
+    }
+    fn validate_small(&mut self, _: &CompiledPtx) -> Result<Verdict, EvaluatorError> {
+        self.refuse()
+    }
+    fn validate_full(&mut self, _: &CompiledPtx, _: u64) -> Result<Verdict, EvaluatorError> {
+        self.refuse()
+    }
+    fn time_ptx(
+        &mut self,
+        _: &CompiledPtx,
+        _: u32,
+    ) -> Result<Result<Vec<u64>, Verdict>, EvaluatorError> {
+        self.refuse()
+    }
+    fn time_source(&mut self, _: u32) -> Result<Vec<u64>, EvaluatorError> {
+        self.refuse()
+    }
+}
+
 /// The median of samples (mean of the middle two for an even count); `None` when empty.
 pub fn median(samples: &[u64]) -> Option<f64> {
     let mut sorted = samples.to_vec();

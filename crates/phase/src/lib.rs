@@ -30,10 +30,10 @@ pub use compiler::{
     BaselineLevel, CompileFailure, CompileFailureKind, CompileOutcome, CompiledPtx,
     SequenceCompiler,
 };
-pub use evaluator::{Evaluator, EvaluatorError, Verdict};
+pub use evaluator::{Evaluator, EvaluatorError, NoDevice, Verdict};
 pub use progress::{NoProgress, Progress, TerminalProgress};
 pub use report::PhaseReport;
-pub use run::{resume_minimisation, run_phase, RunOptions};
+pub use run::{minimise_same_code, resume_minimisation, run_phase, RunOptions};
 pub use search::{Counts, Engine, Evaluation, SearchError, SearchOptions};
 pub use store::{ContextKey, PhaseStore};
 pub use strategy::Strategy;

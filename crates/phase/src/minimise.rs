@@ -118,38 +118,7 @@ pub fn minimise(
 
     // Stage 1: remove the passes that change nothing where they stand, then chunks of any
     // passes that do not change the code.
-    for _ in 0..MAX_NO_EFFECT_ROUNDS {
-        if current.len() <= 1 || out_of_time() {
-            break;
-        }
-        let Some(effects) = engine.compiler.passes_with_effect(&current) else { break };
-        let without_effect: Vec<bool> = effects.iter().map(|changes| !changes).collect();
-        let count = without_effect.iter().filter(|&&e| e).count();
-        let before = current.len();
-        drop_same_code_chunks(
-            engine,
-            &mut current,
-            without_effect,
-            count,
-            &current_hash,
-            &mut counts,
-            &out_of_time,
-        )?;
-        if current.len() == before {
-            break;
-        }
-    }
-    let everything = vec![true; current.len()];
-    let half = current.len() / 2;
-    drop_same_code_chunks(
-        engine,
-        &mut current,
-        everything,
-        half,
-        &current_hash,
-        &mut counts,
-        &out_of_time,
-    )?;
+    same_code_stage(engine, &mut current, &current_hash, &mut counts, &out_of_time)?;
     let removed_same_code = original_len - current.len();
 
     // Stage 2: remove passes whose absence does not slow the kernel.
@@ -214,6 +183,34 @@ pub fn minimise(
         final_median_ns: None,
         resumed: None,
     })
+}
+
+/// The same-code stage: removes from `current` every pass it can without changing its PTX
+/// `hash`, compiling only (the engine's evaluator is never called). Stops early when
+/// `out_of_time` says so.
+pub fn same_code_stage(
+    engine: &mut Engine<'_>,
+    current: &mut Vec<String>,
+    hash: &str,
+    counts: &mut Counts,
+    out_of_time: &dyn Fn() -> bool,
+) -> Result<(), SearchError> {
+    for _ in 0..MAX_NO_EFFECT_ROUNDS {
+        if current.len() <= 1 || out_of_time() {
+            break;
+        }
+        let Some(effects) = engine.compiler.passes_with_effect(current) else { break };
+        let without_effect: Vec<bool> = effects.iter().map(|changes| !changes).collect();
+        let count = without_effect.iter().filter(|&&e| e).count();
+        let before = current.len();
+        drop_same_code_chunks(engine, current, without_effect, count, hash, counts, out_of_time)?;
+        if current.len() == before {
+            break;
+        }
+    }
+    let everything = vec![true; current.len()];
+    let half = current.len() / 2;
+    drop_same_code_chunks(engine, current, everything, half, hash, counts, out_of_time)
 }
 
 /// Delta debugging over the passes marked `eligible` (in step with `current`): chunks of

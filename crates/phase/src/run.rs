@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::compiler::{BaselineLevel, CompiledPtx, SequenceCompiler};
-use crate::evaluator::{median, relative_iqr, Evaluator, EvaluatorError, Verdict};
-use crate::minimise::{minimise, Minimised, ResumedFromReport};
+use crate::evaluator::{median, relative_iqr, Evaluator, EvaluatorError, NoDevice, Verdict};
+use crate::minimise::{minimise, same_code_stage, Minimised, ResumedFromReport};
 use crate::progress::Progress;
 use crate::report::{
     BaselineResult, BestSequence, Explanation, FinalValidation, Finalist, PhaseReport, Speedups,
@@ -483,6 +483,97 @@ fn resume_from_report(
             report.broke_device.push(broken);
         }
     }
+    if let Ok(json) = serde_json::to_string(&report) {
+        store.record_report(&json)?;
+    }
+    Ok(report)
+}
+
+/// Minimisation's same-code stage alone, on a report, with no device: it only compiles, so it
+/// can run on any machine with the toolchain (a CPU node) and leave the GPU only the timed
+/// stage. It goes on from the report's minimised sequence (else the chosen one), which must
+/// compile here to the PTX the report gives it (else the toolchain differs and nothing would
+/// carry over), and replaces it with the shorter sequence of the same PTX. The minimisation
+/// stays incomplete: `--minimise-only` on the report's GPU goes on from there.
+pub fn minimise_same_code(
+    compiler: &dyn SequenceCompiler,
+    store: &PhaseStore,
+    progress: &dyn Progress,
+    mut report: PhaseReport,
+    deadline: Option<Instant>,
+    noise_floor: f64,
+) -> Result<PhaseReport, SearchError> {
+    let Some(chosen) = report.best.clone() else {
+        return Err(SearchError::Invalid(
+            "the report has no chosen sequence (no finalist passed the final validation): there \
+             is nothing to minimise"
+                .to_string(),
+        ));
+    };
+    let started = Instant::now();
+    let earlier = report.minimised.clone();
+    let (start, hash) = match &earlier {
+        Some(m) if !m.passes.is_empty() => (m.passes.clone(), m.ptx_hash.clone()),
+        _ => (chosen.passes.clone(), chosen.ptx_hash.clone()),
+    };
+    match compiler.compile_many(std::slice::from_ref(&start)).into_iter().next() {
+        Some(Ok(ptx)) if ptx.hash == hash => {}
+        other => {
+            let got = match other {
+                Some(Ok(ptx)) => format!("compiles here to PTX {}", ptx.hash),
+                Some(Err(failure)) => {
+                    format!(
+                        "does not compile here ({}: {})",
+                        failure.kind.as_str(),
+                        failure.message
+                    )
+                }
+                None => "was not compiled".to_string(),
+            };
+            return Err(SearchError::Invalid(format!(
+                "the report's sequence of PTX {hash} {got}: this toolchain is not the search's \
+                 (the report's: {}; this one: {}), so its removals would not carry over",
+                report.toolchain,
+                compiler.describe()
+            )));
+        }
+    }
+    let mut evaluator = NoDevice;
+    let mut engine = Engine::new(compiler, &mut evaluator, store, progress, 1);
+    let mut current = start.clone();
+    let mut counts = Counts::default();
+    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
+    progress.stage("minimise (same code)", start.len() as u64, 0);
+    same_code_stage(&mut engine, &mut current, &hash, &mut counts, &out_of_time)?;
+    progress.finish();
+    let removed = start.len() - current.len();
+    let minimised = match earlier {
+        Some(mut m) => {
+            m.passes = current;
+            m.removed_same_code += removed;
+            let mut all = m.counts.clone();
+            add_counts(&mut all, &counts);
+            m.counts = all;
+            m.complete = false;
+            m
+        }
+        None => Minimised {
+            original_len: chosen.passes.len(),
+            passes: current,
+            ptx_hash: hash,
+            median_ns: chosen.median_ns,
+            removed_same_code: removed,
+            removed_same_speed: 0,
+            noise_margin: noise_floor,
+            counts,
+            complete: false,
+            validated: None,
+            final_median_ns: None,
+            resumed: None,
+        },
+    };
+    report.minimised = Some(minimised);
+    report.total_seconds += started.elapsed().as_secs_f64();
     if let Ok(json) = serde_json::to_string(&report) {
         store.record_report(&json)?;
     }

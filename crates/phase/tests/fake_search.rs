@@ -18,8 +18,8 @@ use clmap_phase::minimise::{minimise, Minimised};
 use clmap_phase::sequence::text_hash;
 use clmap_phase::worker::{serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
-    resume_minimisation, run_phase, ContextKey, Counts, Engine, NoProgress, PhaseReport,
-    PhaseStore, RunOptions, SearchError, SearchOptions, Strategy,
+    minimise_same_code, resume_minimisation, run_phase, ContextKey, Counts, Engine, NoProgress,
+    PhaseReport, PhaseStore, RunOptions, SearchError, SearchOptions, Strategy,
 };
 
 /// Passes that change the fake code; every other pass is a no-op on it.
@@ -1068,6 +1068,70 @@ fn a_minimisation_stopped_by_its_deadline_resumes_without_redoing_its_work() {
     // The rest of the report is the earlier run's: no new search, no new final round.
     assert_eq!(resumed.best.as_ref().map(|b| b.median_ns), chosen_ns);
     assert_eq!(evaluator.timings.load(Ordering::SeqCst) as u64, second.counts.timed);
+}
+
+#[test]
+fn the_same_code_stage_runs_without_a_device_and_the_gpu_goes_on_from_it() {
+    // The whole minimisation on the GPU, for comparison.
+    let store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let (report, run) = searched_report(&store);
+    let chosen = report.best.clone().expect("a chosen sequence");
+    let compiler = FakeCompiler { effects: Effects::Honest, ..FakeCompiler::default() };
+    let mut evaluator = FakeEvaluator::default();
+    let whole =
+        resume_minimisation(&compiler, &mut evaluator, &store, &NoProgress, report.clone(), &run)
+            .expect("minimises")
+            .minimised
+            .expect("minimised");
+
+    // The same-code stage on a machine without the GPU, with a database of its own: the
+    // NoDevice evaluator fails any call, so only compiling happened.
+    let cpu_context = ContextKey { device: "no device".into(), ..context() };
+    let cpu_store = PhaseStore::open(Database::in_memory().unwrap(), &cpu_context).unwrap();
+    let cpu = FakeCompiler { effects: Effects::Honest, ..FakeCompiler::default() };
+    let shortened = minimise_same_code(&cpu, &cpu_store, &NoProgress, report, None, 0.02)
+        .expect("the same-code stage runs without a device");
+    let part = shortened.minimised.clone().expect("a minimised sequence");
+    assert!(!part.complete, "the timed stage is still to do");
+    assert_eq!(part.ptx_hash, chosen.ptx_hash);
+    assert_eq!(code_of(&part.passes), code_of(&chosen.passes));
+    assert!(part.passes.len() < chosen.passes.len() / 4, "{:?}", part.passes);
+    assert_eq!(part.removed_same_code, chosen.passes.len() - part.passes.len());
+    assert_eq!(part.counts.timed, 0);
+    let kept = shortened.best.as_ref().expect("the search's chosen sequence is kept");
+    assert_eq!((&kept.passes, kept.median_ns), (&chosen.passes, chosen.median_ns));
+
+    // On the GPU with a fresh database, the resumption starts from the shortened sequence and
+    // ends where the whole minimisation ended.
+    let gpu_store = PhaseStore::open(Database::in_memory().unwrap(), &context()).unwrap();
+    let gpu = FakeCompiler { effects: Effects::Honest, ..FakeCompiler::default() };
+    let mut evaluator = FakeEvaluator::default();
+    let finished =
+        resume_minimisation(&gpu, &mut evaluator, &gpu_store, &NoProgress, shortened, &run)
+            .expect("minimises")
+            .minimised
+            .expect("minimised");
+    assert!(finished.complete);
+    assert_eq!(finished.passes, whole.passes);
+    assert_eq!(finished.resumed.as_ref().map(|r| r.started_from_passes), Some(part.passes.len()));
+    assert_eq!(finished.original_len, chosen.passes.len());
+
+    // A toolchain that gives other code is refused before anything is removed.
+    let other = FakeCompiler::default();
+    let mut wrong = shortened_report_with_other_code(&store);
+    wrong.toolchain = "fake llvm 2".into();
+    let error = minimise_same_code(&other, &cpu_store, &NoProgress, wrong, None, 0.02)
+        .expect_err("other code");
+    assert!(error.to_string().contains("not the search's"), "{error}");
+}
+
+/// A searched report whose chosen PTX hash no compiler of these tests gives.
+fn shortened_report_with_other_code(store: &PhaseStore) -> PhaseReport {
+    let (mut report, _) = searched_report(store);
+    if let Some(best) = report.best.as_mut() {
+        best.ptx_hash = text_hash("code of another toolchain");
+    }
+    report
 }
 
 #[test]

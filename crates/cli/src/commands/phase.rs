@@ -14,9 +14,9 @@ use clmap_phase::device_eval::DeviceEvaluator;
 use clmap_phase::llvm_compiler::{LlvmCompiler, PrepareError};
 use clmap_phase::worker::{refuse, serve, WorkerEvaluator, WorkerLimits};
 use clmap_phase::{
-    compare_strategies, resume_minimisation, run_phase, ContextKey, Evaluator, PhaseReport,
-    PhaseStore, Progress, RunOptions, SearchError, SearchOptions, SequenceCompiler, Strategy,
-    TerminalProgress,
+    compare_strategies, minimise_same_code, resume_minimisation, run_phase, ContextKey, Evaluator,
+    NoDevice, PhaseReport, PhaseStore, Progress, RunOptions, SearchError, SearchOptions,
+    SequenceCompiler, Strategy, TerminalProgress,
 };
 
 /// Search LLVM pass orders that make a kernel fastest on an NVIDIA GPU.
@@ -151,6 +151,15 @@ pub struct Args {
     /// last report stored in the database for this workload, device and toolchain).
     #[arg(long, requires = "minimise_only")]
     pub report: Option<PathBuf>,
+    /// With `--minimise-only --report`: run only minimisation's first stage, which removes
+    /// the passes whose absence leaves the PTX the same. It compiles and never runs a kernel,
+    /// so no device is opened: run it on any machine with the toolchain (a CPU node) and leave
+    /// the GPU only the timed stage. The report's minimised sequence is replaced by the shorter
+    /// one and stays incomplete; `--minimise-only --report` on the report's GPU goes on from
+    /// it. The report's sequence must compile here to its PTX (the same LLVM, libclc and
+    /// `--sm`). `--time` bounds it; `--db` keeps its compilations apart from the GPU's.
+    #[arg(long, requires_all = ["minimise_only", "report"])]
+    pub same_code_only: bool,
     /// Relative slowdown treated as noise when minimising (raised to twice the measured
     /// spread when that is larger).
     #[arg(long, default_value_t = 0.02)]
@@ -378,6 +387,12 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
         .clamp(1, 1024);
+    if args.same_code_only {
+        let report = given_report.ok_or_else(|| {
+            CliError::BadInput("--same-code-only needs the report (--report)".to_string())
+        })?;
+        return same_code_only(&args, report, &workload, &small, &small_path, jobs, started);
+    }
 
     // Which arguments may share a buffer is decided on the simulator, before the device work.
     let aliased = if args.aliased_inputs == 0 {
@@ -427,21 +442,7 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
             info.name, info.platform_name
         )));
     }
-    let config = ToolchainConfig {
-        llvm_bin: args.llvm_bin.clone(),
-        libclc: args.libclc.clone(),
-        clc_include: args.clc_include.clone(),
-        sm: args.sm.clone(),
-        timeout: Duration::from_secs(args.compile_timeout.max(1)),
-    };
-    if !args.json {
-        eprintln!("preparing the toolchain and the pass pool ...");
-    }
-    let compiler = LlvmCompiler::prepare(&config, &workload, jobs, args.pass_cache.as_deref())
-        .map_err(|e| match e {
-            PrepareError::Toolchain(message) => CliError::Environment(message),
-            other => CliError::BadInput(other.to_string()),
-        })?;
+    let compiler = prepare_compiler(&args, &workload, jobs)?;
 
     let pool = compiler.pool();
     let mut given: Vec<Vec<String>> = Vec::new();
@@ -540,15 +541,100 @@ fn search(args: Args, started: Instant) -> Result<Status, CliError> {
         run_phase(&compiler, evaluator.as_mut(), &store, progress, &options)
             .map_err(|e| search_failed(e, worker))?
     };
+    print_report(&args, &report, Some(&db_path))
+}
+
+/// The toolchain found and the kernel compiled to bitcode once, with the pass pool.
+fn prepare_compiler(
+    args: &Args,
+    workload: &clmap_workload::Workload,
+    jobs: usize,
+) -> Result<LlvmCompiler, CliError> {
+    let config = ToolchainConfig {
+        llvm_bin: args.llvm_bin.clone(),
+        libclc: args.libclc.clone(),
+        clc_include: args.clc_include.clone(),
+        sm: args.sm.clone(),
+        timeout: Duration::from_secs(args.compile_timeout.max(1)),
+    };
+    if !args.json {
+        eprintln!("preparing the toolchain and the pass pool ...");
+    }
+    LlvmCompiler::prepare(&config, workload, jobs, args.pass_cache.as_deref()).map_err(
+        |e| match e {
+            PrepareError::Toolchain(message) => CliError::Environment(message),
+            other => CliError::BadInput(other.to_string()),
+        },
+    )
+}
+
+/// The report as JSON (`--json`) or text, with where its results are stored.
+fn print_report(
+    args: &Args,
+    report: &PhaseReport,
+    db_path: Option<&std::path::Path>,
+) -> Result<Status, CliError> {
     if args.json {
-        let text = serde_json::to_string_pretty(&report)
+        let text = serde_json::to_string_pretty(report)
             .map_err(|e| CliError::Environment(format!("cannot write the report: {e}")))?;
         println!("{text}");
     } else {
         print!("{}", report.to_text());
-        println!("\nresults stored in {} (rerun the same command to resume)", db_path.display());
+        if let Some(path) = db_path {
+            println!("\nresults stored in {} (rerun the same command to resume)", path.display());
+        }
     }
     Ok(Status::Success)
+}
+
+/// `--same-code-only`: minimisation's compile-only stage on a report, no device opened.
+fn same_code_only(
+    args: &Args,
+    report: PhaseReport,
+    workload: &clmap_workload::Workload,
+    small: &clmap_workload::Workload,
+    small_path: &std::path::Path,
+    jobs: usize,
+    started: Instant,
+) -> Result<Status, CliError> {
+    if report.minimised.as_ref().is_some_and(|m| m.complete) {
+        eprintln!("the minimisation of this report is complete; nothing to do");
+        return print_report(args, &report, None);
+    }
+    let compiler = prepare_compiler(args, workload, jobs)?;
+    let db_path = args.db.clone().unwrap_or_else(clmap_db::default_path);
+    let db = Database::open(&db_path).map_err(|e| CliError::Environment(e.to_string()))?;
+    let context = ContextKey {
+        workload_identity: workload.identity(),
+        small_identity: small.identity(),
+        device: NoDevice.describe(),
+        device_id: None,
+        toolchain: compiler.identity(),
+        workload_label: args.workload.display().to_string(),
+        small_label: small_path.display().to_string(),
+    };
+    let store = PhaseStore::open(db, &context).map_err(|e| CliError::Environment(e.to_string()))?;
+    let before = report
+        .minimised
+        .as_ref()
+        .map_or_else(|| report.best.as_ref().map_or(0, |b| b.passes.len()), |m| m.passes.len());
+    let terminal = TerminalProgress::new();
+    let deadline = args.time.map(|t| started + t);
+    let report =
+        minimise_same_code(&compiler, &store, &terminal, report, deadline, args.noise.max(0.0))
+            .map_err(|e| match e {
+                SearchError::Invalid(message) => CliError::BadInput(message),
+                other => CliError::Environment(other.to_string()),
+            })?;
+    if let Some(m) = &report.minimised {
+        eprintln!(
+            "same-code stage: {before} -> {} passes with the same PTX ({} compilations); the \
+             timed stage is left for the GPU (`--minimise-only --report` there)",
+            m.passes.len(),
+            m.counts.compiled
+        );
+    }
+    print_report(args, &report, Some(&db_path))
 }
 
 /// An earlier run's JSON report (`--report`).
