@@ -12,6 +12,11 @@
 #
 # Usage: bench/phase/finish-minimisations.sh REPORTS OUTDIR
 #
+# The compile-only part of a minimisation needs no GPU: `clmap phase W.toml --small S.toml
+# --minimise-only --report R --same-code-only --json > R2` runs it on any machine with the
+# toolchain; a REPORTS directory of such reports leaves the GPU only the timed part (see
+# bench/results/phase_corpus_1000/minimise_logs_2026-12-07c/).
+#
 # Run the same command again until it prints "campaign complete". The reports in OUTDIR are
 # the results (copy them back under bench/results/ by hand).
 # Environment: as gpus-campaign.sh and campaign.sh (CLMAP, CLMAP_LLVM_BIN, CLMAP_LIBCLC,
