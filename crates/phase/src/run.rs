@@ -266,13 +266,7 @@ pub fn resume_minimisation(
     mut report: PhaseReport,
     options: &RunOptions,
 ) -> Result<PhaseReport, SearchError> {
-    let Some(chosen) = report.best.clone() else {
-        return Err(SearchError::Invalid(
-            "the report has no chosen sequence (no finalist passed the final validation): there \
-             is nothing to minimise"
-                .to_string(),
-        ));
-    };
+    let chosen = chosen_sequence(&report)?;
     // The search's database answers everything the earlier runs measured; without it (or
     // once a resumption has gone on from the report alone) the report is all there is.
     let in_store = store.ptx(&chosen.ptx_hash)?.is_some_and(|p| p.verdict.is_valid());
@@ -503,13 +497,7 @@ pub fn minimise_same_code(
     deadline: Option<Instant>,
     noise_floor: f64,
 ) -> Result<PhaseReport, SearchError> {
-    let Some(chosen) = report.best.clone() else {
-        return Err(SearchError::Invalid(
-            "the report has no chosen sequence (no finalist passed the final validation): there \
-             is nothing to minimise"
-                .to_string(),
-        ));
-    };
+    let chosen = chosen_sequence(&report)?;
     let started = Instant::now();
     let earlier = report.minimised.clone();
     let (start, hash) = match &earlier {
@@ -578,6 +566,17 @@ pub fn minimise_same_code(
         store.record_report(&json)?;
     }
     Ok(report)
+}
+
+/// The report's chosen sequence, which minimisation starts from.
+fn chosen_sequence(report: &PhaseReport) -> Result<BestSequence, SearchError> {
+    report.best.clone().ok_or_else(|| {
+        SearchError::Invalid(
+            "the report has no chosen sequence (no finalist passed the final validation): there \
+             is nothing to minimise"
+                .to_string(),
+        )
+    })
 }
 
 /// Adds one part's counts to a total.
