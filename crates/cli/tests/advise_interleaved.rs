@@ -9,22 +9,11 @@ use std::path::{Path, PathBuf};
 
 use clmap_aristotle::store::{self, UnitKey, UnitResult, UnitSetup};
 use clmap_testkit::{clmap, Scratch};
+use common::MATMUL;
 
 const DEVICE: &str = "pair test gpu";
 const BYTES: u64 = 1_000_000;
 const WORK_GROUP: [usize; 2] = [16, 16];
-
-const MATMUL: &str = "__kernel void mm(__global const float *A, __global const float *B,
-                 __global float *C, int n)
-{
-    int col = get_global_id(0);
-    int row = get_global_id(1);
-    float acc = 0.0f;
-    for (int k = 0; k < n; k++)
-        acc += A[row * n + k] * B[k * n + col];
-    C[row * n + col] = acc;
-}
-";
 
 /// The same two reads, one loop after the other: nothing interleaves.
 const TWO_LOOPS: &str = "__kernel void sums(__global const float *A, __global const float *B,

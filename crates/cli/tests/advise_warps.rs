@@ -9,21 +9,10 @@ use std::path::{Path, PathBuf};
 
 use clmap_aristotle::store::{self, UnitKey, UnitResult, UnitSetup};
 use clmap_testkit::{clmap, Scratch};
+use common::MATMUL;
 
 const DEVICE: &str = "warp test gpu";
 const BYTES: u64 = 1_000_000;
-
-const MATMUL: &str = "__kernel void mm(__global const float *A, __global const float *B,
-                 __global float *C, int n)
-{
-    int col = get_global_id(0);
-    int row = get_global_id(1);
-    float acc = 0.0f;
-    for (int k = 0; k < n; k++)
-        acc += A[row * n + k] * B[k * n + col];
-    C[row * n + col] = acc;
-}
-";
 
 const COLUMN: &str = "__kernel void colsum(__global const float *M, __global float *out, int n)
 {
