@@ -183,7 +183,31 @@ fn place_struct<'m>(
     }
     *slot = true;
     let Some(inner @ TypeInner::Struct { members, .. }) = module.types.get(ty) else { return };
+    place_held_structs(module, members, placed, ordered);
+    ordered.push(TypeDeclaration::Struct(ty, inner));
+}
+
+/// Places the structs that `members` hold by value. An anonymous member's record is printed
+/// inside its parent, so it is not placed itself; what it holds is.
+fn place_held_structs<'m>(
+    module: &'m Module,
+    members: &'m [crate::ir::StructMember],
+    placed: &mut [bool],
+    ordered: &mut Vec<TypeDeclaration<'m>>,
+) {
     for member in members {
+        if member.is_anonymous() {
+            if let Some(TypeInner::Struct { members: inner, .. }) = module.types.get(member.ty) {
+                if let Some(slot) = placed.get_mut(member.ty.index()) {
+                    if *slot {
+                        continue;
+                    }
+                    *slot = true;
+                }
+                place_held_structs(module, inner, placed, ordered);
+            }
+            continue;
+        }
         let mut held = member.ty;
         for _ in 0..placed.len() {
             match module.types.get(held) {
@@ -195,7 +219,6 @@ fn place_struct<'m>(
             place_struct(module, held, placed, ordered);
         }
     }
-    ordered.push(TypeDeclaration::Struct(ty, inner));
 }
 
 /// Whether a typedef is the one that names a `typedef struct { … } Name;` (printed with the
@@ -216,17 +239,41 @@ fn struct_definition(module: &Module, ty: &TypeInner) -> String {
         // Declared only, and used only through pointers.
         return format!("{keyword} {name};\n");
     }
-    let mut body = String::new();
-    for member in members {
-        let decl = declaration(module, member.ty, &[], &member.name);
-        let _ = writeln!(body, "{INDENT}{};", decl.joined());
-    }
+    let body = struct_body(module, members, 1);
     let attributes = layout_attributes(module, ty);
     match naming {
         StructNaming::Tag => format!("{keyword} {attributes}{name} {{\n{body}}};\n"),
         StructNaming::Typedef => format!("typedef {keyword} {attributes}{{\n{body}}} {name};\n"),
     }
 }
+
+/// The member lines of a record at `depth` levels of indentation; an anonymous member's record
+/// is written in place, without a name, as the source had it.
+fn struct_body(module: &Module, members: &[crate::ir::StructMember], depth: usize) -> String {
+    let indent = INDENT.repeat(depth);
+    let mut body = String::new();
+    for member in members {
+        match module.types.get(member.ty) {
+            Some(nested @ TypeInner::Struct { is_union, members: inner, .. })
+                if member.is_anonymous() && depth < MAX_ANONYMOUS_DEPTH =>
+            {
+                let keyword = if *is_union { "union" } else { "struct" };
+                let attributes = layout_attributes(module, nested);
+                let inner = struct_body(module, inner, depth + 1);
+                let _ = writeln!(body, "{indent}{keyword} {attributes}{{\n{inner}{indent}}};");
+            }
+            _ => {
+                let decl = declaration(module, member.ty, &[], &member.name);
+                let _ = writeln!(body, "{indent}{};", decl.joined());
+            }
+        }
+    }
+    body
+}
+
+/// Deeper anonymous records than this are printed as named members (a bound on recursion
+/// over a module the validator has not seen).
+const MAX_ANONYMOUS_DEPTH: usize = 64;
 
 /// `__attribute__((packed))` and `__attribute__((aligned(N)))` where the struct's recorded
 /// layout differs from the natural one, so that buffers shared with the host keep their layout.

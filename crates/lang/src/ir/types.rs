@@ -161,6 +161,17 @@ impl AddressSpace {
     }
 }
 
+/// How the name of an anonymous struct or union member starts (C11 §6.7.2.1p13): the member is
+/// kept as a nested record under an invented name, and member lookup looks through it.
+pub const ANONYMOUS_MEMBER_PREFIX: &str = "__anonymous_member_";
+
+impl StructMember {
+    /// Whether this member stands for an anonymous struct or union.
+    pub fn is_anonymous(&self) -> bool {
+        self.name.starts_with(ANONYMOUS_MEMBER_PREFIX)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructMember {
     pub name: String,

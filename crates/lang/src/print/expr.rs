@@ -448,6 +448,23 @@ impl<'a> ExpressionPrinter<'a> {
             _ => None,
         };
         let name = name.cloned().unwrap_or_else(|| format!("/* invalid member {member} */"));
+        // Anonymous struct and union members are printed inline in their records, without a
+        // name, so the access names the member directly: `c.re`, not `c.<anonymous>.re`.
+        let mut base = base;
+        while let Some(Expression::Member { base: outer, member: m }) =
+            self.function.expressions.get(base)
+        {
+            let anonymous = match self.type_inner(*outer) {
+                Some(TypeInner::Struct { members, .. }) => {
+                    members.get(*m as usize).is_some_and(|m| m.is_anonymous())
+                }
+                _ => false,
+            };
+            if !anonymous {
+                break;
+            }
+            base = *outer;
+        }
         let text = match self.function.expressions.get(base) {
             Some(Expression::Deref(pointer)) => {
                 format!("{}->{name}", self.operand(*pointer, prec::POSTFIX, depth + 1))

@@ -286,22 +286,23 @@ impl Checker {
             };
         }
         match self.inner(base.ty).clone() {
-            TypeInner::Struct { members, .. } => {
-                let Some((index, member)) =
-                    members.iter().enumerate().find(|(_, m)| m.name == field.name)
-                else {
+            TypeInner::Struct { .. } => {
+                let Some(path) = self.member_path(base.ty, &field.name) else {
                     let shown = self.type_name(base.ty);
                     return Err(self.error(
                         field.span,
                         format!("no member named '{}' in '{shown}'", field.name),
                     ));
                 };
-                let expr = self.add(
-                    Expression::Member { base: base.expr, member: index as u32 },
-                    member.ty,
-                    span,
-                );
-                Ok(Operand { expr, ty: member.ty, place: base.place, span })
+                // Through any anonymous members on the way, one access per level.
+                let mut expr = base.expr;
+                let mut ty = base.ty;
+                for (index, member_ty) in path {
+                    expr =
+                        self.add(Expression::Member { base: expr, member: index }, member_ty, span);
+                    ty = member_ty;
+                }
+                Ok(Operand { expr, ty, place: base.place, span })
             }
             TypeInner::Vector { scalar, size } if !arrow => {
                 let components = super::swizzle::parse(&field.name, size).map_err(|message| {
@@ -328,6 +329,24 @@ impl Checker {
                 ))
             }
         }
+    }
+
+    /// The member indices (and types) that lead from a record of type `record` to its member
+    /// `name`: one step for a direct member, more through anonymous structs and unions.
+    fn member_path(
+        &self,
+        record: Handle<ir::Type>,
+        name: &str,
+    ) -> Option<Vec<(u32, Handle<ir::Type>)>> {
+        let TypeInner::Struct { members, .. } = self.inner(record) else { return None };
+        if let Some(index) = members.iter().position(|m| m.name == name) {
+            return Some(vec![(index as u32, members[index].ty)]);
+        }
+        members.iter().enumerate().filter(|(_, m)| m.is_anonymous()).find_map(|(index, m)| {
+            let mut rest = self.member_path(m.ty, name)?;
+            rest.insert(0, (index as u32, m.ty));
+            Some(rest)
+        })
     }
 
     fn cast(&mut self, name: &ast::TypeName, operand: &ast::Expr, span: Span) -> SResult<Operand> {

@@ -858,3 +858,57 @@ fn a_struct_defined_twice_is_refused_after_a_forward_declaration_too() {
     assert!(rendered.contains("3:8: error: redefinition of 's'"), "{rendered}");
     assert!(rendered.contains("2:8: note: previous definition is here"), "{rendered}");
 }
+
+#[test]
+fn anonymous_members_are_reached_by_name_and_laid_out_in_place() {
+    let m = module(
+        "typedef union {\n\
+             struct { float x, y; } __attribute__((aligned(8)));\n\
+             struct { float re, im; } __attribute__((aligned(8)));\n\
+         } cf;\n\
+         struct tagged { char kind; union { int i; float f; }; short after; };\n\
+         typedef struct { union { struct { short lo, hi; }; int both; }; char flag; } halves;\n\
+         float f(cf c, __global struct tagged *t, halves h) {\n\
+             c.re = c.y; t->f = 1.0f; h.hi = 2; return c.x + c.im + t->i + h.both + t->after;\n\
+         }\n",
+    );
+    let layout = |name: &str| {
+        let ty = struct_named(&m, name);
+        let TypeInner::Struct { members, .. } = &m.types[ty] else { panic!("not a struct") };
+        let offsets: Vec<u32> = members.iter().map(|m| m.offset).collect();
+        (m.size_of(ty), m.align_of(ty), offsets)
+    };
+    // The two structs overlap; each keeps the alignment its attribute asked for.
+    assert_eq!(layout("cf"), (8, 8, vec![0, 0]));
+    // The union sits at the next multiple of its alignment, the next member after it.
+    assert_eq!(layout("tagged"), (12, 4, vec![0, 4, 8]));
+    assert_eq!(layout("halves"), (8, 4, vec![0, 4]));
+
+    // `t->f` is two member accesses: the anonymous union, then its `f`.
+    let f = &m.functions[m.function_by_name("f").expect("f")];
+    let union_f = f.expressions.iter().any(|(_, e)| match e {
+        Expression::Member { base, member: 0 } => matches!(
+            f.expressions[*base],
+            Expression::Member { member: 1, base: outer }
+                if matches!(f.expressions[outer], Expression::Deref(_))
+        ),
+        _ => false,
+    });
+    assert!(union_f, "t->f goes through the anonymous union (member 1), then member 0");
+}
+
+#[test]
+fn anonymous_member_mistakes_are_reported() {
+    // A name that no level has is still an error, naming the outer type.
+    let e = errors(
+        "struct s { union { int i; float f; }; };\n\
+         int g(struct s v) { return v.j; }\n",
+    );
+    assert!(e.contains("no member named 'j' in 'struct s'"), "{e}");
+    // A declaration that declares nothing is a warning (as clang has it), not a member.
+    let (module, diags, sources) =
+        check_text("struct s { int; float x; };\nfloat g(struct s v) { return v.x; }\n");
+    let m = module.unwrap_or_else(|| panic!("{}", diags.render(&sources)));
+    assert!(diags.render(&sources).contains("declaration does not declare anything"));
+    assert_eq!(m.size_of(struct_named(&m, "s")), 4);
+}

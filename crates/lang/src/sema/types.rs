@@ -312,6 +312,30 @@ impl Checker {
                 failed = true;
                 continue;
             };
+            if field.declarators.is_empty() {
+                // C11 §6.7.2.1p13: an untagged struct or union without a declarator is an
+                // anonymous member, whose members are the enclosing record's (pyopencl's
+                // complex types are a union of two such structs). It is kept as a member
+                // with an invented name, so layout, initialisers and the printer treat it as
+                // the nested record it is; `member` looks through it by name.
+                if !is_anonymous_record(&field.specifiers) {
+                    self.warning(field.span, "declaration does not declare anything");
+                    continue;
+                }
+                let member_align = if packed { 1 } else { self.module.align_of(base).max(1) };
+                let member_size = self.module.size_of(base);
+                let at = if is_union { 0 } else { round_up(offset, member_align) };
+                let name = format!("{}{}", ir::ANONYMOUS_MEMBER_PREFIX, members.len());
+                members.push(StructMember { name, ty: base, offset: at });
+                align = align.max(member_align);
+                if is_union {
+                    size = size.max(member_size);
+                } else {
+                    offset = at.saturating_add(member_size);
+                    size = offset;
+                }
+                continue;
+            }
             for declarator in &field.declarators {
                 let Ok(declared) = self.declared_type(&field.specifiers, base, &declarator.derived)
                 else {
@@ -556,6 +580,12 @@ impl Checker {
         }
         Ok(())
     }
+}
+
+/// Whether a member declaration without declarators is an anonymous struct or union: an
+/// untagged definition.
+fn is_anonymous_record(specifiers: &ast::DeclSpecifiers) -> bool {
+    matches!(&specifiers.ty, ast::TypeSpec::Struct(spec) if spec.name.is_none() && spec.fields.is_some())
 }
 
 fn incomplete_struct(name: String, naming: ir::StructNaming, is_union: bool) -> TypeInner {
