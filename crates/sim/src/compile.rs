@@ -950,6 +950,14 @@ impl<'m> Compiler<'m> {
                     }),
                 }
             }
+            // A struct or array value that is not a place (a call's result, a conditional's)
+            // lives in private memory like every aggregate, so its members are read there:
+            // `f(x).re`, `(c ? a : b).v`.
+            _ if matches!(self.shape(ty)?, Shape::Aggregate { .. }) => {
+                let addr = self.expr(ctx, e, out)?;
+                let site = self.site(span, None, AddressSpace::Private);
+                Ok(Place::Mem { addr, ty, site })
+            }
             _ => Err(SimError::InvalidIr { message: "expression is not a place".to_string() }),
         }
     }

@@ -276,6 +276,38 @@ fn pointers_private_arrays_structs_and_helpers() {
     assert_eq!(v[4], 3);
 }
 
+/// Members of struct values that are not variables: a call's result, a conditional's, and
+/// through an anonymous union (generated complex-number code reads `mul(a, b).re`).
+#[test]
+fn members_of_struct_values_that_are_not_places() {
+    let src = r#"
+    typedef union { struct { float x, y; }; struct { float re, im; }; } cf;
+    typedef struct { int n; cf c; } Pair;
+    cf make(float re, float im) { cf r; r.re = re; r.im = im; return r; }
+    cf mul(cf a, cf b) { return make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+    Pair pair(int n) { Pair p; p.n = n; p.c = make((float)n, 1.0f); return p; }
+    __kernel void k(__global float *out, __global const float *in) {
+        int g = get_global_id(0);
+        cf a = make(in[2 * g], in[2 * g + 1]);
+        out[4 * g] = mul(a, a).re;
+        out[4 * g + 1] = mul(a, make(0.0f, 1.0f)).y;
+        out[4 * g + 2] = pair(g).c.re + (float)pair(g + 1).n;
+        out[4 * g + 3] = (g % 2 ? make(1.0f, 2.0f) : a).im;
+    }"#;
+    let input = [1.0f32, 2.0, 3.0, -1.0];
+    let out = buf_f32("out", &[0.0; 8]);
+    let run = run(
+        src,
+        "k",
+        &[2],
+        &[2],
+        &[ArgValue::Buffer(out.clone()), ArgValue::Buffer(buf_f32("in", &input))],
+    );
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    // (1 + 2i)^2 = -3 + 4i, (1 + 2i)i = -2 + i; (3 - i)^2 = 8 - 6i, (3 - i)i = 1 + 3i.
+    assert_eq!(f32s(&out), [-3.0, 1.0, 1.0, 2.0, 8.0, 3.0, 3.0, 2.0]);
+}
+
 #[test]
 fn atomics_build_a_histogram() {
     let src = r#"
