@@ -1,7 +1,7 @@
 //! Launching a kernel over an NDRange: argument binding, work-group scheduling on all cores,
 //! and the deterministic merge of per-thread results.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use crate::memory::{buffer_base, region_base, SharedBuffer, LOCAL_REGION};
 use crate::observer::{Observer, ObserverFactory};
 use crate::program::{OpaqueParam, ParamInfo, ParamSlot, Program};
 use crate::report::{Report, ReportSink};
+use crate::schedule::UnitQueue;
 use crate::spent::Spent;
 use crate::value::from_memory;
 
@@ -379,7 +380,7 @@ pub fn run_program_with_globals<F: ObserverFactory>(
     // Units of work: the pieces of each scheduled group, in group order.
     let units = scheduled * pieces as u64;
     let threads = (cores as u64).clamp(1, units.max(1)) as usize;
-    let next = AtomicU64::new(0);
+    let queue = UnitQueue::new(units, threads);
     let abort = AtomicBool::new(false);
     crate::progress::launch_started(units);
     let make = || (observers.create(), Checkers::new(options, &plan));
@@ -398,17 +399,18 @@ pub fn run_program_with_globals<F: ObserverFactory>(
             uninit.every_lane = options.report_every_work_item;
         }
         let mut error = None;
-        while !abort.load(Ordering::Relaxed) {
-            let unit = next.fetch_add(1, Ordering::Relaxed);
-            if unit >= units {
-                break;
-            }
-            crate::progress::unit_started();
-            let index = group_of(unit / pieces as u64);
-            if let Err(e) = ex.run_unit(index * pieces as u64 + unit % pieces as u64) {
-                error = Some((index, e));
-                abort.store(true, Ordering::Relaxed);
-                break;
+        'claims: while let Some(run) = queue.claim() {
+            for unit in run {
+                if abort.load(Ordering::Relaxed) {
+                    break 'claims;
+                }
+                crate::progress::unit_started();
+                let index = group_of(unit / pieces as u64);
+                if let Err(e) = ex.run_unit(index * pieces as u64 + unit % pieces as u64) {
+                    error = Some((index, e));
+                    abort.store(true, Ordering::Relaxed);
+                    break 'claims;
+                }
             }
         }
         let done = profiling.then(Instant::now);

@@ -69,6 +69,7 @@ mod program;
 pub mod progress;
 pub mod report;
 mod rounding;
+mod schedule;
 mod shadow;
 pub mod spent;
 mod uninit;
