@@ -22,6 +22,9 @@ packages=(
   slurm-wlm             # slurmctld, slurmd, sbatch: the test of campaigns split into Slurm jobs
   munge                 # Slurm's authentication (scripts/slurm-localhost.sh starts both)
   python3               # bench/advise_accuracy.py builds the advisor's accuracy table (tested)
+  libclblast-dev        # CLBlast: third-party BLAS kernels clmap exec is tested on (tests/third_party)
+  python3-pyopencl      # PyOpenCL: third-party generated kernels clmap exec is tested on
+  python3-numpy         # what the PyOpenCL test checks its results with
 )
 
 missing=()
