@@ -116,7 +116,7 @@ impl Parser<'_> {
             Some("while") => {
                 self.bump();
                 let cond = self.parenthesized_condition("while")?;
-                let body = Box::new(self.statement()?);
+                let body = Box::new(self.sub_statement()?);
                 StmtKind::While { cond, body }
             }
             Some("do") => self.do_while_statement()?,
@@ -125,7 +125,7 @@ impl Parser<'_> {
                 self.bump();
                 let cond = self.parenthesized_condition("switch")?;
                 self.switch_depth += 1;
-                let body = self.statement();
+                let body = self.sub_statement();
                 self.switch_depth -= 1;
                 StmtKind::Switch { cond, body: Box::new(body?) }
             }
@@ -136,7 +136,7 @@ impl Parser<'_> {
                 }
                 let value = self.conditional()?;
                 self.expect_punct(Punct::Colon, "after 'case' value")?;
-                let body = Box::new(self.statement()?);
+                let body = Box::new(self.sub_statement()?);
                 StmtKind::Case { value, body }
             }
             Some("default") => {
@@ -145,7 +145,7 @@ impl Parser<'_> {
                     self.error_at(keyword, "'default' label outside switch");
                 }
                 self.expect_punct(Punct::Colon, "after 'default'")?;
-                let body = Box::new(self.statement()?);
+                let body = Box::new(self.sub_statement()?);
                 StmtKind::Default { body }
             }
             Some("break") => {
@@ -179,7 +179,7 @@ impl Parser<'_> {
             _ if self.at_label() => {
                 let label = self.expect_ident("a label name")?;
                 self.bump();
-                let body = Box::new(self.statement()?);
+                let body = Box::new(self.sub_statement()?);
                 StmtKind::Labeled { label, body }
             }
             _ if self.starts_declaration() => {
@@ -194,6 +194,25 @@ impl Parser<'_> {
             }
         };
         Ok(Stmt { kind, span: self.span_from(start) })
+    }
+
+    /// The statement a loop, `if`, `else`, `switch` or label governs. A `#pragma` is not a
+    /// statement (`#pragma unroll` before an inner loop hints that loop), so pragmas here are
+    /// kept with the statement that follows them, in a block: `for (…) #pragma unroll for (…)
+    /// s;` is one loop nest, as in C. Such a body is a block scope in C99 (6.8.4p3, 6.8.5p5),
+    /// so the braces change nothing else.
+    fn sub_statement(&mut self) -> PResult<Stmt> {
+        if !matches!(self.peek().kind, TokenKind::Pragma(_)) {
+            return self.statement();
+        }
+        let start = self.peek().site;
+        let mut stmts = Vec::new();
+        while matches!(self.peek().kind, TokenKind::Pragma(_)) {
+            stmts.push(self.statement()?);
+        }
+        stmts.push(self.statement()?);
+        let span = self.span_from(start);
+        Ok(Stmt { kind: StmtKind::Compound(Block { stmts, span }), span })
     }
 
     /// A statement after attributes. Loop hints such as `opencl_unroll_hint` only tune code
@@ -221,10 +240,10 @@ impl Parser<'_> {
     fn if_statement(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.parenthesized_condition("if")?;
-        let then = Box::new(self.statement()?);
+        let then = Box::new(self.sub_statement()?);
         // An `else` belongs to the nearest `if`: the recursion takes it here first.
         let otherwise = match self.eat_word("else") {
-            Some(_) => Some(Box::new(self.statement()?)),
+            Some(_) => Some(Box::new(self.sub_statement()?)),
             None => None,
         };
         Ok(StmtKind::If { cond, then, otherwise })
@@ -232,7 +251,7 @@ impl Parser<'_> {
 
     fn do_while_statement(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let body = Box::new(self.statement()?);
+        let body = Box::new(self.sub_statement()?);
         if self.eat_word("while").is_none() {
             return Err(self.error_here("expected 'while' in do/while loop"));
         }
@@ -265,7 +284,7 @@ impl Parser<'_> {
         self.expect_punct(Punct::Semi, "in 'for' statement")?;
         let step = if self.at_punct(Punct::RParen) { None } else { Some(self.expression()?) };
         self.expect_closing(Punct::RParen, open)?;
-        let body = Box::new(self.statement()?);
+        let body = Box::new(self.sub_statement()?);
         Ok(StmtKind::For { init, cond, step, body })
     }
 }

@@ -912,3 +912,30 @@ fn anonymous_member_mistakes_are_reported() {
     assert!(diags.render(&sources).contains("declaration does not declare anything"));
     assert_eq!(m.size_of(struct_named(&m, "s")), 4);
 }
+
+#[test]
+fn a_pragma_between_a_loop_and_its_body_keeps_the_loop_nest() {
+    // Generated code (ViennaCL's matrix products) hints each loop of a nest; the inner loop is
+    // still the outer loop's body, so the outer counter is in scope inside it.
+    let m = module(
+        "__kernel void k(__global float *out) {\n\
+             float r[4][4];\n\
+             #pragma unroll 4\n\
+             int n = 4;\n\
+             for (int kk = 0; kk < n; kk++)\n\
+             #pragma unroll 4\n\
+             for (int mm = 0; mm < 4; mm++)\n\
+             {\n\
+                 r[kk][mm] = out[kk * 4 + mm];\n\
+             }\n\
+             if (n > 3)\n\
+             #pragma nounroll\n\
+             while (n > 0) n--;\n\
+             else\n\
+             #pragma nounroll\n\
+             n = 2;\n\
+             out[0] = r[3][3] + n;\n\
+         }\n",
+    );
+    assert!(m.function_by_name("k").is_some());
+}
