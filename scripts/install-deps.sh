@@ -23,6 +23,9 @@ packages=(
   munge                 # Slurm's authentication (scripts/slurm-localhost.sh starts both)
   python3               # bench/advise_accuracy.py builds the advisor's accuracy table (tested)
   libclblast-dev        # CLBlast: third-party BLAS kernels clmap exec is tested on (tests/third_party)
+  libclfft-dev          # clFFT: third-party generated FFT kernels clmap exec is tested on
+  libviennacl-dev       # ViennaCL: third-party linear algebra kernels clmap exec is tested on
+  g++                   # compiles the ViennaCL host program (C++)
   python3-pyopencl      # PyOpenCL: third-party generated kernels clmap exec is tested on
   python3-numpy         # what the PyOpenCL test checks its results with
 )

@@ -1,5 +1,6 @@
-//! `clmap exec` on programs whose kernels we did not write: CLBlast's BLAS kernels, called by a
-//! host program of ours (`tests/third_party/blas.c`), and PyOpenCL's generated kernels
+//! `clmap exec` on programs whose kernels we did not write: CLBlast's BLAS kernels, clFFT's
+//! generated FFT kernels and ViennaCL's linear algebra, each called by a host program of ours
+//! (`tests/third_party/{blas.c,fft.c,viennacl.cpp}`), and PyOpenCL's generated kernels
 //! (`tests/third_party/pyopencl_arrays.py`: reductions, scans, sorts, random numbers, complex
 //! arithmetic). Every kernel goes through clmap's front end and simulator as it comes from the
 //! library, and each program checks its own results. The libraries are Debian packages that
@@ -33,19 +34,43 @@ fn exec(args: &[&str], program: &[&str], dir: &Path) -> ClmapRun {
     ClmapRun::of(&mut command, &all)
 }
 
+/// Compiles `tests/third_party/NAME` with `compiler` and `libraries`, or skips (fails when
+/// required).
+fn compiled(
+    name: &str,
+    compiler: &str,
+    flags: &[&str],
+    libraries: &[&str],
+    scratch: &Scratch,
+) -> Option<PathBuf> {
+    let binary = scratch.join(name.split('.').next().unwrap_or(name));
+    let status = Command::new(compiler)
+        .args(flags)
+        .args(["-Wall", "-O1", "-o"])
+        .arg(&binary)
+        .arg(source(name))
+        .args(libraries)
+        .status();
+    if matches!(status, Ok(s) if s.success()) {
+        Some(binary)
+    } else {
+        skip_or_fail(&format!("cannot compile {name} with {compiler} {libraries:?}: {status:?}"));
+        None
+    }
+}
+
 #[test]
 fn clblast_routines_compute_right_and_run_clean_under_the_checkers() {
     let scratch = Scratch::new("third-party-blas");
-    let binary = scratch.join("blas");
-    let status = Command::new("cc")
-        .args(["-std=c99", "-Wall", "-Werror", "-O1", "-o"])
-        .arg(&binary)
-        .arg(source("blas.c"))
-        .args(["-lclblast", "-lOpenCL", "-lm"])
-        .status();
-    if !matches!(status, Ok(s) if s.success()) {
-        return skip_or_fail(&format!("cannot compile blas.c against CLBlast: {status:?}"));
-    }
+    let Some(binary) = compiled(
+        "blas.c",
+        "cc",
+        &["-std=c99", "-Werror"],
+        &["-lclblast", "-lOpenCL", "-lm"],
+        &scratch,
+    ) else {
+        return;
+    };
     // 64 takes CLBlast's direct GEMM; 100 is no multiple of its tiles (padded paths).
     for size in ["64", "100"] {
         let run = exec(&["--races", "--uninit"], &[binary.to_str().unwrap(), size], scratch.path());
@@ -79,4 +104,58 @@ fn pyopencl_generated_kernels_build_and_compute_right() {
     {
         assert!(run.stderr().contains(kernel), "{kernel} did not run:\n{}", run.describe());
     }
+}
+
+#[test]
+fn clfft_plans_of_mixed_radix_lengths_compute_right_and_run_clean() {
+    let scratch = Scratch::new("third-party-fft");
+    let Some(binary) = compiled(
+        "fft.c",
+        "cc",
+        &["-std=c99", "-Werror"],
+        &["-lclFFT", "-lOpenCL", "-lm"],
+        &scratch,
+    ) else {
+        return;
+    };
+    // 1000 = 2^3 5^3 and 4096 = 2^12: different generated kernels.
+    for size in ["1000", "4096"] {
+        let run = exec(&["--races", "--uninit"], &[binary.to_str().unwrap(), size], scratch.path());
+        run.assert_success();
+        assert!(run.stdout().contains(&format!("fft {size}: status 0")), "{}", run.describe());
+        assert!(run.stdout().contains("ALL OK"), "{}", run.describe());
+        assert!(run.stderr().contains("no findings"), "{}", run.describe());
+    }
+}
+
+#[test]
+fn viennacl_runs_on_a_device_of_one_type_and_its_norm_race_is_found() {
+    let scratch = Scratch::new("third-party-viennacl");
+    let Some(binary) = compiled("viennacl.cpp", "c++", &[], &["-lOpenCL"], &scratch) else {
+        return;
+    };
+    let program = binary.to_str().unwrap();
+    // ViennaCL looks its kernels' parameters up by CL_DEVICE_TYPE: a device of every type
+    // (the default, as Oclgrind's) is in no table, and the program aborts.
+    let any = exec(&[], &[program, "64"], scratch.path());
+    assert!(!any.stdout().contains("ALL OK"), "{}", any.describe());
+    for device in [["--emulate", "h100"], ["--limits", "type=gpu"]] {
+        let run = exec(&device, &[program, "64"], scratch.path());
+        run.assert_success();
+        assert!(run.stdout().contains("ALL OK"), "{}", run.describe());
+        for kernel in ["_prod_", "cg_csr_prod", "inner_prod1"] {
+            assert!(run.stderr().contains(kernel), "{kernel} did not run:\n{}", run.describe());
+        }
+    }
+    // ViennaCL's `norm` kernel reads its reduction's result, `tmp_buffer[0]`, with no barrier
+    // after work-item 0's last write to it: a real race on local memory, which the checker
+    // names while the results stay right.
+    let run = exec(&["--emulate", "h100", "--races"], &[program, "64"], scratch.path());
+    assert!(run.stdout().contains("ALL OK"), "{}", run.describe());
+    assert!(
+        run.stderr().contains("data race: read after write on local memory at `tmp_buffer[0]`"),
+        "{}",
+        run.describe()
+    );
+    assert!(run.stderr().contains("kernel `norm`"), "{}", run.describe());
 }

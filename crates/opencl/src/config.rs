@@ -50,7 +50,16 @@ pub struct DeviceLimits {
     pub constant_mem: u64,
     /// What `CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE` answers (a warp on GPUs).
     pub preferred_multiple: u64,
+    /// The one type the device is (`CL_DEVICE_TYPE_GPU`, `_CPU` or `_ACCELERATOR`), or `None`
+    /// for every type at once, as Oclgrind's device is: then `clGetDeviceIDs` finds it
+    /// whatever type a program asks for. Libraries that look the type up in a table of tuned
+    /// parameters (ViennaCL) need one type.
+    pub device_type: Option<u64>,
 }
+
+/// The names `type=` accepts, with their `CL_DEVICE_TYPE_*` bits.
+pub const DEVICE_TYPES: [(&str, u64); 3] =
+    [("cpu", 1 << 1), ("gpu", 1 << 2), ("accelerator", 1 << 3)];
 
 impl Default for DeviceLimits {
     /// A device as generous as the simulator: Oclgrind-like limits, so that programs written
@@ -66,6 +75,7 @@ impl Default for DeviceLimits {
             max_alloc: 4 << 30,
             constant_mem: 64 << 10,
             preferred_multiple: 1,
+            device_type: None,
         }
     }
 }
@@ -94,6 +104,19 @@ impl DeviceLimits {
                 "max_alloc" => limits.max_alloc = number()?,
                 "constant_mem" => limits.constant_mem = number()?,
                 "warp" => limits.preferred_multiple = number()?.max(1),
+                "type" => {
+                    let wanted = value.trim().to_ascii_lowercase();
+                    limits.device_type = match DEVICE_TYPES.iter().find(|(n, _)| *n == wanted) {
+                        Some((_, bits)) => Some(*bits),
+                        None if wanted == "any" => None,
+                        None => {
+                            return Err(format!(
+                                "`type` is one of cpu, gpu, accelerator or any, not `{}`",
+                                value.trim()
+                            ))
+                        }
+                    };
+                }
                 other => return Err(format!("unknown device limit `{other}`")),
             }
         }
@@ -103,7 +126,7 @@ impl DeviceLimits {
     /// The description [`DeviceLimits::parse`] reads back.
     pub fn describe(&self) -> String {
         format!(
-            "name={},local_mem={},max_work_group={},compute_units={},global_mem={},max_alloc={},constant_mem={},warp={}",
+            "name={},local_mem={},max_work_group={},compute_units={},global_mem={},max_alloc={},constant_mem={},warp={},type={}",
             self.name.replace(',', " "),
             self.local_mem,
             self.max_work_group,
@@ -111,8 +134,17 @@ impl DeviceLimits {
             self.global_mem,
             self.max_alloc,
             self.constant_mem,
-            self.preferred_multiple
+            self.preferred_multiple,
+            self.type_name()
         )
+    }
+
+    /// `cpu`, `gpu`, `accelerator` or `any`, as `type=` takes it.
+    pub fn type_name(&self) -> &'static str {
+        DEVICE_TYPES
+            .iter()
+            .find(|(_, bits)| Some(*bits) == self.device_type)
+            .map_or("any", |(name, _)| name)
     }
 }
 
@@ -181,5 +213,18 @@ mod tests {
         assert_eq!(DeviceLimits::parse(&limits.describe()).unwrap(), limits);
         assert!(DeviceLimits::parse("local_mem=lots").unwrap_err().contains("local_mem"));
         assert!(DeviceLimits::parse("colour=red").unwrap_err().contains("colour"));
+    }
+
+    #[test]
+    fn a_device_is_of_every_type_unless_given_one() {
+        assert_eq!(DeviceLimits::default().device_type, None);
+        let gpu = DeviceLimits::parse("type=GPU").unwrap();
+        assert_eq!(gpu.device_type, Some(1 << 2), "CL_DEVICE_TYPE_GPU");
+        assert_eq!(gpu.type_name(), "gpu");
+        assert_eq!(DeviceLimits::parse(&gpu.describe()).unwrap().device_type, gpu.device_type);
+        let any = DeviceLimits::parse(&format!("{},type=any", gpu.describe())).unwrap();
+        assert_eq!(any.device_type, None, "a later type= overrides");
+        let e = DeviceLimits::parse("type=fpga").unwrap_err();
+        assert!(e.contains("cpu, gpu, accelerator or any") && e.contains("fpga"), "{e}");
     }
 }

@@ -132,7 +132,14 @@ pub unsafe extern "C" fn get_device_ids(
     if (num_entries == 0 && !devices.is_null()) || (devices.is_null() && num_devices.is_null()) {
         return CL_INVALID_VALUE;
     }
-    if device_type == CL_DEVICE_TYPE_CUSTOM {
+    // A device of one type is found by queries for that type (and DEFAULT, ALL) only, as on
+    // a real machine; a device of every type by any query.
+    let found = match config().device.device_type {
+        _ if device_type == CL_DEVICE_TYPE_ALL || device_type & CL_DEVICE_TYPE_DEFAULT != 0 => true,
+        Some(one) => device_type & one != 0,
+        None => device_type != CL_DEVICE_TYPE_CUSTOM,
+    };
+    if !found {
         return CL_DEVICE_NOT_FOUND;
     }
     if !devices.is_null() {
@@ -170,12 +177,12 @@ fn device_info(param: u32) -> Option<Info> {
         | CL_FP_FMA;
     let max_image_args = if crate::image::SUPPORTED { 128 } else { 0 };
     Some(match param {
-        CL_DEVICE_TYPE => Info::ulong(
+        CL_DEVICE_TYPE => Info::ulong(d.device_type.unwrap_or(
             CL_DEVICE_TYPE_CPU
                 | CL_DEVICE_TYPE_GPU
                 | CL_DEVICE_TYPE_ACCELERATOR
                 | CL_DEVICE_TYPE_DEFAULT,
-        ),
+        )),
         CL_DEVICE_VENDOR_ID => Info::uint(0x636c_6d70),
         CL_DEVICE_MAX_COMPUTE_UNITS => Info::uint(d.compute_units),
         CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => Info::uint(3),

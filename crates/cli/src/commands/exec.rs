@@ -29,7 +29,12 @@ use crate::exit::{CliError, Status};
 /// `--emulate D` makes the device report (and enforce) the limits of a known device: `h100`,
 /// `h200`, or an OpenCL device of this machine (`gpu`, `cpu`, a name or `platform:device`);
 /// `gpu` falls back to the H100's limits where this machine has no GPU. `--limits` sets them
-/// one by one: `local_mem=49152,max_work_group=1024,compute_units=132,warp=32`.
+/// one by one: `local_mem=49152,max_work_group=1024,compute_units=132,warp=32,type=gpu`.
+///
+/// Without `--emulate`, the device is of every type at once (CPU, GPU, accelerator), as
+/// Oclgrind's is, so that a program finds it whatever type it asks for. An emulated device has
+/// its one type, and `type=gpu|cpu|accelerator|any` sets it: libraries that look the type up in
+/// a table of tuned parameters (ViennaCL) need one.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = EXAMPLES)]
 pub struct Args {
@@ -163,6 +168,7 @@ fn preset(name: &str) -> Option<DeviceLimits> {
             max_alloc: 20 << 30,
             constant_mem: 64 << 10,
             preferred_multiple: 32,
+            device_type: Some(CL_DEVICE_TYPE_GPU),
         }),
         "h200" => Some(DeviceLimits {
             name: "NVIDIA H200 (emulated by clmap)".to_string(),
@@ -197,6 +203,7 @@ fn emulated(selector: &str) -> Result<DeviceLimits, CliError> {
             max_alloc: d.max_mem_alloc_bytes,
             constant_mem: 64 << 10,
             preferred_multiple: if ty_is_gpu(d) { 32 } else { 1 },
+            device_type: device_type_bits(d),
         }),
         None if wanted == "gpu" => Ok(preset("h100").unwrap_or_default()),
         None => Err(CliError::BadInput(format!(
@@ -208,6 +215,14 @@ fn emulated(selector: &str) -> Result<DeviceLimits, CliError> {
             }
         ))),
     }
+}
+
+const CL_DEVICE_TYPE_GPU: u64 = 1 << 2;
+
+/// The `CL_DEVICE_TYPE_*` bit of an emulated device of this machine, by its type's name.
+fn device_type_bits(d: &clmap_device::DeviceInfo) -> Option<u64> {
+    let name = format!("{:?}", d.device_type).to_ascii_lowercase();
+    clmap_opencl::config::DEVICE_TYPES.iter().find(|(n, _)| *n == name).map(|(_, bits)| *bits)
 }
 
 fn ty_is_gpu(d: &clmap_device::DeviceInfo) -> bool {
