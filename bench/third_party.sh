@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Programs whose kernels come from libraries we did not write (tests/third_party: CLBlast's
 # BLAS kernels through blas.c, clFFT's through fft.c, ViennaCL's through viennacl.cpp, PyOpenCL's
-# generated kernels through pyopencl_arrays.py), run
+# generated kernels through pyopencl_arrays.py, OpenCV's image kernels through opencv_umat.py),
+# run
 # natively on PoCL, under `oclgrind`, and under `clmap exec`, side by side. Each program checks
 # its own results and prints ALL OK; a run that does not is reported as failed and timed
 # anyway (Oclgrind 21.10 may crash at exit after its last check). The table gives the median
@@ -39,15 +40,17 @@ measure() {
 }
 
 printf "%-28s %-16s %-16s %-16s %s\n" program "PoCL (native)" oclgrind "clmap exec" "PoCL/clmap oclgrind/clmap"
-for program in "blas 64" "blas 300" "fft 1000" "fft 4096" "viennacl 64" "pyopencl_arrays.py 2000"; do
+for program in "blas 64" "blas 300" "fft 1000" "fft 4096" "viennacl 64" "pyopencl_arrays.py 2000" \
+               "opencv_umat.py"; do
   set -- $program
   emulate=()
   case $1 in
-    *.py) cmd=(/usr/bin/python3 "tests/third_party/$1" "$2") ;;
+    *.py) cmd=(/usr/bin/python3 "tests/third_party/$1" "${@:2}") ;;
     viennacl) cmd=("$tmp/$1" "$2"); emulate=(--emulate h100) ;;
     *) cmd=("$tmp/$1" "$2") ;;
   esac
-  read -r pocl pocl_ok < <(OCL_ICD_VENDORS=/etc/OpenCL/vendors measure "${cmd[@]}")
+  # OpenCV uses only GPUs unless told otherwise; PoCL is a CPU device.
+  read -r pocl pocl_ok < <(OPENCV_OPENCL_DEVICE=":CPU:" OCL_ICD_VENDORS=/etc/OpenCL/vendors measure "${cmd[@]}")
   read -r grind grind_ok < <(measure oclgrind "${cmd[@]}")
   read -r ours ours_ok < <(measure "$clmap" exec -q "${emulate[@]}" -- "${cmd[@]}")
   printf "%-28s %-16s %-16s %-16s %.1fx %.1fx\n" "$program" "$pocl s $pocl_ok" "$grind s $grind_ok" \

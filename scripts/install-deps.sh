@@ -27,7 +27,8 @@ packages=(
   libviennacl-dev       # ViennaCL: third-party linear algebra kernels clmap exec is tested on
   g++                   # compiles the ViennaCL host program (C++)
   python3-pyopencl      # PyOpenCL: third-party generated kernels clmap exec is tested on
-  python3-numpy         # what the PyOpenCL test checks its results with
+  python3-numpy         # what the PyOpenCL and OpenCV tests check their results with
+  python3-opencv        # OpenCV: third-party image-processing kernels clmap exec is tested on
 )
 
 missing=()
