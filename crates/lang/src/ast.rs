@@ -389,6 +389,11 @@ pub enum ExprKind {
         ty: Box<TypeName>,
         elems: Vec<Expr>,
     },
+    /// `(T){ items }` (C99 §6.5.2.5): an unnamed object of type `T` with that initialiser.
+    CompoundLiteral {
+        ty: Box<TypeName>,
+        init: Box<Initializer>,
+    },
     SizeofExpr(Box<Expr>),
     SizeofType(Box<TypeName>),
     /// `vec_step(expr)` / `vec_step(type)`.

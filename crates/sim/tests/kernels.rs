@@ -308,6 +308,27 @@ fn members_of_struct_values_that_are_not_places() {
     assert_eq!(f32s(&out), [-3.0, 1.0, 1.0, 2.0, 8.0, 3.0, 3.0, 2.0]);
 }
 
+/// Compound literals as values: returned, assigned with designators, read by member.
+#[test]
+fn compound_literals_build_struct_values() {
+    let src = r#"
+    typedef struct { float2 v; int id; } MV;
+    typedef struct { float x, y; } P;
+    P mk(float a) { return (P){ a, a * 2.0f }; }
+    __kernel void k(__global float *o) {
+        MV invalid = (MV){ (float2)(-1.0f, -1.0f), -1 };
+        P p = mk(o[1]);
+        o[2] = p.y;
+        p = (P){ .y = 5.0f };
+        o[0] = invalid.v.y + invalid.id + p.x + p.y + (P){ 3.0f, 4.0f }.y + (int){ 7 } + mk(1.0f).y;
+    }"#;
+    let out = buf_f32("o", &[0.0, 1.5, 0.0]);
+    let run = run(src, "k", &[1], &[1], &[ArgValue::Buffer(out.clone())]);
+    assert!(run.reports.is_empty(), "{:?}", run.reports);
+    // -1 - 1 + 0 + 5 + 4 + 7 + 2 = 16; mk(1.5).y = 3.
+    assert_eq!(f32s(&out), [16.0, 1.5, 3.0]);
+}
+
 #[test]
 fn atomics_build_a_histogram() {
     let src = r#"

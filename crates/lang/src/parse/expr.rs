@@ -148,7 +148,13 @@ impl Parser<'_> {
             let ty = p.type_name()?;
             p.expect_closing(Punct::RParen, open)?;
             if p.at_punct(Punct::LBrace) {
-                return Err(p.error_here("compound literals are not supported in OpenCL C"));
+                let init = p.initializer()?;
+                let span = p.span_from(open);
+                let literal = Expr {
+                    kind: ExprKind::CompoundLiteral { ty: Box::new(ty), init: Box::new(init) },
+                    span,
+                };
+                return p.postfix_operators(literal);
             }
             if p.is_vector_type_name(&ty) && p.at_punct(Punct::LParen) {
                 let literal = p.vector_literal(open, ty)?;

@@ -104,6 +104,7 @@ impl Checker {
             ast::ExprKind::Member { base, field, arrow } => self.member(base, field, *arrow, span),
             ast::ExprKind::Cast { ty, operand } => self.cast(ty, operand, span),
             ast::ExprKind::VectorLiteral { ty, elems } => self.vector_literal(ty, elems, span),
+            ast::ExprKind::CompoundLiteral { ty, init } => self.compound_literal(ty, init, span),
             ast::ExprKind::SizeofExpr(inner) => {
                 let ty = self.type_without_evaluating(inner)?;
                 self.sizeof_type(ty, span)
@@ -347,6 +348,37 @@ impl Checker {
             rest.insert(0, (index as u32, m.ty));
             Some(rest)
         })
+    }
+
+    /// `(T){ … }`: the value its initialiser list builds. Kernels use them for struct values
+    /// (`return (Vec){ x, y };`, `v = (Pair){ .a = 1 };`); the object itself is never named,
+    /// so the value is all there is to it. An array literal is an object whose address is
+    /// taken where it decays, which a value cannot give: those are refused.
+    fn compound_literal(
+        &mut self,
+        name: &ast::TypeName,
+        init: &ast::Initializer,
+        span: Span,
+    ) -> SResult<Operand> {
+        let ty = self.type_name_type(name)?.ty;
+        match self.inner(ty) {
+            TypeInner::Array { .. } => {
+                return Err(self.error(
+                    span,
+                    "compound literals of array type are not supported; declare the array",
+                ))
+            }
+            TypeInner::Void | TypeInner::Image(_) | TypeInner::Sampler | TypeInner::Event => {
+                let shown = self.type_name(ty);
+                return Err(
+                    self.error(span, format!("a compound literal cannot have type '{shown}'"))
+                );
+            }
+            _ => {}
+        }
+        self.require_complete(ty, span, "compound literal has incomplete type")?;
+        let expr = self.initializer(init, ty)?;
+        Ok(Operand { expr, ty, place: None, span })
     }
 
     fn cast(&mut self, name: &ast::TypeName, operand: &ast::Expr, span: Span) -> SResult<Operand> {

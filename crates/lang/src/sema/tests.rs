@@ -939,3 +939,28 @@ fn a_pragma_between_a_loop_and_its_body_keeps_the_loop_nest() {
     );
     assert!(m.function_by_name("k").is_some());
 }
+
+#[test]
+fn compound_literals_are_values_of_their_type() {
+    let m = module(
+        "typedef struct { float2 v; int id; } MV;\n\
+         typedef struct { float x, y; } P;\n\
+         P mk(float a) { return (P){ a, a * 2.0f }; }\n\
+         __kernel void k(__global float *o) {\n\
+             MV invalid = (MV){ (float2)(-1.0f, -1.0f), -1 };\n\
+             P p = mk(o[1]);\n\
+             p = (P){ .y = 5.0f };\n\
+             o[0] = invalid.v.x + p.y + (P){ 3.0f, 4.0f }.y + (int){ 7 };\n\
+         }\n",
+    );
+    // `(P){ .y = 5.0f }` is the list's value: x zero, y 5.
+    let f = kernel(&m, "k");
+    let composed =
+        f.expressions.iter().filter(|(_, e)| matches!(e, Expression::Compose(_))).count();
+    assert!(composed >= 3, "one value per struct literal, got {composed}");
+
+    let e = errors("__kernel void k(__global int *o) { int *p = (int[]){ 1, 2 }; o[0] = p[1]; }");
+    assert!(e.contains("compound literals of array type are not supported"), "{e}");
+    let e = errors("struct s;\n__kernel void k(__global int *o) { (struct s){ 1 }; }");
+    assert!(e.contains("incomplete type"), "{e}");
+}
