@@ -191,3 +191,76 @@ fn opencv_image_kernels_compute_right_and_their_edge_reads_are_found() {
         run.describe()
     );
 }
+
+/// FFmpeg's arguments that run `filter` on the OpenCL device, on one 96 x 64 test frame, and
+/// write the result as raw YUV 4:2:0 to `out`.
+fn ffmpeg_filter_args(filter: &str, out: &Path) -> Vec<String> {
+    let chain = format!("format=yuv420p,hwupload,{filter},hwdownload,format=yuv420p");
+    let mut args: Vec<String> = [
+        "-hide_banner",
+        "-loglevel",
+        "error",
+        "-init_hw_device",
+        "opencl=ocl:0.0",
+        "-filter_hw_device",
+        "ocl",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=96x64:rate=5",
+        "-frames:v",
+        "1",
+        "-vf",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(chain);
+    args.extend(["-f", "rawvideo", "-y"].map(String::from));
+    args.push(out.to_string_lossy().into_owned());
+    args
+}
+
+#[test]
+fn ffmpeg_opencl_filters_match_oclgrind_bit_for_bit() {
+    let has_filters = Command::new("ffmpeg")
+        .args(["-hide_banner", "-filters"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("avgblur_opencl"));
+    let has_oclgrind = Command::new("oclgrind").arg("--version").output().is_ok();
+    if !has_filters || !has_oclgrind {
+        return skip_or_fail("ffmpeg with OpenCL filters and oclgrind are needed");
+    }
+    let scratch = Scratch::new("third-party-ffmpeg");
+    // Filters that read and write OpenCL images through samplers, blur, convolve, pad,
+    // transpose and denoise (nlmeans: four kernels, 168 launches per frame).
+    for filter in [
+        "avgblur_opencl=sizeX=3",
+        "boxblur_opencl",
+        "unsharp_opencl",
+        "sobel_opencl",
+        "transpose_opencl",
+        "dilation_opencl",
+        "convolution_opencl=0 1 0 1 -4 1 0 1 0",
+        "pad_opencl=w=128:h=96:x=8:y=8",
+        "nlmeans_opencl",
+    ] {
+        let theirs = scratch.join("oclgrind.yuv");
+        let ours = scratch.join("clmap.yuv");
+        let reference = Command::new("oclgrind")
+            .arg("ffmpeg")
+            .args(ffmpeg_filter_args(filter, &theirs))
+            .output()
+            .expect("oclgrind runs");
+        assert!(reference.status.success(), "{filter} under oclgrind: {reference:?}");
+        let args = ffmpeg_filter_args(filter, &ours);
+        let mut program = vec!["ffmpeg"];
+        program.extend(args.iter().map(String::as_str));
+        let run = exec(&["-q"], &program, scratch.path());
+        run.assert_success();
+        let (a, b) = (std::fs::read(&theirs).unwrap(), std::fs::read(&ours).unwrap());
+        // One YUV 4:2:0 frame of 96 x 64 (128 x 96 once padded).
+        assert!(a.len() >= 96 * 64 * 3 / 2, "{filter}: {} bytes", a.len());
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert!(a == b, "{filter}: {differ} of {} bytes differ from Oclgrind's", a.len());
+    }
+}
