@@ -238,6 +238,13 @@ fn sexpr(e: &Expr) -> String {
         ExprKind::VectorLiteral { ty, elems } => {
             list("vec", std::iter::once(type_text(ty)).chain(elems.iter().map(sexpr)).collect())
         }
+        ExprKind::CompoundLiteral { ty, init } => {
+            let items = match init.as_ref() {
+                Initializer::List { items, .. } => items.len(),
+                Initializer::Expr(_) => 1,
+            };
+            list("literal", vec![type_text(ty), format!("{items} items")])
+        }
         ExprKind::SizeofExpr(inner) => list("sizeof", vec![sexpr(inner)]),
         ExprKind::SizeofType(ty) => list("sizeof-type", vec![type_text(ty)]),
         ExprKind::VecStepExpr(inner) => list("vec_step", vec![sexpr(inner)]),
@@ -988,6 +995,11 @@ fn misplaced_constructs_are_reported() {
     );
     assert_eq!(messages("void f() { if (x) int y = 1; }"), ["a declaration is not a statement"]);
     assert_eq!(messages("}"), ["unexpected '}' outside of a function"]);
+    // A compound literal is a postfix expression: its member is read.
+    assert_eq!(
+        sexpr(&expr("(struct P){ 1, { 2, 3 } }.y + 1")),
+        "(+ (. (literal struct P 2 items) y) 1)"
+    );
     assert_eq!(messages("void f() { do x++; until (x); }"), ["expected 'while' in do/while loop"]);
     assert_eq!(messages("void f() { x = 1; else x = 2; }"), ["else without a matching 'if'"]);
     assert_eq!(messages("void f() { if (x) { case 1: x = 2; } }"), ["case label outside switch"]);

@@ -53,13 +53,11 @@ impl Symbol {
 #[derive(Clone, Debug)]
 pub(super) enum Tag {
     /// A struct or union; `ty` is incomplete while only declared (`struct S;`).
-    Record {
-        is_union: bool,
-        ty: Handle<ir::Type>,
-        span: Span,
-    },
+    Record { is_union: bool, ty: Handle<ir::Type>, span: Span },
     Enum {
         span: Span,
+        /// The integer type that holds every enumerator (`int` unless a value needs more).
+        underlying: crate::ir::Scalar,
     },
 }
 

@@ -959,8 +959,37 @@ fn compound_literals_are_values_of_their_type() {
         f.expressions.iter().filter(|(_, e)| matches!(e, Expression::Compose(_))).count();
     assert!(composed >= 3, "one value per struct literal, got {composed}");
 
-    let e = errors("__kernel void k(__global int *o) { int *p = (int[]){ 1, 2 }; o[0] = p[1]; }");
+    let e = errors("__kernel void k(__global int *o) { int *p = (int[2]){ 1, 2 }; o[0] = p[1]; }");
     assert!(e.contains("compound literals of array type are not supported"), "{e}");
     let e = errors("struct s;\n__kernel void k(__global int *o) { (struct s){ 1 }; }");
     assert!(e.contains("incomplete type"), "{e}");
+}
+
+#[test]
+fn enumerators_too_wide_for_int_take_the_first_type_that_holds_them() {
+    let (module, diags, sources) = check_text(
+        "typedef enum { SMALL = 3, BIG = 0x736f6d6570736575UL, NEXT, NEG = -1 } mixed;\n\
+         typedef enum { U = 0x80000000u } unsigned_one;\n\
+         __kernel void k(__global ulong *o) { mixed m = BIG; o[0] = BIG; o[1] = NEXT; o[2] = m; o[3] = U; }\n",
+    );
+    let m = module.unwrap_or_else(|| panic!("{}", diags.render(&sources)));
+    let rendered = diags.render(&sources);
+    assert!(rendered.contains("not representable in 'int'; it has type 'long'"), "{rendered}");
+    assert!(rendered.contains("it has type 'unsigned int'"), "{rendered}");
+    let literals: Vec<(Scalar, i128)> = kernel(&m, "k")
+        .expressions
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Expression::Literal(l) => l.as_i128().map(|v| (l.scalar(), v)),
+            _ => None,
+        })
+        .collect();
+    assert!(literals.contains(&(Scalar::Long, 0x736f6d6570736575)), "{literals:?}");
+    assert!(literals.contains(&(Scalar::Long, 0x736f6d6570736576)), "NEXT is BIG + 1");
+    assert!(literals.contains(&(Scalar::UInt, 0x8000_0000)), "{literals:?}");
+    // A variable of the enum type holds every enumerator: `mixed` is long (it has -1).
+    let mixed = m.typedefs.iter().find(|t| t.name == "mixed").expect("typedef");
+    assert_eq!(m.types[mixed.ty], TypeInner::Scalar(Scalar::Long));
+    let e = errors("enum { HUGE = 0xffffffffffffffffUL, MORE };\n");
+    assert!(e.contains("not representable in any integer type"), "{e}");
 }

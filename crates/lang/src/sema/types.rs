@@ -123,8 +123,8 @@ impl Checker {
             },
             ast::TypeSpec::Struct(spec) => self.record_type(spec, typedef_name),
             ast::TypeSpec::Enum(spec) => {
-                self.enum_type(spec)?;
-                Ok(self.scalar_type(Scalar::Int))
+                let underlying = self.enum_type(spec)?;
+                Ok(self.scalar_type(underlying))
             }
         }
     }
@@ -532,21 +532,27 @@ impl Checker {
         Ok((packed, align))
     }
 
-    /// Declares an enum's constants (values are `int`).
-    fn enum_type(&mut self, spec: &ast::EnumSpec) -> SResult<()> {
+    /// Declares an enum's constants and returns the type that holds them: `int`, as C has it,
+    /// unless a value needs more. Then, as clang and GCC accept it (hashcat's headers write
+    /// 64-bit hash constants as enumerators), each enumerator that `int` cannot hold gets the
+    /// first of `unsigned int`, `long`, `unsigned long` that can, with a warning, and the enum
+    /// type the first that holds all of them.
+    fn enum_type(&mut self, spec: &ast::EnumSpec) -> SResult<Scalar> {
         let Some(variants) = &spec.variants else {
             if let Some(name) = &spec.name {
-                if self.scopes.lookup_tag(&name.name).is_none() {
-                    return Err(self.error(
+                return match self.scopes.lookup_tag(&name.name) {
+                    Some(Tag::Enum { underlying, .. }) => Ok(*underlying),
+                    Some(_) => Ok(Scalar::Int),
+                    None => Err(self.error(
                         name.span,
                         format!("incomplete type 'enum {}' is not supported", name.name),
-                    ));
-                }
+                    )),
+                };
             }
-            return Ok(());
+            return Ok(Scalar::Int);
         };
         if let Some(name) = &spec.name {
-            if let Some(Tag::Enum { span }) = self.scopes.lookup_tag_innermost(&name.name) {
+            if let Some(Tag::Enum { span, .. }) = self.scopes.lookup_tag_innermost(&name.name) {
                 let previous = *span;
                 self.diags.push(
                     crate::diag::Diagnostic::error(
@@ -557,28 +563,66 @@ impl Checker {
                 );
                 return Err(Reported);
             }
-            self.scopes.insert_tag(&name.name, Tag::Enum { span: name.span });
         }
         let mut next: i128 = 0;
+        let (mut low, mut high) = (0i128, 0i128);
         for variant in variants {
             if let Some(value) = &variant.value {
                 next = self.constant_integer(value, "enumerator value")?;
             }
-            if next < i128::from(i32::MIN) || next > i128::from(u32::MAX) {
-                return Err(
-                    self.error(variant.name.span, "enumerator value is not representable in 'int'")
+            let Some(scalar) = holding_type(next, next) else {
+                return Err(self.error(
+                    variant.name.span,
+                    "enumerator value is not representable in any integer type",
+                ));
+            };
+            if scalar != Scalar::Int {
+                let shown = scalar_name(scalar);
+                self.warning(
+                    variant.name.span,
+                    format!(
+                        "enumerator value is not representable in 'int'; it has type '{shown}'"
+                    ),
                 );
             }
+            (low, high) = (low.min(next), high.max(next));
             self.declare_symbol(
                 &variant.name,
-                Symbol::Constant {
-                    value: ir::Literal::int(Scalar::Int, next),
-                    span: variant.name.span,
-                },
+                Symbol::Constant { value: ir::Literal::int(scalar, next), span: variant.name.span },
             );
             next += 1;
         }
-        Ok(())
+        let underlying = holding_type(low, high).unwrap_or(Scalar::Long);
+        if let Some(name) = &spec.name {
+            self.scopes.insert_tag(&name.name, Tag::Enum { span: name.span, underlying });
+        }
+        Ok(underlying)
+    }
+}
+
+/// The first of `int`, `unsigned int`, `long`, `unsigned long` that holds every value from
+/// `low` to `high`.
+fn holding_type(low: i128, high: i128) -> Option<Scalar> {
+    let fits = |min: i128, max: i128| low >= min && high <= max;
+    if fits(i32::MIN.into(), i32::MAX.into()) {
+        Some(Scalar::Int)
+    } else if fits(0, u32::MAX.into()) {
+        Some(Scalar::UInt)
+    } else if fits(i64::MIN.into(), i64::MAX.into()) {
+        Some(Scalar::Long)
+    } else if fits(0, u64::MAX.into()) {
+        Some(Scalar::ULong)
+    } else {
+        None
+    }
+}
+
+fn scalar_name(scalar: Scalar) -> &'static str {
+    match scalar {
+        Scalar::UInt => "unsigned int",
+        Scalar::Long => "long",
+        Scalar::ULong => "unsigned long",
+        _ => "int",
     }
 }
 
