@@ -30,6 +30,7 @@ packages=(
   python3-numpy         # what the PyOpenCL and OpenCV tests check their results with
   python3-opencv        # OpenCV: third-party image-processing kernels clmap exec is tested on
   ffmpeg                # FFmpeg's OpenCL video filters: third-party image kernels, checked against Oclgrind
+  hashcat               # hashcat: a whole third-party OpenCL application (its own kernels, cracked hashes)
 )
 
 missing=()
