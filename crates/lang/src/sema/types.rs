@@ -303,9 +303,7 @@ impl Checker {
         };
         let (packed, explicit_align) = self.record_attributes(&spec.attributes)?;
         let mut members: Vec<StructMember> = Vec::new();
-        let mut offset = 0u32;
-        let mut size = 0u32;
-        let mut align = 1u32;
+        let mut layout = RecordLayout { is_union, offset: 0, size: 0, align: 1 };
         let mut failed = false;
         for field in fields {
             let Ok(base) = self.base_type(&field.specifiers, None) else {
@@ -323,17 +321,9 @@ impl Checker {
                     continue;
                 }
                 let member_align = if packed { 1 } else { self.module.align_of(base).max(1) };
-                let member_size = self.module.size_of(base);
-                let at = if is_union { 0 } else { round_up(offset, member_align) };
+                let at = layout.place(self.module.size_of(base), member_align);
                 let name = format!("{}{}", ir::ANONYMOUS_MEMBER_PREFIX, members.len());
                 members.push(StructMember { name, ty: base, offset: at });
-                align = align.max(member_align);
-                if is_union {
-                    size = size.max(member_size);
-                } else {
-                    offset = at.saturating_add(member_size);
-                    size = offset;
-                }
                 continue;
             }
             for declarator in &field.declarators {
@@ -373,16 +363,8 @@ impl Checker {
                     let (_, attr) = self.record_attributes(&declarator.attributes)?;
                     natural.max(attr.unwrap_or(1))
                 };
-                let member_size = self.module.size_of(declared.ty);
-                let at = if is_union { 0 } else { round_up(offset, member_align) };
+                let at = layout.place(self.module.size_of(declared.ty), member_align);
                 members.push(StructMember { name: name.name.clone(), ty: declared.ty, offset: at });
-                align = align.max(member_align);
-                if is_union {
-                    size = size.max(member_size);
-                } else {
-                    offset = at.saturating_add(member_size);
-                    size = offset;
-                }
             }
         }
         if failed {
@@ -393,8 +375,8 @@ impl Checker {
                 self.error(spec.span, format!("empty {keyword} is not allowed in OpenCL C"))
             );
         }
-        align = align.max(explicit_align.unwrap_or(1));
-        let size = round_up(size, align);
+        let align = layout.align.max(explicit_align.unwrap_or(1));
+        let size = round_up(layout.size, align);
         let TypeInner::Struct { name, naming, .. } = self.inner(handle).clone() else {
             return Err(self.error(spec.span, format!("'{keyword}' is not a record type")));
         };
@@ -597,6 +579,31 @@ impl Checker {
             self.scopes.insert_tag(&name.name, Tag::Enum { span: name.span, underlying });
         }
         Ok(underlying)
+    }
+}
+
+/// Where a record's members go, in declaration order: a struct's one after another at their
+/// alignment, a union's all at 0.
+struct RecordLayout {
+    is_union: bool,
+    /// The end of the last member placed.
+    offset: u32,
+    size: u32,
+    align: u32,
+}
+
+impl RecordLayout {
+    /// Places a member of `size` bytes aligned to `align`; returns its offset.
+    fn place(&mut self, size: u32, align: u32) -> u32 {
+        let at = if self.is_union { 0 } else { round_up(self.offset, align) };
+        self.align = self.align.max(align);
+        if self.is_union {
+            self.size = self.size.max(size);
+        } else {
+            self.offset = at.saturating_add(size);
+            self.size = self.offset;
+        }
+        at
     }
 }
 
