@@ -23,6 +23,7 @@ packages=(
   munge                 # Slurm's authentication (scripts/slurm-localhost.sh starts both)
   python3               # bench/advise_accuracy.py builds the advisor's accuracy table (tested)
   libclblast-dev        # CLBlast: third-party BLAS kernels clmap exec is tested on (tests/third_party)
+  clblast-tests         # CLBlast's own test programs, run unmodified under clmap exec (bench/clblast_suite.sh)
   libclfft-dev          # clFFT: third-party generated FFT kernels clmap exec is tested on
   libviennacl-dev       # ViennaCL: third-party linear algebra kernels clmap exec is tested on
   g++                   # compiles the ViennaCL host program (C++)

@@ -308,3 +308,35 @@ fn hashcat_cracks_hashes_with_its_own_kernels() {
         );
     }
 }
+
+#[test]
+fn clblast_own_test_suite_passes_on_the_simulator() {
+    // A few of CLBlast's own test programs (clblast-tests): each runs its routine over a grid
+    // of sizes, strides, layouts and precisions (single, double, complex) and compares with a
+    // reference CBLAS. bench/clblast_suite.sh runs all of them.
+    let routines = ["xaxpy", "xdot", "xnrm2", "xamax", "xger", "xomatcopy"];
+    if Command::new("clblast_test_xaxpy").arg("-h").output().is_err() {
+        return skip_or_fail("CLBlast's test programs (clblast-tests) are needed");
+    }
+    let scratch = Scratch::new("third-party-clblast-suite");
+    for routine in routines {
+        let program = format!("clblast_test_{routine}");
+        let run = exec(&["-q"], &[&program], scratch.path());
+        run.assert_success();
+        let count = |what: &str| -> u64 {
+            run.stdout()
+                .lines()
+                .filter(|l| l.contains(&format!("test(s) {what}")))
+                .filter_map(|l| {
+                    l.split_whitespace()
+                        .next()?
+                        .trim_start_matches(|c: char| !c.is_ascii_digit())
+                        .parse::<u64>()
+                        .ok()
+                })
+                .sum()
+        };
+        assert!(count("passed") > 0, "{routine}: nothing passed\n{}", run.describe());
+        assert_eq!(count("failed"), 0, "{routine}:\n{}", run.describe());
+    }
+}
