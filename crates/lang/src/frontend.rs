@@ -4,7 +4,7 @@
 //! chaining the stages themselves, so every caller gets the same options handling and the same
 //! guarantee: a [`Compiled`] module has passed the validator.
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::ir::Module;
 use crate::preprocess::{self, BuildOptions, Expansion, FileLoader, FsLoader, MemoryLoader};
 use crate::span::{FileId, SourceFile, SourceMap, Span};
@@ -188,6 +188,20 @@ fn merge_undeclared(diagnostics: Diagnostics, sources: &SourceMap) -> Diagnostic
     merged
 }
 
+/// The build options that act on warnings, as clang has them: `-w` drops every warning, and
+/// `-Werror` makes each one an error (so the build fails).
+fn apply_warning_options(diagnostics: &mut Diagnostics, options: &BuildOptions) {
+    let has = |flag: &str| options.other.iter().any(|w| w == flag);
+    if has("-w") {
+        diagnostics.0.retain(|d| d.severity != Severity::Warning);
+    } else if has("-Werror") {
+        for d in diagnostics.0.iter_mut().filter(|d| d.severity == Severity::Warning) {
+            d.severity = Severity::Error;
+            d.message.push_str(" [-Werror]");
+        }
+    }
+}
+
 /// Runs every stage; stops after the first stage that reports an error.
 pub fn compile(
     mut sources: SourceMap,
@@ -198,16 +212,19 @@ pub fn compile(
     RUNS.with(|runs| runs.set(runs.get() + 1));
     let pre = preprocess::preprocess(&mut sources, main, &options, loader);
     let mut diagnostics = pre.diagnostics;
+    apply_warning_options(&mut diagnostics, &options);
     if diagnostics.has_errors() {
         return Err(CompileFailure { sources, diagnostics });
     }
     let (unit, parse_diagnostics) = crate::parse::parse(&pre.tokens);
     diagnostics.extend(merge_undeclared(parse_diagnostics, &sources));
+    apply_warning_options(&mut diagnostics, &options);
     if diagnostics.has_errors() {
         return Err(CompileFailure { sources, diagnostics });
     }
     let (module, sema_diagnostics) = crate::sema::check_with(&unit, options.std().version());
     diagnostics.extend(merge_undeclared(sema_diagnostics, &sources));
+    apply_warning_options(&mut diagnostics, &options);
     let module = match module {
         Some(module) if !diagnostics.has_errors() => module,
         _ => return Err(CompileFailure { sources, diagnostics }),

@@ -230,16 +230,35 @@ impl Checker {
         types::display(&self.module.types, ty)
     }
 
+    /// `#pragma OPENCL EXTENSION NAME : enable|disable` naming an extension no OpenCL
+    /// specification or vendor defines is ignored with a warning, as clang does (so that
+    /// `-Werror` fails such a build, as it does with clang).
+    fn check_extension_pragma(&mut self, pragma: &ast::Pragma) {
+        let mut words = pragma.text.split_whitespace();
+        if words.next() != Some("OPENCL") || words.next() != Some("EXTENSION") {
+            return;
+        }
+        let Some(name) = words.next().map(|w| w.trim_end_matches(':')) else { return };
+        let known = KNOWN_EXTENSIONS.contains(&name)
+            || VENDOR_PREFIXES.iter().any(|prefix| name.starts_with(prefix));
+        if !known {
+            self.warning(pragma.span, format!("unknown OpenCL extension '{name}' - ignoring"));
+        }
+    }
+
     fn translation_unit(&mut self, unit: &ast::TranslationUnit) {
         for item in &unit.items {
             match item {
                 ast::ExternalDecl::Function(def) => self.function_definition(def),
                 ast::ExternalDecl::Declaration(decl) => self.file_scope_declaration(decl),
-                ast::ExternalDecl::Pragma(pragma) => self.module.pragmas.push(ir::ModulePragma {
-                    text: pragma.text.clone(),
-                    before_function: self.definitions_so_far,
-                    span: pragma.span,
-                }),
+                ast::ExternalDecl::Pragma(pragma) => {
+                    self.check_extension_pragma(pragma);
+                    self.module.pragmas.push(ir::ModulePragma {
+                        text: pragma.text.clone(),
+                        before_function: self.definitions_so_far,
+                        span: pragma.span,
+                    })
+                }
             }
         }
     }
@@ -363,3 +382,59 @@ impl Checker {
         ok.then_some(order)
     }
 }
+
+/// Extension names `#pragma OPENCL EXTENSION` takes without a warning: `all` and the Khronos
+/// extensions of OpenCL C 1.x and 2.x. Vendor extensions (`cl_amd_…`, `cl_intel_…`, …) are
+/// accepted by prefix.
+const KNOWN_EXTENSIONS: &[&str] = &[
+    "all",
+    "cl_khr_fp64",
+    "cl_khr_fp16",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_byte_addressable_store",
+    "cl_khr_3d_image_writes",
+    "cl_khr_depth_images",
+    "cl_khr_gl_depth_images",
+    "cl_khr_gl_msaa_sharing",
+    "cl_khr_gl_sharing",
+    "cl_khr_gl_event",
+    "cl_khr_icd",
+    "cl_khr_d3d10_sharing",
+    "cl_khr_d3d11_sharing",
+    "cl_khr_dx9_media_sharing",
+    "cl_khr_egl_event",
+    "cl_khr_egl_image",
+    "cl_khr_image2d_from_buffer",
+    "cl_khr_initialize_memory",
+    "cl_khr_mipmap_image",
+    "cl_khr_mipmap_image_writes",
+    "cl_khr_select_fprounding_mode",
+    "cl_khr_spir",
+    "cl_khr_srgb_image_writes",
+    "cl_khr_subgroups",
+    "cl_khr_terminate_context",
+    "cl_khr_priority_hints",
+    "cl_khr_throttle_hints",
+    "cl_khr_create_command_queue",
+    "cl_khr_context_abort",
+];
+
+/// Prefixes of vendors' extension names.
+const VENDOR_PREFIXES: &[&str] = &[
+    "cl_amd_",
+    "cl_intel_",
+    "cl_nv_",
+    "cl_arm_",
+    "cl_ext_",
+    "cl_qcom_",
+    "cl_img_",
+    "cl_altera_",
+    "cl_clang_",
+    "cl_apple_",
+    "cl_pocl_",
+];

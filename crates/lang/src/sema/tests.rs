@@ -993,3 +993,20 @@ fn enumerators_too_wide_for_int_take_the_first_type_that_holds_them() {
     let e = errors("enum { HUGE = 0xffffffffffffffffUL, MORE };\n");
     assert!(e.contains("not representable in any integer type"), "{e}");
 }
+
+#[test]
+fn unknown_extensions_warn_and_werror_fails_the_build() {
+    let text = "#pragma OPENCL EXTENSION made_up_extension : enable\n\
+                #pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+                #pragma OPENCL EXTENSION cl_amd_printf : enable\n\
+                kernel void k(global int *o) { o[0] = 1; }\n";
+    let compiled = crate::frontend::compile_source("k.cl", text, "").expect("a warning only");
+    let warnings: Vec<&str> = compiled.warnings.0.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(warnings, ["unknown OpenCL extension 'made_up_extension' - ignoring"]);
+    // -Werror turns it into an error, as clang does; -w drops it.
+    let failure = crate::frontend::compile_source("k.cl", text, "-Werror").err().expect("fails");
+    assert!(failure.diagnostics.has_errors());
+    assert!(failure.render().contains("made_up_extension' - ignoring [-Werror]"));
+    let quiet = crate::frontend::compile_source("k.cl", text, "-w").expect("builds");
+    assert!(quiet.warnings.0.is_empty());
+}
