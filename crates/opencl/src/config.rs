@@ -58,8 +58,11 @@ pub struct DeviceLimits {
 }
 
 /// The names `type=` accepts, with their `CL_DEVICE_TYPE_*` bits.
-pub const DEVICE_TYPES: [(&str, u64); 3] =
-    [("cpu", 1 << 1), ("gpu", 1 << 2), ("accelerator", 1 << 3)];
+pub const DEVICE_TYPES: [(&str, u64); 3] = [
+    ("cpu", crate::cl::CL_DEVICE_TYPE_CPU),
+    ("gpu", crate::cl::CL_DEVICE_TYPE_GPU),
+    ("accelerator", crate::cl::CL_DEVICE_TYPE_ACCELERATOR),
+];
 
 impl Default for DeviceLimits {
     /// A device as generous as the simulator: Oclgrind-like limits, so that programs written

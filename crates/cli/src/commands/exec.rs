@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use clmap_opencl::cl::{CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
 use clmap_opencl::config::{vars, DeviceLimits};
 use serde_json::{json, Value};
 
@@ -217,12 +218,15 @@ fn emulated(selector: &str) -> Result<DeviceLimits, CliError> {
     }
 }
 
-const CL_DEVICE_TYPE_GPU: u64 = 1 << 2;
-
-/// The `CL_DEVICE_TYPE_*` bit of an emulated device of this machine, by its type's name.
+/// The `CL_DEVICE_TYPE_*` bit of an emulated device of this machine (`None`, every type, for
+/// a custom device).
 fn device_type_bits(d: &clmap_device::DeviceInfo) -> Option<u64> {
-    let name = format!("{:?}", d.device_type).to_ascii_lowercase();
-    clmap_opencl::config::DEVICE_TYPES.iter().find(|(n, _)| *n == name).map(|(_, bits)| *bits)
+    match d.device_type {
+        clmap_device::DeviceType::Cpu => Some(CL_DEVICE_TYPE_CPU),
+        clmap_device::DeviceType::Gpu => Some(CL_DEVICE_TYPE_GPU),
+        clmap_device::DeviceType::Accelerator => Some(CL_DEVICE_TYPE_ACCELERATOR),
+        clmap_device::DeviceType::Other => None,
+    }
 }
 
 fn ty_is_gpu(d: &clmap_device::DeviceInfo) -> bool {

@@ -624,12 +624,12 @@ fn holding_type(low: i128, high: i128) -> Option<Scalar> {
     }
 }
 
+/// The C spelling clang's messages use: `unsigned int` where OpenCL also writes `uint`.
 fn scalar_name(scalar: Scalar) -> &'static str {
     match scalar {
         Scalar::UInt => "unsigned int",
-        Scalar::Long => "long",
         Scalar::ULong => "unsigned long",
-        _ => "int",
+        other => other.name(),
     }
 }
 
