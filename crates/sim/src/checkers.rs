@@ -668,7 +668,9 @@ impl RaceChecker {
         if !is_load {
             self.forget_shared_reads();
         }
-        if batch.kind == AccessKind::Store && batch.space != AddressSpace::Local {
+        // Atomic operations modify memory too: they name the element and give a race between
+        // work-groups a place in the source when no plain store does.
+        if batch.kind != AccessKind::Load && batch.space != AddressSpace::Local {
             self.note_store_size(batch);
         }
         let stamp = self.stamp;
@@ -839,7 +841,12 @@ impl RaceChecker {
                 }
                 AccessKind::Load => conflict,
             };
-            if batch.kind == AccessKind::Store && group != 0 {
+            let modifies = match batch.kind {
+                AccessKind::Store => true,
+                AccessKind::Atomic => !reads_only,
+                AccessKind::Load => false,
+            };
+            if modifies && group != 0 {
                 let record = FirstStore { group, lane: lane as u32, span: batch.span };
                 region.note_store(offset, size, record);
             }

@@ -672,6 +672,10 @@ fn atomics_of_one_work_group_race_with_plain_accesses_of_another() {
         assert!(message.contains("between work-groups"), "{message}");
         assert!(message.contains(&format!("updated atomically by work-group 0 and {expected}")));
         assert_eq!(found[0].object.as_deref(), Some("counter"));
+        // The report has a place in the source (the atomic, when no plain store is earlier)
+        // and names the element, not a byte.
+        assert!(found[0].span != clmap_lang::Span::UNDEFINED, "{:#?}", found[0]);
+        assert!(message.contains("`counter[0]`"), "{message}");
         // The same group's plain access after its own atomics (a barrier between) is no race.
         let same = format!(
             "__kernel void k(__global int *counter, __global int *seen) {{
