@@ -124,6 +124,39 @@ fn findings_are_reported_with_the_line_and_can_set_the_exit_code() {
 }
 
 #[test]
+fn launches_are_numbered_from_one_and_a_released_program_is_not_taken_for_the_next() {
+    let scratch = Scratch::new("exec-released");
+    let Some(program) = compiled("released_programs", &scratch) else { return };
+    let capture = scratch.join("cap");
+    let run = exec(&["--json", "--capture", capture.to_str().unwrap()], &program, scratch.path());
+    run.assert_success();
+    // The second launch's finding is "launch 2" in the message, the summary and the JSON,
+    // and its capture is launch-0002.
+    let err = run.stderr();
+    assert!(err.contains("of kernel `second` in launch 2"), "{}", run.describe());
+    let text = run.stdout();
+    let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    assert_eq!(v["findings"][0]["launch"], 2, "{v:#}");
+    assert_eq!(v["findings"][0]["kernel"], "second");
+    let launches: Vec<_> = v["launches"].as_array().unwrap().iter().map(|l| &l["launch"]).collect();
+    assert_eq!(launches, [1, 2]);
+
+    // The second program was built after the first was released: its launch names its own
+    // source, which has the kernel, and replays.
+    let workload = capture.join("launch-0002-second.toml");
+    let toml = std::fs::read_to_string(&workload).unwrap();
+    let source = toml
+        .lines()
+        .find_map(|l| l.strip_prefix("source = \"")?.strip_suffix('"'))
+        .expect("a source line");
+    let kernel_source = std::fs::read_to_string(capture.join(source)).unwrap();
+    assert!(kernel_source.contains("void second"), "{source}: {kernel_source}");
+    let replay = clmap(&["run", workload.to_str().unwrap()]);
+    assert!(replay.stderr().contains("out-of-bounds access"), "{}", replay.describe());
+    assert!(!replay.stderr().contains("no kernel"), "{}", replay.describe());
+}
+
+#[test]
 fn an_emulated_device_reports_and_enforces_its_limits() {
     let scratch = Scratch::new("exec-limits");
     let Some(program) = compiled("limits", &scratch) else { return };

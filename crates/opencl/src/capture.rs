@@ -72,7 +72,10 @@ struct Segment {
 struct State {
     launches: usize,
     segments: usize,
-    programs: HashMap<usize, PathBuf>,
+    /// Each captured program's file, by the address of its build. The build is held here so
+    /// that its address cannot be reused: a program released and another built after it
+    /// would otherwise be taken for the first (libraries with a program cache do that).
+    programs: HashMap<usize, (Arc<Built>, PathBuf)>,
     segment: Option<Segment>,
     registered: bool,
 }
@@ -180,7 +183,7 @@ fn write_file(path: &Path, bytes: &[u8]) {
 /// Writes the program's source (and headers) once; returns its path.
 fn program_file(dir: &Path, state: &mut State, built: &Arc<Built>) -> PathBuf {
     let key = Arc::as_ptr(built) as usize;
-    if let Some(path) = state.programs.get(&key) {
+    if let Some((_, path)) = state.programs.get(&key) {
         return path.clone();
     }
     let n = state.programs.len() + 1;
@@ -195,7 +198,7 @@ fn program_file(dir: &Path, state: &mut State, built: &Arc<Built>) -> PathBuf {
             }
         }
     }
-    state.programs.insert(key, path.clone());
+    state.programs.insert(key, (Arc::clone(built), path.clone()));
     path
 }
 

@@ -15,6 +15,8 @@ use crate::config::config;
 use crate::kernel::Kernel;
 use crate::launch::Outcome;
 
+/// Launches so far. Launches are numbered from 1 everywhere a user sees them: the messages,
+/// the log (and so `clmap exec`'s summary and `--json`), and the capture's file names.
 static LAUNCHES: AtomicU64 = AtomicU64::new(0);
 /// The log file, opened once: one write per launch, unbuffered, so a program that crashes
 /// leaves every launch before the crash in it.
@@ -96,7 +98,7 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
     }
     let mut entries = vec![json!({
         "event": "launch",
-        "launch": index,
+        "launch": index + 1,
         "kernel": kernel.name,
         "global": range.global,
         "local": range.local,
@@ -112,7 +114,7 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
         };
         entries.push(json!({
             "event": "finding",
-            "launch": index,
+            "launch": index + 1,
             "kernel": r.kernel,
             "kind": rep.kind.name(),
             "message": rep.message,
@@ -133,7 +135,7 @@ pub fn launch_failed(kernel: &Kernel, error: &SimError) {
     eprintln!("clmap: kernel `{}` failed: {error}", kernel.name);
     log(&[json!({
         "event": "failure",
-        "launch": index,
+        "launch": index + 1,
         "kernel": kernel.name,
         "message": error.to_string(),
     })]);
