@@ -51,7 +51,13 @@ pub fn print_module(module: &Module) -> String {
         }
     }
     section.item(&typedef_run);
-    let globals: String = module.global_variables.iter().map(|(_, g)| global(module, g)).collect();
+    // String literals are written where they are used, not declared.
+    let globals: String = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.string_literal().is_none())
+        .map(|(_, g)| global(module, g))
+        .collect();
     section.item(&globals);
     for (index, handle) in module.functions.handles().enumerate() {
         let mut text = String::new();
@@ -392,11 +398,12 @@ fn address_text(
 ) -> String {
     let Some(target) = module.global_variables.get(global) else { return "0".to_string() };
     let pointer = types::type_name(module, ty);
+    let name = target.string_literal().map_or_else(|| target.name.clone(), |t| literal::string(&t));
     if offset == 0 {
-        return format!("({pointer})&{}", target.name);
+        return format!("({pointer})&{name}");
     }
     let space = target.space.qualifier();
-    format!("({pointer})(({space} uchar *)&{} + {offset})", target.name)
+    format!("({pointer})(({space} uchar *)&{name} + {offset})")
 }
 
 /// A sampler's value as the `CLK_*` flags that make it (the literal itself when it is no

@@ -135,6 +135,10 @@ pub(crate) struct Checker {
     definitions_so_far: usize,
     /// `__OPENCL_C_VERSION__` of the program (120 unless built with `-cl-std=CL2.0` or later).
     language_version: u32,
+    /// The `__constant` array each string literal's text became (one per distinct text).
+    string_literals: std::collections::HashMap<String, Handle<ir::GlobalVariable>>,
+    /// Inside an operand whose type only is wanted (`sizeof`): nothing is added to the module.
+    unevaluated: bool,
 }
 
 /// What statement checking needs to know about the enclosing function and constructs.
@@ -183,6 +187,8 @@ impl Checker {
             constant_locals: std::collections::HashMap::new(),
             definitions_so_far: 0,
             language_version,
+            string_literals: std::collections::HashMap::new(),
+            unevaluated: false,
         };
         checker.module.language_version = language_version;
         names::define_predefined(&mut checker);

@@ -126,6 +126,30 @@ pub struct GlobalVariable {
     pub init: Option<ConstValue>,
 }
 
+/// How the name of the `__constant char` array a string literal stands for starts (the
+/// literal is an unnamed object, C99 §6.4.5p5; the printer writes the literal back).
+pub const STRING_LITERAL_PREFIX: &str = "__string_literal_";
+
+impl GlobalVariable {
+    /// The text of the string literal this array stands for (its bytes before the final NUL),
+    /// or `None` for a declared variable.
+    pub fn string_literal(&self) -> Option<String> {
+        if !self.name.starts_with(STRING_LITERAL_PREFIX) {
+            return None;
+        }
+        let Some(ConstValue::Composite(items)) = &self.init else { return None };
+        let mut bytes: Vec<u8> = items
+            .iter()
+            .map(|item| match item {
+                ConstValue::Literal(Literal::Int { bits, .. }) => Some(*bits as u8),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        bytes.pop();
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
 /// A compile-time value: initialisers of program-scope constants.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConstValue {

@@ -426,7 +426,9 @@ impl<'a> ExpressionPrinter<'a> {
         let name = match var {
             VariableRef::Local(h) => self.function.locals.get(h).map(|l| l.name.clone()),
             VariableRef::Param(i) => self.function.params.get(i as usize).map(|p| p.name.clone()),
-            VariableRef::Global(h) => self.module.global_variables.get(h).map(|g| g.name.clone()),
+            VariableRef::Global(h) => self.module.global_variables.get(h).map(|g| {
+                g.string_literal().map_or_else(|| g.name.clone(), |text| literal::string(&text))
+            }),
         };
         name.unwrap_or_else(|| format!("/* invalid variable {var:?} */ 0"))
     }

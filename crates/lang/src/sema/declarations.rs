@@ -2,6 +2,7 @@
 //! variables (function declarators are handed to `functions`, initialisers to
 //! `initializers`).
 
+use super::conversions::{Operand, PlaceInfo};
 use super::initializers::{init_span, string_literal};
 use super::scope::Symbol;
 use super::types::Declared;
@@ -215,6 +216,53 @@ impl Checker {
             },
         );
         Ok(())
+    }
+
+    /// A string literal used as a value (not as `printf`'s format or a `char` array's
+    /// initialiser): an unnamed `__constant char[N + 1]` holding its bytes and a NUL (C99
+    /// §6.4.5p5; OpenCL C 1.2 §6.5.3 puts it in the constant space). Each distinct text is one
+    /// array, named with [`ir::STRING_LITERAL_PREFIX`] so that the printer writes the literal
+    /// back where it is used.
+    pub(super) fn string_literal_object(&mut self, text: &str, span: Span) -> Operand {
+        let char_ty = self.scalar_type(ir::Scalar::Char);
+        let bytes = text.as_bytes();
+        let ty = self.module.ty(TypeInner::Array {
+            element: char_ty,
+            len: u32::try_from(bytes.len() + 1).unwrap_or(u32::MAX),
+        });
+        let place =
+            Some(PlaceInfo { space: AddressSpace::Constant, is_const: false, assignable: true });
+        if self.unevaluated {
+            // `sizeof("…")` needs the type only; an array nothing uses would stay in the module.
+            let expr = self.add(Expression::ZeroValue, ty, span);
+            return Operand { expr, ty, place, span };
+        }
+        let global = match self.string_literals.get(text) {
+            Some(&global) => global,
+            None => {
+                let init = bytes
+                    .iter()
+                    .chain(&[0])
+                    .map(|&b| {
+                        ConstValue::Literal(ir::Literal::int(ir::Scalar::Char, i128::from(b as i8)))
+                    })
+                    .collect();
+                let name = format!("{}{}", ir::STRING_LITERAL_PREFIX, self.string_literals.len());
+                let global = self.module.global_variables.append(
+                    ir::GlobalVariable {
+                        name,
+                        ty,
+                        space: AddressSpace::Constant,
+                        init: Some(ConstValue::Composite(init)),
+                    },
+                    span,
+                );
+                self.string_literals.insert(text.to_string(), global);
+                global
+            }
+        };
+        let expr = self.add(Expression::Variable(VariableRef::Global(global)), ty, span);
+        Operand { expr, ty, place, span }
     }
 
     /// A constant value from an initializer lowered into the current (scratch) function.

@@ -77,9 +77,7 @@ impl Checker {
             ast::ExprKind::Char(value) => {
                 Ok(self.literal(Literal::int(Scalar::Int, i128::from(*value)), span))
             }
-            ast::ExprKind::Str(_) => {
-                Err(self.error(span, "string literals are only supported as the format of printf"))
-            }
+            ast::ExprKind::Str(text) => Ok(self.string_literal_object(text, span)),
             ast::ExprKind::Paren(inner) => {
                 let operand = self.expression(inner)?;
                 Ok(Operand { span, ..operand })
@@ -178,7 +176,9 @@ impl Checker {
         // Calls in an unevaluated operand are not edges of the call graph.
         let caller = self.body.as_ref().map(|b| b.function_index);
         let calls_before = caller.and_then(|c| self.functions.get(c)).map_or(0, |f| f.calls.len());
+        let was_unevaluated = std::mem::replace(&mut self.unevaluated, true);
         let result = self.expression(e).map(|o| o.ty);
+        self.unevaluated = was_unevaluated;
         if let Some(f) = caller.and_then(|c| self.functions.get_mut(c)) {
             f.calls.truncate(calls_before);
         }

@@ -966,6 +966,49 @@ fn compound_literals_are_values_of_their_type() {
 }
 
 #[test]
+fn string_literals_are_constant_char_arrays_shared_by_text() {
+    let m = module(
+        "inline int first(__constant const char *s) { return s[0]; }\n\
+         __kernel void k(__global int *o) {\n\
+             __constant char *p = \"buzz\";\n\
+             o[0] = sizeof(\"fizzbuzz\");\n\
+             o[1] = first(\"fizz\") + first(\"fizz\") + p[1] + \"xyz\"[2];\n\
+             printf(\"%s\\n\", \"fizz\");\n\
+         }\n",
+    );
+    // One array per distinct text ("fizz" twice is one), none for printf's format nor for
+    // sizeof's operand, which is not evaluated; each is a NUL-terminated `__constant char[N + 1]`.
+    let literals: Vec<(String, TypeInner, ir::AddressSpace)> = m
+        .global_variables
+        .iter()
+        .filter_map(|(_, g)| Some((g.string_literal()?, m.types[g.ty].clone(), g.space)))
+        .collect();
+    let texts: Vec<&str> = literals.iter().map(|(t, _, _)| t.as_str()).collect();
+    assert_eq!(texts, ["buzz", "fizz", "xyz"], "{literals:?}");
+    for (text, ty, space) in &literals {
+        assert!(matches!(ty, TypeInner::Array { len, .. } if *len as usize == text.len() + 1));
+        assert_eq!(*space, ir::AddressSpace::Constant);
+    }
+    // sizeof counts the NUL.
+    let sizes: Vec<i128> = kernel(&m, "k")
+        .expressions
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Expression::Literal(l) => l.as_i128(),
+            _ => None,
+        })
+        .collect();
+    assert!(sizes.contains(&9), "{sizes:?}");
+    // A literal is in the constant space: not writable, and not a `__global` pointer.
+    let e = errors("__kernel void k(__global int *o) { \"abc\"[0] = 'x'; }");
+    assert!(e.contains("__constant address space"), "{e}");
+    let e = errors(
+        "__kernel void k(__global int *o) { __global const char *p = \"abc\"; o[0] = p[0]; }",
+    );
+    assert!(e.contains("address space"), "{e}");
+}
+
+#[test]
 fn enumerators_too_wide_for_int_take_the_first_type_that_holds_them() {
     let (module, diags, sources) = check_text(
         "typedef enum { SMALL = 3, BIG = 0x736f6d6570736575UL, NEXT, NEG = -1 } mixed;\n\
