@@ -157,6 +157,48 @@ fn launches_are_numbered_from_one_and_a_released_program_is_not_taken_for_the_ne
 }
 
 #[test]
+fn a_read_only_host_table_is_never_written_back() {
+    // The table is a `static const` array: writing its bytes back after the launch would
+    // fault (exit 139). The written host-pointer buffer still gets its results.
+    let scratch = Scratch::new("exec-rodata");
+    let Some(program) = compiled("read_only_host_table", &scratch) else { return };
+    let run = exec(&["-q"], &program, scratch.path());
+    run.assert_success();
+    assert!(run.stdout().contains("11 12 10 13"), "{}", run.describe());
+}
+
+#[test]
+fn the_step_budget_stops_a_long_loop_and_max_steps_raises_it() {
+    let scratch = Scratch::new("exec-steps");
+    let Some(program) = compiled("long_loop", &scratch) else { return };
+    let mut command = clmap_command();
+    command
+        .current_dir(scratch.path())
+        .args(["exec", "--max-steps", "2000", "--"])
+        .arg(&program)
+        .arg("5000");
+    let stopped = ClmapRun::of(&mut command, &["exec"]);
+    // The launch fails as on a device that kills a kernel; the message names the flag.
+    stopped.assert_code(4);
+    assert!(stopped.stdout().contains("launch failed: 0 -5"), "{}", stopped.describe());
+    assert!(
+        stopped.stderr().contains("`clmap exec --max-steps N` raises the budget"),
+        "{}",
+        stopped.describe()
+    );
+    assert!(stopped.stderr().contains("1 launch failed"), "{}", stopped.describe());
+    let mut command = clmap_command();
+    command
+        .current_dir(scratch.path())
+        .args(["exec", "--max-steps", "1000000", "--"])
+        .arg(&program)
+        .arg("5000");
+    let finished = ClmapRun::of(&mut command, &["exec"]);
+    finished.assert_success();
+    assert!(finished.stdout().contains("sum 5000"), "{}", finished.describe());
+}
+
+#[test]
 fn an_emulated_device_reports_and_enforces_its_limits() {
     let scratch = Scratch::new("exec-limits");
     let Some(program) = compiled("limits", &scratch) else { return };

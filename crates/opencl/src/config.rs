@@ -35,6 +35,9 @@ pub mod vars {
     /// `1`: run every launch under the interactive debugger, which reads its commands from
     /// the program's standard input (see `debug`).
     pub const INTERACTIVE: &str = "CLMAP_EXEC_INTERACTIVE";
+    /// A number: the steps a work-group may run before its launch is stopped as a runaway
+    /// (the simulator's default when unset).
+    pub const MAX_STEPS: &str = "CLMAP_EXEC_MAX_STEPS";
 }
 
 /// The limits the simulated device reports and enforces.
@@ -165,6 +168,7 @@ pub struct Config {
     pub quiet: bool,
     pub check_api: bool,
     pub interactive: bool,
+    pub max_steps: Option<u64>,
 }
 
 fn flag(name: &str) -> bool {
@@ -198,6 +202,13 @@ pub fn config() -> &'static Config {
             quiet: flag(vars::QUIET),
             check_api: flag(vars::CHECK_API),
             interactive: flag(vars::INTERACTIVE),
+            max_steps: std::env::var(vars::MAX_STEPS).ok().and_then(|v| match v.parse() {
+                Ok(steps) => Some(steps),
+                Err(_) => {
+                    eprintln!("clmap: ignoring {}={v}: not a number of steps", vars::MAX_STEPS);
+                    None
+                }
+            }),
         }
     })
 }

@@ -132,11 +132,19 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
 
 pub fn launch_failed(kernel: &Kernel, error: &SimError) {
     let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
-    eprintln!("clmap: kernel `{}` failed: {error}", kernel.name);
+    // The simulator's message names no flag; the one that raises the budget here is exec's.
+    let message = match error {
+        SimError::StepLimit { limit, group: [x, y, z], .. } => format!(
+            "work-group ({x}, {y}, {z}) ran more than {limit} steps; the kernel may loop forever \
+             (if it does not, `clmap exec --max-steps N` raises the budget)"
+        ),
+        _ => error.to_string(),
+    };
+    eprintln!("clmap: kernel `{}` failed in launch {}: {message}", kernel.name, index + 1);
     log(&[json!({
         "event": "failure",
         "launch": index + 1,
         "kernel": kernel.name,
-        "message": error.to_string(),
+        "message": message,
     })]);
 }

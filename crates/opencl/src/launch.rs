@@ -332,6 +332,7 @@ fn run(request: &LaunchRequest) -> i32 {
         // them, one block per conflict.
         report_every_work_item: config().oclgrind_format,
         debugger: debugging.as_ref().map(|d| d.hook.clone()),
+        max_steps: config().max_steps.unwrap_or(SimOptions::default().max_steps),
         ..SimOptions::default()
     };
     let started = Instant::now();

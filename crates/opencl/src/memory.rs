@@ -39,12 +39,38 @@ impl Root {
         }
     }
 
-    /// Copies the simulator's storage back into the host's array (after a kernel ran).
+    /// Copies what a kernel changed in the simulator's storage back into the host's array
+    /// (after a kernel ran). Only bytes that differ are written: a buffer the kernel only read
+    /// may lie over memory the host cannot write (a `static const` table handed over with
+    /// `CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY`), where writing its own bytes back would fault.
     pub fn sync_out(&self) {
-        if let Some(host) = self.host {
-            let len = self.storage.len() as usize;
-            let bytes = unsafe { std::slice::from_raw_parts_mut(host as *mut u8, len) };
-            let _ = self.storage.read_bytes(0, bytes);
+        const CHUNK: usize = 64 * 1024;
+        let Some(host) = self.host else { return };
+        let len = self.storage.len() as usize;
+        let mut chunk = vec![0u8; CHUNK.min(len)];
+        let mut start = 0;
+        while start < len {
+            let n = CHUNK.min(len - start);
+            let stored = &mut chunk[..n];
+            if self.storage.read_bytes(start as u64, stored).is_err() {
+                return;
+            }
+            // SAFETY: the host promised `len` bytes at `host` for the buffer's life
+            // (CL_MEM_USE_HOST_PTR); they are read here, and written below only where the
+            // kernel changed them.
+            let changed = unsafe { std::slice::from_raw_parts((host + start) as *const u8, n) }
+                != &stored[..];
+            if changed {
+                for (i, &byte) in stored.iter().enumerate() {
+                    let at = (host + start + i) as *mut u8;
+                    unsafe {
+                        if at.read() != byte {
+                            at.write(byte);
+                        }
+                    }
+                }
+            }
+            start += n;
         }
     }
 

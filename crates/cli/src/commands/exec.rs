@@ -88,6 +88,11 @@ pub struct Args {
     /// input the program runs on undisturbed.
     #[arg(long, short = 'i', conflicts_with = "json")]
     pub interactive: bool,
+    /// Stop a work-group after this many steps (a runaway loop); the launch then fails with
+    /// CL_OUT_OF_RESOURCES, as on a device that kills a kernel. Raise it for kernels that
+    /// run one long loop per work-item.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
     /// Exit with CODE when a checker fired and the program itself succeeded.
     #[arg(long, value_name = "CODE")]
     pub findings_exit: Option<u8>,
@@ -286,6 +291,10 @@ fn summary_text(program: &str, seconds: f64, code: i32, log: &RunLog) -> String 
         kernels.len(),
         if kernels.len() == 1 { "" } else { "s" },
     );
+    if !log.failures.is_empty() {
+        let n = log.failures.len();
+        out.push_str(&format!("; {n} launch{} failed", if n == 1 { "" } else { "es" }));
+    }
     for (name, count, secs) in &kernels {
         out.push_str(&format!(
             "\n  {name}: {count} launch{}, {secs:.3} s",
@@ -321,8 +330,9 @@ fn summary_text(program: &str, seconds: f64, code: i32, log: &RunLog) -> String 
     }
     for f in &log.failures {
         out.push_str(&format!(
-            "\n  kernel `{}` failed: {}",
+            "\n  kernel `{}` failed in launch {}: {}",
             f["kernel"].as_str().unwrap_or("?"),
+            f["launch"],
             f["message"].as_str().unwrap_or("")
         ));
     }
@@ -398,6 +408,9 @@ pub fn run(mut args: Args) -> Result<Status, CliError> {
     }
     if args.interactive {
         command.env(vars::INTERACTIVE, "1");
+    }
+    if let Some(steps) = args.max_steps {
+        command.env(vars::MAX_STEPS, steps.to_string());
     }
     if args.quiet {
         command.env(vars::QUIET, "1");
