@@ -110,6 +110,9 @@ pub(crate) struct GroupExec<'a, O: Observer> {
     printf_seq: u64,
     scratch: Vec<u64>,
     addr_scratch: Vec<u64>,
+    /// The bytes a copy of a whole object stored, 8 to a component, component `c` of lane `l`
+    /// at `c * lanes + l` (kept between copies to spare an allocation each).
+    copy_scratch: Vec<u64>,
     oob: Vec<(usize, u64)>,
     /// The group's async copies not yet waited for.
     pub(crate) async_events: crate::async_copy::AsyncEvents,
@@ -276,6 +279,7 @@ impl<'a, O: Observer> GroupExec<'a, O> {
             printf_seq: 0,
             scratch: Vec::new(),
             addr_scratch: vec![0; lanes],
+            copy_scratch: Vec::new(),
             oob: Vec::new(),
             async_events: Default::default(),
             barriers: Default::default(),
@@ -1634,6 +1638,15 @@ impl<'a, O: Observer> GroupExec<'a, O> {
 
     /// Copies (or zeroes, when `src` is `None`) `size` bytes per lane.
     fn mem_copy(&mut self, dst: Slot, src: Option<Slot>, size: u64, site: u32, mask: &Mask) {
+        // What each lane stores, for the race checker to tell equal stores from lost data
+        // (struct assignments of the same value by several work-items); small objects only.
+        const MAX_KEPT_BYTES: u64 = 512;
+        let mut copied = std::mem::take(&mut self.copy_scratch);
+        copied.clear();
+        let keep = src.is_some() && size <= MAX_KEPT_BYTES && !self.plan.unobserved;
+        if keep {
+            copied.resize(size.div_ceil(8) as usize * self.lanes, 0);
+        }
         let lanes: Vec<usize> = mask.iter().collect();
         for lane in lanes {
             let d = self.lane_value(dst, lane);
@@ -1660,6 +1673,9 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                     }
                     None => 0,
                 };
+                if let Some(kept) = copied.get_mut((at / 8) as usize * self.lanes + lane) {
+                    *kept = value;
+                }
                 if !mem_write(
                     &self.plan.buffers,
                     &mut self.local,
@@ -1688,16 +1704,39 @@ impl<'a, O: Observer> GroupExec<'a, O> {
                 None,
             );
         }
-        self.notify_access(
-            dst,
-            size.min(u64::from(u32::MAX)) as u32,
-            1,
-            None,
-            site,
+        let size = size.min(u64::from(u32::MAX)) as u32;
+        if keep {
+            self.notify_copy_store(dst, size, site, mask, &copied);
+        } else {
+            self.notify_access(dst, size, 1, None, site, mask, AccessKind::Store, None);
+        }
+        self.copy_scratch = copied;
+    }
+
+    /// The store of a copy of a whole object, with the bytes each lane stored (`copied`, as
+    /// [`Self::mem_copy`] keeps them): a copy has no typed value to pass, but the race checker
+    /// still needs the data to tell equal stores apart.
+    fn notify_copy_store(&mut self, dst: Slot, size: u32, site: u32, mask: &Mask, copied: &[u64]) {
+        let (span, object, space) = self.site(site);
+        let lanes = self.lanes;
+        let a = dst as usize * lanes;
+        let Some(addresses) = self.regs.get(a..a + lanes) else { return };
+        let batch = AccessBatch {
+            addresses,
+            size,
+            space,
+            kind: AccessKind::Store,
             mask,
-            AccessKind::Store,
-            None,
-        );
+            span,
+            time: self.time,
+            object,
+            group: &self.group,
+            unchanged: None,
+            stored: Some(StoredValues { regs: copied, lanes, scalar: Scalar::ULong }),
+            align: 0,
+            by_group: false,
+        };
+        self.observer.memory_access(&batch);
     }
 
     /// Reports every lane that indexed an array of `len` elements outside it.

@@ -58,6 +58,34 @@ fn a_flag_every_work_item_sets_to_one_is_a_same_value_race_not_a_data_race() {
     assert!(run.reports[0].message.contains("between work-groups"), "{:#?}", run.reports);
 }
 
+/// A struct assigned whole is a copy, not a typed store: equal copies by several work-items
+/// (a scan's carry every work-item writes) are same-value races, different ones data races.
+#[test]
+fn equal_struct_copies_are_same_value_races_and_different_ones_data_races() {
+    let src = r#"
+    typedef struct { uint a; ulong v; uint b; } S;
+    __kernel void k(__global S *out, __global const S *in, int differ) {
+        S s = in[0];
+        s.a += differ ? get_local_id(0) : 1;
+        out[0] = s;
+    }"#;
+    for (differ, kind) in [(0i32, ReportKind::SameValueRace), (1, ReportKind::DataRace)] {
+        let args = [
+            ArgValue::Buffer(buf_i32("out", &[0; 6])),
+            ArgValue::Buffer(buf_i32("in", &[1, 0, 2, 0, 3, 0])),
+            ArgValue::Bytes(differ.to_le_bytes().to_vec()),
+        ];
+        let run = run_with(src, "k", &[4], &[4], &args, &races(1));
+        let races: Vec<&Report> = run
+            .reports
+            .iter()
+            .filter(|r| matches!(r.kind, ReportKind::SameValueRace | ReportKind::DataRace))
+            .collect();
+        assert_eq!(races.len(), 1, "differ = {differ}: {:#?}", run.reports);
+        assert_eq!(races[0].kind, kind, "differ = {differ}: {:#?}", run.reports);
+    }
+}
+
 #[test]
 fn stores_of_different_values_stay_data_races() {
     let src = r#"
