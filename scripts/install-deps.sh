@@ -26,7 +26,8 @@ packages=(
   clblast-tests         # CLBlast's own test programs, run unmodified under clmap exec (bench/clblast_suite.sh)
   libclfft-dev          # clFFT: third-party generated FFT kernels clmap exec is tested on
   libviennacl-dev       # ViennaCL: third-party linear algebra kernels clmap exec is tested on
-  g++                   # compiles the ViennaCL host program (C++)
+  g++                   # compiles the ViennaCL and Boost.Compute host programs (C++)
+  libboost-dev          # Boost.Compute (header-only): third-party kernels generated at run time
   python3-pyopencl      # PyOpenCL: third-party generated kernels clmap exec is tested on
   python3-numpy         # what the PyOpenCL and OpenCV tests check their results with
   python3-opencv        # OpenCV: third-party image-processing kernels clmap exec is tested on

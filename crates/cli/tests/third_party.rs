@@ -129,6 +129,31 @@ fn clfft_plans_of_mixed_radix_lengths_compute_right_and_run_clean() {
 }
 
 #[test]
+fn boost_compute_algorithms_and_string_literal_kernels_compute_right() {
+    let scratch = Scratch::new("third-party-boost-compute");
+    let Some(binary) = compiled(
+        "boost_compute.cpp",
+        "c++",
+        &["-std=c++17", "-DCL_TARGET_OPENCL_VERSION=120"],
+        &["-lOpenCL"],
+        &scratch,
+    ) else {
+        return;
+    };
+    let program = binary.to_str().unwrap();
+    let run = exec(&[], &[program, "2000"], scratch.path());
+    run.assert_success();
+    assert!(run.stdout().contains("ALL OK"), "{}", run.describe());
+    for kernel in ["bitonic_block_sort", "scatter", "generate_state", "fizz_buzz"] {
+        assert!(run.stderr().contains(kernel), "{kernel} did not run:\n{}", run.describe());
+    }
+    // Its sorts store equal structs from several work-items; none of that is a data race.
+    let races = exec(&["--races"], &[program, "2000"], scratch.path());
+    assert!(races.stdout().contains("ALL OK"), "{}", races.describe());
+    assert!(races.stderr().contains("no findings"), "{}", races.describe());
+}
+
+#[test]
 fn viennacl_runs_on_a_device_of_one_type_and_its_norm_race_is_found() {
     let scratch = Scratch::new("third-party-viennacl");
     let Some(binary) = compiled(
