@@ -1980,6 +1980,27 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         self.notify_accesses_of(addresses, size, site, mask, kind, false, None);
     }
 
+    /// Tells the observer about stores of data it did not hold in registers (texels an image
+    /// write encoded), with `stored`, the bytes each lane wrote.
+    pub(crate) fn notify_stores(
+        &mut self,
+        addresses: &[u64],
+        size: u32,
+        site: u32,
+        mask: &Mask,
+        stored: StoredValues<'_>,
+    ) {
+        self.notify_accesses_of(
+            addresses,
+            size,
+            site,
+            mask,
+            AccessKind::Store,
+            false,
+            Some(stored),
+        );
+    }
+
     /// Tells the observer about accesses the work-group makes as a whole (an async copy's):
     /// they race with any work-item's. `stored`: a store's values, when known.
     pub(crate) fn notify_group_accesses(

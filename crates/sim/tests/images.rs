@@ -587,3 +587,27 @@ fn nearest_reads_return_the_texel_itself() {
     let bits: Vec<u32> = f32s(&out).iter().map(|f| f.to_bits()).collect();
     assert_eq!(bits, [(-0.0f32).to_bits(), f32::INFINITY.to_bits()]);
 }
+
+/// Work-items writing one pixel: the same value is a same-value race (a flag every work-item
+/// sets, as filters do), different values a data race, as for stores through a pointer.
+#[test]
+fn image_writes_of_one_value_to_one_pixel_are_same_value_races() {
+    let src = r#"
+    __kernel void flag(__write_only image2d_t img, int differ) {
+        uint v = differ ? (uint)get_global_id(0) : 1u;
+        write_imageui(img, (int2)(0, 0), (uint4)(v));
+    }"#;
+    for (differ, kind) in [(0i32, ReportKind::SameValueRace), (1, ReportKind::DataRace)] {
+        let (img, _) =
+            image("img", desc(ImageKind::Image2d, [2, 2, 1, 1], CL_R, CL_UNSIGNED_INT32), &[0; 16]);
+        let args = [img, ArgValue::Bytes(differ.to_le_bytes().to_vec())];
+        let options = SimOptions { check_races: true, ..SimOptions::default() };
+        let run = run_with(src, "flag", &[8], &[4], &args, &options);
+        assert!(!run.reports.is_empty(), "differ = {differ}: no race found");
+        assert!(
+            run.reports.iter().all(|r| r.kind == kind),
+            "differ = {differ}: {:#?}",
+            run.reports
+        );
+    }
+}

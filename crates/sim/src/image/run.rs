@@ -14,10 +14,11 @@ use super::texel::{self, MAX_TEXEL_BYTES};
 use crate::exec::GroupExec;
 use crate::mask::Mask;
 use crate::memory::BufferStorage;
-use crate::observer::{AccessKind, Observer};
+use crate::observer::{AccessKind, Observer, StoredValues};
 use crate::program::BuiltinCall;
 use crate::report::ReportKind;
 use crate::value::normalise;
+use clmap_lang::ir::Scalar;
 
 const PLAIN_SAMPLER: SamplerBits = SamplerBits {
     normalized_coords: false,
@@ -56,6 +57,24 @@ impl Touched {
         let size = u32::try_from(size).unwrap_or(u32::MAX);
         for (addresses, mask) in &self.rounds {
             ex.notify_addresses(addresses, size, site, mask, kind);
+        }
+    }
+
+    /// Reports stores of one texel per lane with the bytes each lane wrote (`texels`: 8
+    /// bytes a component, component `c` of lane `l` at `c * lanes + l`), so that the race
+    /// checker can tell work-items writing the same pixel value from lost data.
+    fn notify_stores<O: Observer>(
+        self,
+        ex: &mut GroupExec<'_, O>,
+        size: u64,
+        site: u32,
+        texels: &[u64],
+    ) {
+        let size = u32::try_from(size).unwrap_or(u32::MAX);
+        let lanes = self.lanes;
+        for (addresses, mask) in &self.rounds {
+            let stored = StoredValues { regs: texels, lanes, scalar: Scalar::ULong };
+            ex.notify_stores(addresses, size, site, mask, stored);
         }
     }
 }
@@ -190,6 +209,8 @@ pub(crate) fn write<O: Observer>(
     };
     let mut touched = Touched::new(ex.lanes());
     let mut texel_size = 0;
+    // The bytes each lane writes, two 8-byte components (a texel is at most 16 bytes).
+    let mut texels = vec![0u64; 2 * ex.lanes()];
     for lane in mask.iter() {
         let handle = ex.get(image_arg.slot, 0, lane);
         let Some((image, storage, base)) = ex.image(handle) else { continue };
@@ -240,8 +261,13 @@ pub(crate) fn write<O: Observer>(
         let offset = image.desc.offset(at.map(|i| i as u64), image.pixel_bytes);
         write_texel(storage, offset, &bytes[..n]);
         touched.add(0, lane, base.wrapping_add(offset));
+        for (c, chunk) in bytes.chunks(8).enumerate().take(2) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            texels[c * ex.lanes() + lane] = u64::from_le_bytes(word);
+        }
     }
-    touched.notify(ex, texel_size, call.site, AccessKind::Store);
+    touched.notify_stores(ex, texel_size, call.site, &texels);
 }
 
 /// `get_image_width` … `get_image_array_size`: the descriptor's values.
