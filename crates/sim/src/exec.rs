@@ -1894,6 +1894,14 @@ impl<'a, O: Observer> GroupExec<'a, O> {
         ok
     }
 
+    /// A built-in wrote `size` bytes at `addr` for `lane` by itself (an image write encoding a
+    /// texel): the uninitialised-value checker follows the bytes as it does `write_mem`'s.
+    pub(crate) fn note_call_write(&mut self, lane: usize, addr: u64, size: u32) {
+        if let Some(u) = &mut self.uninit {
+            u.call_write(&self.plan.buffers, lane, addr, size);
+        }
+    }
+
     pub(crate) fn finish_accesses(&mut self, site: u32, size: u32, store: bool) {
         self.flush_oob(site, size, store);
     }

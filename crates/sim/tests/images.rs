@@ -611,3 +611,34 @@ fn image_writes_of_one_value_to_one_pixel_are_same_value_races() {
         );
     }
 }
+
+/// A colour with components nothing wrote, written to an image, is a store of an undefined
+/// value, as through a pointer; a read of that texel afterwards is undefined too.
+#[test]
+fn writing_an_undefined_colour_to_an_image_is_reported() {
+    let src = r#"
+    __kernel void paint(__write_only image2d_t img, int partial) {
+        int i = get_global_id(0);
+        float4 colour;
+        colour.x = 1.0f;
+        if (!partial) colour.yzw = (float3)(0.5f);
+        write_imagef(img, (int2)(i, 0), colour);
+    }"#;
+    for (partial, expected) in [(0i32, 0usize), (1, 1)] {
+        let (img, _) =
+            image("img", desc(ImageKind::Image2d, [4, 1, 1, 1], CL_RGBA, CL_FLOAT), &[0; 64]);
+        let args = [img, ArgValue::Bytes(partial.to_le_bytes().to_vec())];
+        let options = SimOptions { check_uninitialised: true, ..SimOptions::default() };
+        let run = run_with(src, "paint", &[4], &[4], &args, &options);
+        let undefined: Vec<_> =
+            run.reports.iter().filter(|r| r.kind == ReportKind::UninitialisedRead).collect();
+        assert_eq!(undefined.len(), expected, "partial = {partial}: {:#?}", run.reports);
+        if expected > 0 {
+            assert!(
+                undefined[0].message.contains("store of an undefined value"),
+                "{:#?}",
+                undefined
+            );
+        }
+    }
+}

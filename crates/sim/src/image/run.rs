@@ -260,6 +260,8 @@ pub(crate) fn write<O: Observer>(
         };
         let offset = image.desc.offset(at.map(|i| i as u64), image.pixel_bytes);
         write_texel(storage, offset, &bytes[..n]);
+        // A texel encoded from an undefined colour is undefined, and storing it is reported.
+        ex.note_call_write(lane, base.wrapping_add(offset), n as u32);
         touched.add(0, lane, base.wrapping_add(offset));
         for (c, chunk) in bytes.chunks(8).enumerate().take(2) {
             let mut word = [0u8; 8];
