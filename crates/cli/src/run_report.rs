@@ -33,10 +33,9 @@ pub fn sim_error(error: clmap_sim::SimError) -> CliError {
     use clmap_sim::SimError;
     match error {
         // A kernel that does not finish is the kernel's fault, as any other it commits.
-        SimError::StepLimit { limit, group: [x, y, z], .. } => CliError::KernelFault(format!(
-            "work-group ({x}, {y}, {z}) ran more than {limit} steps: the kernel may loop forever; \
-             if it does not, `--max-steps N` allows more"
-        )),
+        e @ SimError::StepLimit { .. } => CliError::KernelFault(
+            e.step_limit_naming("`--max-steps N` allows more").unwrap_or_default(),
+        ),
         e @ SimError::AllocationLimit { .. } => CliError::BadInput(format!("{e}; {LIFT_ALLOC}")),
         SimError::Workload(e @ clmap_workload::WorkloadError::TooLarge { .. }) => {
             CliError::BadInput(format!("{e}; {LIFT_ALLOC}"))

@@ -15,9 +15,14 @@ use crate::config::config;
 use crate::kernel::Kernel;
 use crate::launch::Outcome;
 
-/// Launches so far. Launches are numbered from 1 everywhere a user sees them: the messages,
-/// the log (and so `clmap exec`'s summary and `--json`), and the capture's file names.
+/// Launches so far.
 static LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
+/// The next launch's number. Launches are numbered from 1 everywhere a user sees them: the
+/// messages, the log (and so `clmap exec`'s summary and `--json`), and the capture's files.
+fn next_launch() -> usize {
+    LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize + 1
+}
 /// The log file, opened once: one write per launch, unbuffered, so a program that crashes
 /// leaves every launch before the crash in it.
 static LOG: Mutex<Option<std::fs::File>> = Mutex::new(None);
@@ -71,7 +76,7 @@ pub(crate) fn host_stdout(bytes: &[u8]) {
 }
 
 pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Outcome) {
-    let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
+    let launch = next_launch();
     for text in &run.printf {
         host_stdout(text.as_bytes());
     }
@@ -80,7 +85,8 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
         .reports
         .iter()
         .map(|r| LaunchReport {
-            launch: index,
+            // The report's launch is an index (its messages add one).
+            launch: launch - 1,
             repetition: 0,
             kernel: kernel.name.clone(),
             report: r.clone(),
@@ -98,7 +104,7 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
     }
     let mut entries = vec![json!({
         "event": "launch",
-        "launch": index + 1,
+        "launch": launch,
         "kernel": kernel.name,
         "global": range.global,
         "local": range.local,
@@ -114,7 +120,7 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
         };
         entries.push(json!({
             "event": "finding",
-            "launch": index + 1,
+            "launch": launch,
             "kernel": r.kernel,
             "kind": rep.kind.name(),
             "message": rep.message,
@@ -131,19 +137,15 @@ pub fn launch_finished(kernel: &Kernel, range: &NdRange, seconds: f64, run: &Out
 }
 
 pub fn launch_failed(kernel: &Kernel, error: &SimError) {
-    let index = LAUNCHES.fetch_add(1, Ordering::Relaxed) as usize;
+    let launch = next_launch();
     // The simulator's message names no flag; the one that raises the budget here is exec's.
-    let message = match error {
-        SimError::StepLimit { limit, group: [x, y, z], .. } => format!(
-            "work-group ({x}, {y}, {z}) ran more than {limit} steps; the kernel may loop forever \
-             (if it does not, `clmap exec --max-steps N` raises the budget)"
-        ),
-        _ => error.to_string(),
-    };
-    eprintln!("clmap: kernel `{}` failed in launch {}: {message}", kernel.name, index + 1);
+    let message = error
+        .step_limit_naming("`clmap exec --max-steps N` raises the budget")
+        .unwrap_or_else(|| error.to_string());
+    eprintln!("clmap: kernel `{}` failed in launch {launch}: {message}", kernel.name);
     log(&[json!({
         "event": "failure",
-        "launch": index + 1,
+        "launch": launch,
         "kernel": kernel.name,
         "message": message,
     })]);

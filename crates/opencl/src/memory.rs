@@ -40,7 +40,8 @@ impl Root {
     }
 
     /// Copies what a kernel changed in the simulator's storage back into the host's array
-    /// (after a kernel ran). Only bytes that differ are written: a buffer the kernel only read
+    /// (after a kernel ran), chunk by chunk, from the first to the last byte that differs in
+    /// each: nothing is written where nothing changed, since a buffer the kernel only read
     /// may lie over memory the host cannot write (a `static const` table handed over with
     /// `CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY`), where writing its own bytes back would fault.
     pub fn sync_out(&self) {
@@ -56,19 +57,22 @@ impl Root {
                 return;
             }
             // SAFETY: the host promised `len` bytes at `host` for the buffer's life
-            // (CL_MEM_USE_HOST_PTR); they are read here, and written below only where the
-            // kernel changed them.
-            let changed = unsafe { std::slice::from_raw_parts((host + start) as *const u8, n) }
-                != &stored[..];
-            if changed {
-                for (i, &byte) in stored.iter().enumerate() {
-                    let at = (host + start + i) as *mut u8;
-                    unsafe {
-                        if at.read() != byte {
-                            at.write(byte);
-                        }
-                    }
-                }
+            // (CL_MEM_USE_HOST_PTR). They are read here; only the span from the first to the
+            // last byte the kernel changed is written, and a kernel that changed bytes of a
+            // buffer wrote to it, so that span is memory the host can write.
+            let theirs = unsafe { std::slice::from_raw_parts((host + start) as *const u8, n) };
+            let differs = |(i, byte): (usize, &u8)| (theirs[i] != *byte).then_some(i);
+            let first = stored.iter().enumerate().find_map(differs);
+            let last = stored.iter().enumerate().rev().find_map(differs);
+            if let (Some(first), Some(last)) = (first, last) {
+                let changed = &stored[first..=last];
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        changed.as_ptr(),
+                        (host + start + first) as *mut u8,
+                        changed.len(),
+                    )
+                };
             }
             start += n;
         }

@@ -27,3 +27,17 @@ pub enum SimError {
     #[error(transparent)]
     Workload(#[from] clmap_workload::WorkloadError),
 }
+
+impl SimError {
+    /// A step-limit error worded for where it is shown: `lift` says what raises the budget
+    /// there (`` `--max-steps N` allows more ``); `None` for any other error.
+    pub fn step_limit_naming(&self, lift: &str) -> Option<String> {
+        match self {
+            SimError::StepLimit { limit, group: [x, y, z], .. } => Some(format!(
+                "work-group ({x}, {y}, {z}) ran more than {limit} steps: the kernel may loop \
+                 forever; if it does not, {lift}"
+            )),
+            _ => None,
+        }
+    }
+}
